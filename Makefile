@@ -1,0 +1,57 @@
+# Entry points. Each installs what is missing first (scripts/install-deps is idempotent).
+#   make run      build the Release configuration into build/ and run the main job
+#   make test     Release, sanitizer, aarch64 (qemu) and fuzz builds, every test through CTest
+#   make install  PREFIX=/usr/local by default
+
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc)
+PYTHON ?= $(shell command -v python3)
+FUZZ_SECONDS ?= 60
+CMAKE_COMMON = -DPython3_EXECUTABLE=$(PYTHON) -DKB_FUZZ_SECONDS=$(FUZZ_SECONDS)
+CTEST = ctest --output-on-failure -j $(JOBS)
+
+.PHONY: run test deps build install clean format \
+        test-release test-sanitize test-aarch64 test-fuzz
+
+run: build
+	./build/kbench info
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release $(CMAKE_COMMON)
+	cmake --build build -j $(JOBS)
+
+test: deps
+	$(MAKE) --no-print-directory test-release test-sanitize test-aarch64 test-fuzz
+
+test-release:
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release $(CMAKE_COMMON)
+	cmake --build build -j $(JOBS)
+	cd build && $(CTEST)
+
+test-sanitize:
+	cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DKB_SANITIZE=ON $(CMAKE_COMMON)
+	cmake --build build-sanitize -j $(JOBS)
+	cd build-sanitize && $(CTEST)
+
+test-aarch64:
+	cmake -S . -B build-aarch64 -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake $(CMAKE_COMMON)
+	cmake --build build-aarch64 -j $(JOBS)
+	cd build-aarch64 && $(CTEST) -L unit
+
+test-fuzz:
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DKB_FUZZ=ON $(CMAKE_COMMON)
+	cmake --build build-fuzz -j $(JOBS)
+	cd build-fuzz && $(CTEST)
+
+install: build
+	cmake --install build --prefix $(PREFIX)
+
+format:
+	git ls-files '*.c' '*.h' | xargs clang-format -i
+
+clean:
+	rm -rf build build-sanitize build-aarch64 build-fuzz

@@ -1,0 +1,22 @@
+#ifndef KBENCH_MEMORY_H
+#define KBENCH_MEMORY_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Alignment of every buffer kbench allocates: one cache line, and one AVX-512 register. */
+#define KB_ALIGNMENT 64
+
+/* Allocates size bytes aligned to KB_ALIGNMENT (size 0 gives a valid, freeable pointer).
+ * Returns NULL and sets kb_last_error() when out of memory. Free with kb_aligned_free. */
+void *kb_aligned_alloc(size_t size);
+void kb_aligned_free(void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,9 @@
+#ifndef KB_CLI_COMMANDS_H
+#define KB_CLI_COMMANDS_H
+
+/* Each subcommand takes the arguments after its name (argv[0] is the command's name) and
+ * returns the process exit status: 0 success, 1 failure, 2 bad usage. */
+int kb_cmd_info(int argc, char **argv);
+int kb_cmd_npy(int argc, char **argv);
+
+#endif

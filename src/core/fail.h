@@ -1,0 +1,10 @@
+#ifndef KB_CORE_FAIL_H
+#define KB_CORE_FAIL_H
+
+#include "kbench/error.h"
+
+/* Records a one-line message for kb_last_error() and returns status, so that failures read
+ *     return kb_fail(KB_EINVAL, "axis %d out of range", axis); */
+kb_status kb_fail(kb_status status, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -59,7 +59,7 @@ void kb_contiguous_strides(int ndim, const int64_t *shape, size_t itemsize, kb_o
  * a product above INT64_MAX / itemsize. */
 kb_status kb_shape_size(int ndim, const int64_t *shape, size_t itemsize, int64_t *count);
 
-int64_t kb_array_size(const kb_array *array);   /* number of elements */
+int64_t kb_array_size(const kb_array *array); /* number of elements */
 size_t kb_array_itemsize(const kb_array *array);
 bool kb_array_is_c_contiguous(const kb_array *array);
 bool kb_array_is_f_contiguous(const kb_array *array);

@@ -37,9 +37,9 @@ const char *kb_dtype_name(kb_dtype dtype);
 /* Parses a NumPy dtype name ("float32") or short alias ("f32", "f4", "i8", "bool", "bf16"). */
 kb_status kb_dtype_from_name(const char *name, kb_dtype *out);
 
-bool kb_dtype_is_float(kb_dtype dtype);    /* f16, bf16, f32, f64 */
-bool kb_dtype_is_integer(kb_dtype dtype);  /* signed or unsigned, not bool */
-bool kb_dtype_is_signed(kb_dtype dtype);   /* signed integers and floats */
+bool kb_dtype_is_float(kb_dtype dtype);   /* f16, bf16, f32, f64 */
+bool kb_dtype_is_integer(kb_dtype dtype); /* signed or unsigned, not bool */
+bool kb_dtype_is_signed(kb_dtype dtype);  /* signed integers and floats */
 
 #ifdef __cplusplus
 }

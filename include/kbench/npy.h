@@ -22,9 +22,10 @@ extern "C" {
  * KB_EUNSUPPORTED and a one-line message. */
 
 typedef struct kb_npy_header {
-    int major, minor;   /* format version */
+    int major, minor; /* format version */
     kb_dtype dtype;
-    char byteorder;     /* '<', '>' or '|' (single-byte types), as written in the file */
+    char byteorder; /* '<' or '>' as written in the file ('=', no order and 'bfloat16' give
+                       the host's), '|' for single-byte types */
     bool fortran_order;
     int ndim;
     int64_t shape[KB_MAX_DIMS];
@@ -42,8 +43,12 @@ kb_status kb_npy_parse_header(const void *buf, size_t size, kb_npy_header *out);
  * its header exactly. */
 kb_status kb_npy_read_buffer(const void *buf, size_t size, kb_array *out, kb_npy_header *header);
 
-/* Reads a file into a new array (memory-mapped when large). header may be NULL. */
+/* Reads a file into a new array (memory-mapped when large). header may be NULL. Messages
+ * name the file: "data.npy: truncated header: ...". */
 kb_status kb_npy_read(const char *path, kb_array *out, kb_npy_header *header);
+
+/* Reads only a file's header, and checks that the file's length matches it. */
+kb_status kb_npy_read_header(const char *path, kb_npy_header *header);
 
 /* Writes array to path in the given order and format version (major 1, 2 or 3; 0 picks the
  * oldest version whose header can hold the shape). The file appears whole or not at all:

@@ -14,8 +14,7 @@ static const struct command {
     {"npy", kb_cmd_npy, "inspect and convert NumPy .npy files"},
 };
 
-static void print_help(FILE *out)
-{
+static void print_help(FILE *out) {
     fprintf(out, "usage: kbench COMMAND [OPTIONS]\n"
                  "       kbench --help | --version\n\n"
                  "kbench measures array kernels and ships kernels worth measuring.\n\n"
@@ -26,8 +25,7 @@ static void print_help(FILE *out)
                  "environment: KB_SIMD=auto|scalar|avx2|avx512|neon|sve, KB_NUM_THREADS=N\n");
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc < 2) {
         print_help(stderr);
         return KB_EXIT_USAGE;

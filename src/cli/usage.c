@@ -4,8 +4,7 @@
 
 #include "cli/usage.h"
 
-int kb_usage_error(const char *command, const char *format, ...)
-{
+int kb_usage_error(const char *command, const char *format, ...) {
     va_list args;
     va_start(args, format);
     fprintf(stderr, "kbench %s: ", command);
@@ -15,14 +14,12 @@ int kb_usage_error(const char *command, const char *format, ...)
     return KB_EXIT_USAGE;
 }
 
-int kb_report_failure(const char *command)
-{
+int kb_report_failure(const char *command) {
     fprintf(stderr, "kbench %s: %s\n", command, kb_last_error());
     return KB_EXIT_FAILURE;
 }
 
-int kb_wants_help(int argc, char **argv)
-{
+int kb_wants_help(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0)
             return 0;

@@ -7,8 +7,7 @@
 #include "kbench/array.h"
 #include "kbench/memory.h"
 
-kb_status kb_shape_size(int ndim, const int64_t *shape, size_t itemsize, int64_t *count)
-{
+kb_status kb_shape_size(int ndim, const int64_t *shape, size_t itemsize, int64_t *count) {
     if (ndim < 0 || ndim > KB_MAX_DIMS)
         return kb_fail(KB_EINVAL, "%d dimensions; kbench supports 0 to %d", ndim, KB_MAX_DIMS);
     int64_t n = 1;
@@ -34,8 +33,7 @@ kb_status kb_shape_size(int ndim, const int64_t *shape, size_t itemsize, int64_t
 }
 
 void kb_contiguous_strides(int ndim, const int64_t *shape, size_t itemsize, kb_order order,
-                           int64_t *strides)
-{
+                           int64_t *strides) {
     int64_t stride = (int64_t)itemsize;
     for (int k = 0; k < ndim; k++) {
         int i = order == KB_ORDER_C ? ndim - 1 - k : k;
@@ -45,8 +43,7 @@ void kb_contiguous_strides(int ndim, const int64_t *shape, size_t itemsize, kb_o
 }
 
 kb_status kb_array_view(kb_array *out, kb_dtype dtype, int ndim, const int64_t *shape,
-                        const int64_t *strides, void *data, unsigned flags)
-{
+                        const int64_t *strides, void *data, unsigned flags) {
     size_t itemsize = kb_dtype_size(dtype);
     if (itemsize == 0)
         return kb_fail(KB_EINVAL, "invalid dtype %d", (int)dtype);
@@ -59,7 +56,8 @@ kb_status kb_array_view(kb_array *out, kb_dtype dtype, int ndim, const int64_t *
         int64_t reach = 0;
         for (int i = 0; i < ndim; i++) {
             int64_t s = strides[i] < 0 ? -strides[i] : strides[i];
-            if (strides[i] == INT64_MIN || (shape[i] > 1 && s > (INT64_MAX - reach) / (shape[i] - 1)))
+            if (strides[i] == INT64_MIN ||
+                (shape[i] > 1 && s > (INT64_MAX - reach) / (shape[i] - 1)))
                 return kb_fail(KB_EINVAL, "strides reach beyond the addressable range");
             reach += s * (shape[i] - 1);
         }
@@ -79,8 +77,7 @@ kb_status kb_array_view(kb_array *out, kb_dtype dtype, int ndim, const int64_t *
 }
 
 kb_status kb_array_new(kb_array *out, kb_dtype dtype, int ndim, const int64_t *shape,
-                       kb_order order)
-{
+                       kb_order order) {
     size_t itemsize = kb_dtype_size(dtype);
     if (itemsize == 0)
         return kb_fail(KB_EINVAL, "invalid dtype %d", (int)dtype);
@@ -106,8 +103,7 @@ kb_status kb_array_new(kb_array *out, kb_dtype dtype, int ndim, const int64_t *s
     return KB_OK;
 }
 
-void kb_array_free(kb_array *array)
-{
+void kb_array_free(kb_array *array) {
     if (!array)
         return;
     if (array->owned_kind == KB_OWNED_ALIGNED)
@@ -117,21 +113,18 @@ void kb_array_free(kb_array *array)
     memset(array, 0, sizeof *array);
 }
 
-int64_t kb_array_size(const kb_array *array)
-{
+int64_t kb_array_size(const kb_array *array) {
     int64_t n = 1;
     for (int i = 0; i < array->ndim; i++)
         n *= array->shape[i];
     return n;
 }
 
-size_t kb_array_itemsize(const kb_array *array)
-{
+size_t kb_array_itemsize(const kb_array *array) {
     return kb_dtype_size(array->dtype);
 }
 
-static bool is_contiguous(const kb_array *array, kb_order order)
-{
+static bool is_contiguous(const kb_array *array, kb_order order) {
     if (kb_array_size(array) == 0)
         return true;
     int64_t expected = (int64_t)kb_array_itemsize(array);
@@ -147,18 +140,15 @@ static bool is_contiguous(const kb_array *array, kb_order order)
     return true;
 }
 
-bool kb_array_is_c_contiguous(const kb_array *array)
-{
+bool kb_array_is_c_contiguous(const kb_array *array) {
     return is_contiguous(array, KB_ORDER_C);
 }
 
-bool kb_array_is_f_contiguous(const kb_array *array)
-{
+bool kb_array_is_f_contiguous(const kb_array *array) {
     return is_contiguous(array, KB_ORDER_F);
 }
 
-void *kb_array_at(const kb_array *array, const int64_t *index)
-{
+void *kb_array_at(const kb_array *array, const int64_t *index) {
     char *p = array->data;
     for (int i = 0; i < array->ndim; i++)
         p += index[i] * array->strides[i];

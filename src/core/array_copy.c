@@ -1,137 +1,10 @@
-#include <math.h>
 #include <string.h>
 
+#include "core/element.h"
 #include "core/fail.h"
 #include "kbench/array.h"
-#include "kbench/half.h"
 
-/* Element conversion goes through two exact carriers: integers as their 64-bit two's
- * complement pattern (so integer-to-integer casts wrap as NumPy's do), and every value as a
- * long double, which holds int64, uint64 and float64 exactly on x86-64 (64-bit mantissa)
- * and aarch64 (113-bit), so each conversion to a float type rounds exactly once. */
-
-typedef struct element {
-    bool is_float;
-    uint64_t bits;    /* integers and bool: the value, sign-extended */
-    long double real; /* every type: the exact value */
-} element;
-
-static element load(kb_dtype dtype, const char *p)
-{
-    element e = {0};
-    switch (dtype) {
-#define LOAD_INT(D, T)                                                                             \
-    case D: {                                                                                      \
-        T v;                                                                                       \
-        memcpy(&v, p, sizeof v);                                                                   \
-        e.bits = (uint64_t)v;                                                                      \
-        e.real = (long double)v;                                                                   \
-        return e;                                                                                  \
-    }
-        LOAD_INT(KB_INT8, int8_t)
-        LOAD_INT(KB_INT16, int16_t)
-        LOAD_INT(KB_INT32, int32_t)
-        LOAD_INT(KB_INT64, int64_t)
-        LOAD_INT(KB_UINT8, uint8_t)
-        LOAD_INT(KB_UINT16, uint16_t)
-        LOAD_INT(KB_UINT32, uint32_t)
-        LOAD_INT(KB_UINT64, uint64_t)
-#undef LOAD_INT
-        case KB_BOOL:
-            e.bits = *(const uint8_t *)p != 0;
-            e.real = (long double)e.bits;
-            return e;
-        case KB_F16:
-        case KB_BF16: {
-            uint16_t h;
-            memcpy(&h, p, sizeof h);
-            e.is_float = true;
-            e.real = dtype == KB_F16 ? kb_f16_to_f32(h) : kb_bf16_to_f32(h);
-            return e;
-        }
-        case KB_F32: {
-            float v;
-            memcpy(&v, p, sizeof v);
-            e.is_float = true;
-            e.real = v;
-            return e;
-        }
-        case KB_F64: {
-            double v;
-            memcpy(&v, p, sizeof v);
-            e.is_float = true;
-            e.real = v;
-            return e;
-        }
-        default:
-            return e;
-    }
-}
-
-/* Rounds to float with round-to-odd: inexact results get their last bit set. A float
- * rounded this way then rounds correctly to any format with at least two fewer mantissa
- * bits (half, bfloat16), avoiding double-rounding errors. */
-static float round_to_odd_float(long double x)
-{
-    float f = (float)x;
-    if (isnan(x) || (long double)f == x || isinf(f))
-        return f;
-    if (fabsl((long double)f) > fabsl(x))
-        f = nextafterf(f, 0.0f);
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    bits |= 1;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-static kb_status store(kb_dtype dtype, char *p, element e)
-{
-    if (kb_dtype_is_float(dtype)) {
-        if (dtype == KB_F64) {
-            double v = (double)e.real;
-            memcpy(p, &v, sizeof v);
-        } else if (dtype == KB_F32) {
-            float v = (float)e.real;
-            memcpy(p, &v, sizeof v);
-        } else {
-            float odd = round_to_odd_float(e.real);
-            uint16_t h = dtype == KB_F16 ? kb_f32_to_f16(odd) : kb_f32_to_bf16(odd);
-            memcpy(p, &h, sizeof h);
-        }
-        return KB_OK;
-    }
-    if (dtype == KB_BOOL) {
-        *(uint8_t *)p = e.is_float ? e.real != 0 : e.bits != 0;
-        return KB_OK;
-    }
-    uint64_t bits = e.bits;
-    if (e.is_float) {
-        /* NumPy leaves NaN and out-of-range casts undefined; kbench refuses them. */
-        long double t = truncl(e.real);
-        bool fits = kb_dtype_is_signed(dtype) ? (t >= -0x1p63L && t < 0x1p63L)
-                                              : (t >= 0 && t < 0x1p64L);
-        if (isnan(e.real) || !fits)
-            return kb_fail(KB_EINVAL, "value %Lg cannot be converted to %s", e.real,
-                           kb_dtype_name(dtype));
-        bits = kb_dtype_is_signed(dtype) ? (uint64_t)(int64_t)t : (uint64_t)t;
-        size_t size = kb_dtype_size(dtype);
-        if (size < 8) {
-            long double lo = kb_dtype_is_signed(dtype) ? -ldexpl(1, (int)size * 8 - 1) : 0;
-            long double hi = kb_dtype_is_signed(dtype) ? ldexpl(1, (int)size * 8 - 1)
-                                                       : ldexpl(1, (int)size * 8);
-            if (t < lo || t >= hi)
-                return kb_fail(KB_EINVAL, "value %Lg cannot be converted to %s", e.real,
-                               kb_dtype_name(dtype));
-        }
-    }
-    /* Little-endian hosts keep the low bytes first; big-endian hosts are not supported. */
-    memcpy(p, &bits, kb_dtype_size(dtype));
-    return KB_OK;
-}
-
-kb_status kb_array_copy(kb_array *dst, const kb_array *src)
-{
+kb_status kb_array_copy(kb_array *dst, const kb_array *src) {
     if (dst->flags & KB_ARRAY_READONLY)
         return kb_fail(KB_EINVAL, "cannot copy into a read-only array");
     if (dst->ndim != src->ndim)
@@ -153,7 +26,7 @@ kb_status kb_array_copy(kb_array *dst, const kb_array *src)
         if (src->dtype == dst->dtype) {
             memmove(to, from, in_size);
         } else {
-            kb_status st = store(dst->dtype, to, load(src->dtype, from));
+            kb_status st = kb_element_store(dst->dtype, to, kb_element_load(src->dtype, from));
             if (st != KB_OK)
                 return st;
         }

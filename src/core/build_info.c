@@ -2,8 +2,7 @@
 #include "git_commit.h"
 #include "kbench/version.h"
 
-const kb_build_info *kb_build_info_get(void)
-{
+const kb_build_info *kb_build_info_get(void) {
     static const kb_build_info info = {
         .version = KB_VERSION_STRING,
         .git_commit = KB_GIT_COMMIT,

@@ -6,13 +6,11 @@
 
 static _Thread_local char last_message[512];
 
-const char *kb_last_error(void)
-{
+const char *kb_last_error(void) {
     return last_message;
 }
 
-const char *kb_strerror(kb_status status)
-{
+const char *kb_strerror(kb_status status) {
     switch (status) {
         case KB_OK:
             return "success";
@@ -30,8 +28,7 @@ const char *kb_strerror(kb_status status)
     return "unknown status";
 }
 
-kb_status kb_fail(kb_status status, const char *format, ...)
-{
+kb_status kb_fail(kb_status status, const char *format, ...) {
     va_list args;
     va_start(args, format);
     vsnprintf(last_message, sizeof last_message, format, args);

@@ -5,23 +5,20 @@
 /* Bit-level conversions, so that results do not depend on the compiler's or the FPU's
  * rounding mode. Signaling NaNs come out quiet, as the F16C and NEON instructions do. */
 
-static uint32_t float_bits(float value)
-{
+static uint32_t float_bits(float value) {
     uint32_t bits;
     memcpy(&bits, &value, sizeof bits);
     return bits;
 }
 
-static float bits_float(uint32_t bits)
-{
+static float bits_float(uint32_t bits) {
     float value;
     memcpy(&value, &bits, sizeof value);
     return value;
 }
 
 /* Shifts mantissa right by shift (1..31) and rounds the dropped bits to nearest even. */
-static uint32_t shift_round_even(uint32_t mantissa, unsigned shift)
-{
+static uint32_t shift_round_even(uint32_t mantissa, unsigned shift) {
     uint32_t kept = mantissa >> shift;
     uint32_t dropped = mantissa & ((1u << shift) - 1);
     uint32_t half = 1u << (shift - 1);
@@ -30,8 +27,7 @@ static uint32_t shift_round_even(uint32_t mantissa, unsigned shift)
     return kept;
 }
 
-float kb_f16_to_f32(uint16_t h)
-{
+float kb_f16_to_f32(uint16_t h) {
     uint32_t sign = (uint32_t)(h & 0x8000) << 16;
     uint32_t exponent = (h >> 10) & 0x1f;
     uint32_t mantissa = h & 0x3ff;
@@ -53,8 +49,7 @@ float kb_f16_to_f32(uint16_t h)
     return bits_float(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
-uint16_t kb_f32_to_f16(float value)
-{
+uint16_t kb_f32_to_f16(float value) {
     uint32_t x = float_bits(value);
     uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
     uint32_t ax = x & 0x7fffffff;
@@ -80,16 +75,14 @@ uint16_t kb_f32_to_f16(float value)
     return sign | (uint16_t)shift_round_even(rebased, 13);
 }
 
-float kb_bf16_to_f32(uint16_t bits)
-{
+float kb_bf16_to_f32(uint16_t bits) {
     uint32_t x = (uint32_t)bits << 16;
     if ((x & 0x7fffffff) > 0x7f800000)
         x |= 0x400000;
     return bits_float(x);
 }
 
-uint16_t kb_f32_to_bf16(float value)
-{
+uint16_t kb_f32_to_bf16(float value) {
     uint32_t x = float_bits(value);
     if ((x & 0x7fffffff) > 0x7f800000)
         return (uint16_t)((x >> 16) | 0x40);

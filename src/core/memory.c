@@ -3,8 +3,7 @@
 #include "core/fail.h"
 #include "kbench/memory.h"
 
-void *kb_aligned_alloc(size_t size)
-{
+void *kb_aligned_alloc(size_t size) {
     /* aligned_alloc wants a multiple of the alignment; round up, and never ask for 0. */
     size_t rounded = (size + KB_ALIGNMENT - 1) / KB_ALIGNMENT * KB_ALIGNMENT;
     if (rounded < size) {
@@ -17,7 +16,6 @@ void *kb_aligned_alloc(size_t size)
     return ptr;
 }
 
-void kb_aligned_free(void *ptr)
-{
+void kb_aligned_free(void *ptr) {
     free(ptr);
 }

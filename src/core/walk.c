@@ -2,8 +2,7 @@
 
 #include "kbench/array.h"
 
-void kb_walk_init(kb_walk *walk, const kb_array *array)
-{
+void kb_walk_init(kb_walk *walk, const kb_array *array) {
     memset(walk, 0, sizeof *walk);
     walk->base = array->data;
     int64_t count = kb_array_size(array);
@@ -40,8 +39,7 @@ void kb_walk_init(kb_walk *walk, const kb_array *array)
     walk->remaining = count / walk->row_length;
 }
 
-bool kb_walk_next(kb_walk *walk, char **row)
-{
+bool kb_walk_next(kb_walk *walk, char **row) {
     if (walk->remaining == 0)
         return false;
     char *p = walk->base;

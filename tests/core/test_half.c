@@ -11,30 +11,26 @@
 
 #include "kbench/half.h"
 
-static uint32_t bits_of(float f)
-{
+static uint32_t bits_of(float f) {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     return u;
 }
 
 /* The value of a binary16 pattern, decoded from the definition. */
-static double f16_value(uint16_t h)
-{
+static double f16_value(uint16_t h) {
     int sign = h >> 15, e = (h >> 10) & 31, m = h & 1023;
     double v = e == 0 ? ldexp(m, -24) : ldexp(1024 + m, e - 25);
     return sign ? -v : v;
 }
 
-static double bf16_value(uint16_t b)
-{
+static double bf16_value(uint16_t b) {
     int sign = b >> 15, e = (b >> 7) & 255, m = b & 127;
     double v = e == 0 ? ldexp(m, -133) : ldexp(128 + m, e - 134);
     return sign ? -v : v;
 }
 
-static void f16_widens_exactly(void **state)
-{
+static void f16_widens_exactly(void **state) {
     for (uint32_t h = 0; h < 65536; h++) {
         float f = kb_f16_to_f32((uint16_t)h);
         if (((h >> 10) & 31) == 31) {
@@ -55,8 +51,7 @@ static void f16_widens_exactly(void **state)
     }
 }
 
-static void bf16_widens_exactly(void **state)
-{
+static void bf16_widens_exactly(void **state) {
     for (uint32_t b = 0; b < 65536; b++) {
         float f = kb_bf16_to_f32((uint16_t)b);
         if (((b >> 7) & 255) == 255) {
@@ -70,8 +65,7 @@ static void bf16_widens_exactly(void **state)
 /* Round-trip, and for every pair of neighbours the midpoint and values either side of it:
  * the midpoint must go to the even neighbour, anything off it to the nearer one. */
 static void check_narrowing(uint16_t (*narrow)(float), double (*value)(uint16_t), int exp_mask,
-                            int exp_shift)
-{
+                            int exp_shift) {
     for (uint32_t h = 0; h < 65536; h++) {
         uint16_t lo = (uint16_t)h;
         int e = (h >> exp_shift) & exp_mask;
@@ -100,8 +94,7 @@ static void check_narrowing(uint16_t (*narrow)(float), double (*value)(uint16_t)
     }
 }
 
-static void f16_narrows_to_nearest_even(void **state)
-{
+static void f16_narrows_to_nearest_even(void **state) {
     check_narrowing(kb_f32_to_f16, f16_value, 31, 10);
     assert_int_equal(kb_f32_to_f16(INFINITY), 0x7c00);
     assert_int_equal(kb_f32_to_f16(-INFINITY), 0xfc00);
@@ -117,8 +110,7 @@ static void f16_narrows_to_nearest_even(void **state)
     assert_true((kb_f32_to_f16(f) & 0x3ff) != 0);
 }
 
-static void bf16_narrows_to_nearest_even(void **state)
-{
+static void bf16_narrows_to_nearest_even(void **state) {
     check_narrowing(kb_f32_to_bf16, bf16_value, 255, 7);
     assert_int_equal(kb_f32_to_bf16(INFINITY), 0x7f80);
     assert_int_equal(kb_f32_to_bf16(3.4028235e38f), 0x7f80);
@@ -129,8 +121,7 @@ static void bf16_narrows_to_nearest_even(void **state)
     assert_true((b & 0x7f80) == 0x7f80 && (b & 0x7f));
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(f16_widens_exactly),
         cmocka_unit_test(bf16_widens_exactly),

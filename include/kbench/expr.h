@@ -1,0 +1,60 @@
+#ifndef KBENCH_EXPR_H
+#define KBENCH_EXPR_H
+
+#include "kbench/array.h"
+#include "kbench/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Expressions over arrays, written in NumPy's syntax.
+ *
+ * An expression is parsed once into a graph (kb_expr) and evaluated on arrays bound to its
+ * variable names. The language today is one reduction call, possibly nested:
+ *
+ *     mean(x, axis=0)    np.var(x, axis=(0, 2), ddof=1, keepdims=True)    sum(max(x, axis=-1))
+ *
+ * The functions are sum, prod, mean, min, max, argmin, argmax, var and std (with or without
+ * NumPy's "np." prefix); each takes one array and the keywords axis (an integer, a tuple of
+ * integers or None), keepdims (True or False) and, for var and std, ddof (an integer). A bare
+ * variable is the identity, and a number is a 0-d array (int64, float64; True and False are
+ * bool). The grammar also accepts + - * / for the elementwise arithmetic to come; evaluating
+ * them fails for now.
+ *
+ * Every error message is one line that ends with " at column N" (1-based, counted in bytes
+ * of the source), pointing at the offending token, such as
+ * "unknown keyword 'axes' at column 9". */
+
+/* Parsing refuses sources longer than this, and nesting deeper than KB_EXPR_MAX_DEPTH
+ * (parentheses, calls, arguments and operators each count one level), so that neither the
+ * parser nor the evaluator, both recursive, can exhaust the stack. */
+#define KB_EXPR_MAX_LENGTH (1 << 20)
+#define KB_EXPR_MAX_DEPTH 64
+
+typedef struct kb_expr kb_expr;
+
+/* Parses a NUL-terminated source into a new expression, freed with kb_expr_free. On failure
+ * *out is NULL. */
+kb_status kb_expr_parse(const char *source, kb_expr **out);
+
+/* Frees an expression; NULL is allowed. */
+void kb_expr_free(kb_expr *expr);
+
+/* A variable of the expression and the array it stands for. */
+typedef struct kb_expr_binding {
+    const char *name;
+    const kb_array *array;
+} kb_expr_binding;
+
+/* Evaluates the expression into a new array that the caller frees with kb_array_free. The
+ * bindings are only read; a name bound twice takes the first binding. Reductions run at the
+ * dispatch level and thread count in force (kbench/simd.h, kbench/threads.h). */
+kb_status kb_expr_eval(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,
+                       kb_array *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

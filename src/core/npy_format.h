@@ -1,0 +1,30 @@
+#ifndef KB_CORE_NPY_FORMAT_H
+#define KB_CORE_NPY_FORMAT_H
+
+#include <stddef.h>
+
+/* What the .npy reader and writer share: the file's fixed prefix and the host's byte order.
+ *
+ * A file starts with the magic "\x93NUMPY", a major and a minor version byte, then the
+ * header's length as a little-endian integer (2 bytes in version 1.0, 4 bytes in 2.0 and
+ * 3.0), then the header text, then the element data. */
+
+#define KB_NPY_MAGIC "\x93NUMPY"
+#define KB_NPY_MAGIC_LEN 6
+
+/* The byte order character of this host, as NumPy writes it. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define KB_NPY_HOST_ORDER '>'
+#else
+#define KB_NPY_HOST_ORDER '<'
+#endif
+
+/* Length of the prefix before the header text for a format version; 0 if unsupported. */
+size_t kb_npy_prefix_len(int major, int minor);
+
+/* Where the header of the file starting at buf ends (= where its data starts), read from the
+ * prefix alone, so a reader knows how much to read before parsing; 0 when buf holds less
+ * than a whole prefix or is not the start of a supported .npy file. */
+size_t kb_npy_header_end(const void *buf, size_t size);
+
+#endif

@@ -1,0 +1,41 @@
+#include <math.h>
+#include <string.h>
+
+#include "core/element.h"
+#include "kernels/reduce_finish.h"
+
+kb_status kb_reduce_store(const kb_reduce_plan *plan, const kb_partial *partial, char *out) {
+    double value = partial->a;
+    switch (plan->op) {
+        case KB_REDUCE_ARGMIN:
+        case KB_REDUCE_ARGMAX:
+            memcpy(out, &partial->index, sizeof partial->index);
+            return KB_OK;
+        case KB_REDUCE_MEAN:
+            value = partial->a / (double)plan->count;
+            break;
+        case KB_REDUCE_VAR:
+        case KB_REDUCE_STD: {
+            /* NumPy divides by max(count - ddof, 0): zero gives inf or NaN, as there. */
+            double dof = (double)plan->count - plan->ddof;
+            value = partial->c / (dof > 0 ? dof : 0.0);
+            if (plan->op == KB_REDUCE_STD)
+                value = sqrt(value);
+            break;
+        }
+        default:
+            break;
+    }
+    switch (plan->out_dtype) {
+        case KB_F64:
+            memcpy(out, &value, sizeof value);
+            return KB_OK;
+        case KB_F32: {
+            float f = (float)value;
+            memcpy(out, &f, sizeof f);
+            return KB_OK;
+        }
+        default:
+            return kb_element_store(plan->out_dtype, out, kb_element_from_double(value));
+    }
+}

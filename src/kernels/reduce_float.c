@@ -1,0 +1,450 @@
+/* The float32/float64 reductions that have a contiguous dimension to stream along:
+ *
+ *   inner: the reduced elements of each output include a contiguous run (axis=-1 of a C
+ *          array, axis=None): each run is cut into blocks of at most KB_REDUCE_BLOCK
+ *          elements, reduced by the run kernels;
+ *   cols:  a kept dimension is contiguous (axis=0 of a C array): outputs along it are
+ *          columns, and blocks of rows are reduced into a tile of columns by the cols
+ *          kernels, so memory is read once, front to back.
+ *
+ * Blocks group into chunks of KB_REDUCE_CHUNK_BLOCKS; a chunk is the unit of work a thread
+ * takes. Block partials combine pairwise within a chunk and chunk partials pairwise across
+ * chunks, and the chunking depends only on the shape, so any thread count gives the same
+ * bits. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "kbench/memory.h"
+#include "kernels/reduce_finish.h"
+#include "kernels/reduce_float.h"
+
+#define KB_REDUCE_CHUNK_BLOCKS 16
+/* Column tile of the cols mode: its accumulators stay in L1, a block of rows in L2. */
+#define KB_REDUCE_TILE 512
+#define KB_REDUCE_BLOCK_ELEMENTS 32768
+
+static double load(const kb_reduce_plan *p, const char *x) {
+    if (p->in_dtype == KB_F32) {
+        float f;
+        memcpy(&f, x, sizeof f);
+        return f;
+    }
+    double d;
+    memcpy(&d, x, sizeof d);
+    return d;
+}
+
+/* One block of the inner mode: n contiguous elements at x, the first with flat index
+ * first. */
+static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *x,
+                            int64_t n, int64_t first) {
+    kb_partial r = {0};
+    bool f32 = p->in_dtype == KB_F32;
+    const float *xf = (const float *)x;
+    const double *xd = (const double *)x;
+    switch (p->op) {
+        case KB_REDUCE_SUM:
+        case KB_REDUCE_MEAN:
+            r.a = f32 ? k->sum_f32(xf, n) : k->sum_f64(xd, n);
+            break;
+        case KB_REDUCE_VAR:
+        case KB_REDUCE_STD: {
+            /* Two passes over a block that is still in cache: mean, then deviations. */
+            double mean = (f32 ? k->sum_f32(xf, n) : k->sum_f64(xd, n)) / (double)n;
+            r.a = (double)n;
+            r.b = mean;
+            r.c = f32 ? k->sqdev_f32(xf, n, mean) : k->sqdev_f64(xd, n, mean);
+            break;
+        }
+        case KB_REDUCE_MIN:
+            r.a = f32 ? k->min_f32(xf, n) : k->min_f64(xd, n);
+            break;
+        case KB_REDUCE_MAX:
+            r.a = f32 ? k->max_f32(xf, n) : k->max_f64(xd, n);
+            break;
+        case KB_REDUCE_ARGMIN:
+        case KB_REDUCE_ARGMAX: {
+            int64_t i = p->op == KB_REDUCE_ARGMIN
+                            ? (f32 ? k->argmin_f32(xf, n) : k->argmin_f64(xd, n))
+                            : (f32 ? k->argmax_f32(xf, n) : k->argmax_f64(xd, n));
+            r.a = f32 ? xf[i] : xd[i];
+            r.index = first + i;
+            break;
+        }
+        default:
+            break;
+    }
+    return r;
+}
+
+typedef struct inner_shape {
+    int64_t run;     /* contiguous elements per run */
+    int64_t per_run; /* blocks per run */
+    int64_t blocks;  /* blocks per output */
+    int64_t chunks;  /* chunks per output */
+} inner_shape;
+
+static kb_partial inner_chunk(const kb_reduce_plan *p, const kb_reduce_kernels *k,
+                              const inner_shape *s, const char *base, int64_t chunk) {
+    kb_partial storage[8];
+    kb_pairwise pw;
+    kb_pairwise_init(&pw, p->op, 1, storage);
+    int64_t b0 = chunk * KB_REDUCE_CHUNK_BLOCKS;
+    int64_t b1 = b0 + KB_REDUCE_CHUNK_BLOCKS < s->blocks ? b0 + KB_REDUCE_CHUNK_BLOCKS : s->blocks;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t run = b / s->per_run, piece = b % s->per_run;
+        int64_t start = piece * KB_REDUCE_BLOCK;
+        int64_t n = s->run - start < KB_REDUCE_BLOCK ? s->run - start : KB_REDUCE_BLOCK;
+        const char *x =
+            base + kb_reduce_plan_roffset(p, p->nr - 1, run) + start * (int64_t)p->itemsize;
+        kb_partial r = run_block(p, k, x, n, run * s->run + start);
+        kb_pairwise_push(&pw, &r);
+    }
+    return *kb_pairwise_finish(&pw);
+}
+
+static kb_status reduce_inner(const kb_reduce_plan *p, const kb_reduce_kernels *k, int threads) {
+    inner_shape s;
+    s.run = p->rshape[p->nr - 1];
+    s.per_run = (s.run + KB_REDUCE_BLOCK - 1) / KB_REDUCE_BLOCK;
+    s.blocks = p->count / s.run * s.per_run;
+    s.chunks = (s.blocks + KB_REDUCE_CHUNK_BLOCKS - 1) / KB_REDUCE_CHUNK_BLOCKS;
+    int64_t tasks = p->nout * s.chunks;
+
+    kb_partial *partials = malloc((size_t)tasks * sizeof *partials);
+    if (!partials)
+        return kb_fail(KB_ENOMEM, "out of memory for %lld partial results", (long long)tasks);
+    int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+    for (int64_t t = 0; t < tasks; t++) {
+        int64_t in_off, out_off;
+        kb_reduce_plan_koffsets(p, t / s.chunks, &in_off, &out_off);
+        partials[t] = inner_chunk(p, k, &s, p->in + in_off, t % s.chunks);
+    }
+
+    kb_status status = KB_OK;
+    kb_partial *storage = malloc((size_t)kb_pairwise_depth(s.chunks) * sizeof *storage);
+    if (!storage)
+        status = kb_fail(KB_ENOMEM, "out of memory");
+    for (int64_t o = 0; o < p->nout && status == KB_OK; o++) {
+        kb_pairwise pw;
+        kb_pairwise_init(&pw, p->op, 1, storage);
+        for (int64_t c = 0; c < s.chunks; c++)
+            kb_pairwise_push(&pw, &partials[o * s.chunks + c]);
+        int64_t in_off, out_off;
+        kb_reduce_plan_koffsets(p, o, &in_off, &out_off);
+        status = kb_reduce_store(p, kb_pairwise_finish(&pw), p->out + out_off);
+    }
+    free(storage);
+    free(partials);
+    return status;
+}
+
+/* The cols mode: kept dimension `col` is contiguous; the others are walked as groups. */
+typedef struct cols_shape {
+    int col;
+    int64_t columns, tile, tiles;
+    int64_t groups;     /* product of the other kept dimensions */
+    int64_t rows;       /* = plan count */
+    int64_t block_rows; /* rows per block */
+    int64_t blocks, chunks;
+} cols_shape;
+
+/* Input and output offsets of group g (the kept dimensions other than col). */
+static void group_offsets(const kb_reduce_plan *p, int col, int64_t g, int64_t *in_off,
+                          int64_t *out_off) {
+    int64_t a = 0, b = 0;
+    for (int i = p->nk - 1; i >= 0; i--) {
+        if (i == col)
+            continue;
+        int64_t idx = g % p->kshape[i];
+        g /= p->kshape[i];
+        a += idx * p->kin[i];
+        b += idx * p->kout[i];
+    }
+    *in_off = a;
+    *out_off = b;
+}
+
+typedef struct cols_scratch {
+    double *sum, *dev;
+    float *best32;
+    double *best64;
+    int64_t *index;
+    kb_partial *row;
+    kb_partial *stack;
+} cols_scratch;
+
+/* Calls fn for each stretch of rows [r0, r1) that is evenly strided: rows within the last
+ * reduced dimension. */
+#define FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, body)                                       \
+    do {                                                                                           \
+        int64_t run_ = (p)->rshape[(p)->nr - 1];                                                   \
+        for (int64_t r_ = (r0); r_ < (r1);) {                                                      \
+            int64_t in_run_ = r_ % run_;                                                           \
+            int64_t n = run_ - in_run_ < (r1)-r_ ? run_ - in_run_ : (r1)-r_;                       \
+            const char *x = (base) + kb_reduce_plan_roffset((p), (p)->nr, r_);                     \
+            int64_t first = r_;                                                                    \
+            body;                                                                                  \
+            r_ += n;                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
+                       int64_t w, int64_t r0, int64_t r1, cols_scratch *sc) {
+    bool f32 = p->in_dtype == KB_F32;
+    int64_t stride = p->rin[p->nr - 1];
+    int64_t nb = r1 - r0;
+    switch (p->op) {
+        case KB_REDUCE_SUM:
+        case KB_REDUCE_MEAN:
+        case KB_REDUCE_VAR:
+        case KB_REDUCE_STD:
+            memset(sc->sum, 0, (size_t)w * sizeof *sc->sum);
+            FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
+                (void)first;
+                (f32 ? k->sum_cols_f32 : k->sum_cols_f64)(x, n, stride, w, sc->sum);
+            });
+            if (p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN) {
+                for (int64_t j = 0; j < w; j++)
+                    sc->row[j].a = sc->sum[j];
+                return;
+            }
+            for (int64_t j = 0; j < w; j++)
+                sc->sum[j] /= (double)nb;
+            memset(sc->dev, 0, (size_t)w * sizeof *sc->dev);
+            FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
+                (void)first;
+                (f32 ? k->sqdev_cols_f32 : k->sqdev_cols_f64)(x, n, stride, w, sc->sum, sc->dev);
+            });
+            for (int64_t j = 0; j < w; j++) {
+                sc->row[j].a = (double)nb;
+                sc->row[j].b = sc->sum[j];
+                sc->row[j].c = sc->dev[j];
+            }
+            return;
+        default:
+            break;
+    }
+    /* Extremes start from the block's first row and fold in the rest. */
+    const char *first_row = base + kb_reduce_plan_roffset(p, p->nr, r0);
+    if (f32)
+        memcpy(sc->best32, first_row, (size_t)w * sizeof(float));
+    else
+        memcpy(sc->best64, first_row, (size_t)w * sizeof(double));
+    for (int64_t j = 0; j < w; j++)
+        sc->index[j] = r0;
+    FOR_EACH_STRETCH(p, base, r0 + 1, r1, x, n, first, {
+        switch (p->op) {
+            case KB_REDUCE_MIN:
+                f32 ? k->min_cols_f32(x, n, stride, w, sc->best32)
+                    : k->min_cols_f64(x, n, stride, w, sc->best64);
+                break;
+            case KB_REDUCE_MAX:
+                f32 ? k->max_cols_f32(x, n, stride, w, sc->best32)
+                    : k->max_cols_f64(x, n, stride, w, sc->best64);
+                break;
+            case KB_REDUCE_ARGMIN:
+                f32 ? k->argmin_cols_f32(x, n, stride, w, first, sc->best32, sc->index)
+                    : k->argmin_cols_f64(x, n, stride, w, first, sc->best64, sc->index);
+                break;
+            default:
+                f32 ? k->argmax_cols_f32(x, n, stride, w, first, sc->best32, sc->index)
+                    : k->argmax_cols_f64(x, n, stride, w, first, sc->best64, sc->index);
+                break;
+        }
+    });
+    for (int64_t j = 0; j < w; j++) {
+        sc->row[j].a = f32 ? sc->best32[j] : sc->best64[j];
+        sc->row[j].index = sc->index[j];
+    }
+}
+
+static void cols_scratch_free(cols_scratch *sc) {
+    free(sc->sum);
+    free(sc->dev);
+    free(sc->best32);
+    free(sc->best64);
+    free(sc->index);
+    free(sc->row);
+    free(sc->stack);
+}
+
+static bool cols_scratch_alloc(cols_scratch *sc, int64_t w, int depth) {
+    memset(sc, 0, sizeof *sc);
+    size_t n = (size_t)w;
+    sc->sum = malloc(n * sizeof *sc->sum);
+    sc->dev = malloc(n * sizeof *sc->dev);
+    sc->best32 = malloc(n * sizeof *sc->best32);
+    sc->best64 = malloc(n * sizeof *sc->best64);
+    sc->index = malloc(n * sizeof *sc->index);
+    sc->row = calloc(n, sizeof *sc->row);
+    sc->stack = malloc((size_t)depth * n * sizeof *sc->stack);
+    if (sc->sum && sc->dev && sc->best32 && sc->best64 && sc->index && sc->row && sc->stack)
+        return true;
+    cols_scratch_free(sc);
+    return false;
+}
+
+static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k, int col,
+                             int threads) {
+    cols_shape s = {.col = col, .columns = p->kshape[col], .rows = p->count};
+    s.tile = s.columns <= 2 * KB_REDUCE_TILE ? s.columns : KB_REDUCE_TILE;
+    s.tiles = (s.columns + s.tile - 1) / s.tile;
+    s.groups = p->nout / s.columns;
+    s.block_rows = KB_REDUCE_BLOCK_ELEMENTS / s.tile;
+    if (s.block_rows < 8)
+        s.block_rows = 8;
+    if (s.block_rows > KB_REDUCE_BLOCK)
+        s.block_rows = KB_REDUCE_BLOCK;
+    s.blocks = (s.rows + s.block_rows - 1) / s.block_rows;
+    s.chunks = (s.blocks + KB_REDUCE_CHUNK_BLOCKS - 1) / KB_REDUCE_CHUNK_BLOCKS;
+    int64_t tasks = s.groups * s.tiles * s.chunks;
+    int64_t col_stride = p->kin[col];
+
+    kb_partial *partials = malloc((size_t)(tasks * s.tile) * sizeof *partials);
+    if (!partials)
+        return kb_fail(KB_ENOMEM, "out of memory for %lld partial results",
+                       (long long)(tasks * s.tile));
+    int failed = 0;
+    int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
+#pragma omp parallel num_threads(threads) if (parallel) reduction(| : failed)
+    {
+        cols_scratch sc;
+        int depth = kb_pairwise_depth(KB_REDUCE_CHUNK_BLOCKS);
+        if (!cols_scratch_alloc(&sc, s.tile, depth))
+            failed = 1;
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < tasks; t++) {
+            if (failed)
+                continue;
+            int64_t chunk = t % s.chunks, tile = t / s.chunks % s.tiles, g = t / s.chunks / s.tiles;
+            int64_t in_off, out_off;
+            group_offsets(p, col, g, &in_off, &out_off);
+            int64_t j0 = tile * s.tile;
+            int64_t w = s.columns - j0 < s.tile ? s.columns - j0 : s.tile;
+            const char *base = p->in + in_off + j0 * col_stride;
+            kb_pairwise pw;
+            kb_pairwise_init(&pw, p->op, (int)w, sc.stack);
+            int64_t b1 = (chunk + 1) * KB_REDUCE_CHUNK_BLOCKS;
+            for (int64_t b = chunk * KB_REDUCE_CHUNK_BLOCKS; b < b1 && b < s.blocks; b++) {
+                int64_t r0 = b * s.block_rows;
+                int64_t r1 = r0 + s.block_rows < s.rows ? r0 + s.block_rows : s.rows;
+                cols_block(p, k, base, w, r0, r1, &sc);
+                kb_pairwise_push(&pw, sc.row);
+            }
+            memcpy(partials + t * s.tile, kb_pairwise_finish(&pw), (size_t)w * sizeof *partials);
+        }
+        if (sc.sum)
+            cols_scratch_free(&sc);
+    }
+    if (failed) {
+        free(partials);
+        return kb_fail(KB_ENOMEM, "out of memory for reduction scratch space");
+    }
+
+    kb_status status = KB_OK;
+    kb_partial *storage =
+        malloc((size_t)kb_pairwise_depth(s.chunks) * (size_t)s.tile * sizeof *storage);
+    if (!storage)
+        status = kb_fail(KB_ENOMEM, "out of memory");
+    for (int64_t gt = 0; gt < s.groups * s.tiles && status == KB_OK; gt++) {
+        int64_t tile = gt % s.tiles, g = gt / s.tiles;
+        int64_t j0 = tile * s.tile;
+        int64_t w = s.columns - j0 < s.tile ? s.columns - j0 : s.tile;
+        kb_pairwise pw;
+        kb_pairwise_init(&pw, p->op, (int)w, storage);
+        for (int64_t c = 0; c < s.chunks; c++) {
+            /* Rows of the partial buffer are s.tile wide; the pairwise rows are w wide. */
+            kb_pairwise_push(&pw, partials + (gt * s.chunks + c) * s.tile);
+        }
+        const kb_partial *result = kb_pairwise_finish(&pw);
+        int64_t in_off, out_off;
+        group_offsets(p, col, g, &in_off, &out_off);
+        for (int64_t j = 0; j < w && status == KB_OK; j++)
+            status = kb_reduce_store(p, &result[j], p->out + out_off + (j0 + j) * p->kout[col]);
+    }
+    free(storage);
+    free(partials);
+    return status;
+}
+
+/* Narrow rows (a short contiguous run per output, such as shape (N, 4) along axis 1):
+ * one tight loop per output, cheaper than a kernel call and a pairwise merge each. */
+static kb_status reduce_narrow(const kb_reduce_plan *p, int threads) {
+    int64_t n = p->count;
+    int64_t size = (int64_t)p->itemsize;
+    kb_status status = KB_OK;
+    int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+    for (int64_t o = 0; o < p->nout; o++) {
+        int64_t in_off, out_off;
+        kb_reduce_plan_koffsets(p, o, &in_off, &out_off);
+        const char *x = p->in + in_off;
+        kb_partial r = {.a = load(p, x), .index = 0};
+        switch (p->op) {
+            case KB_REDUCE_SUM:
+            case KB_REDUCE_MEAN:
+                for (int64_t i = 1; i < n; i++)
+                    r.a += load(p, x + i * size);
+                break;
+            case KB_REDUCE_VAR:
+            case KB_REDUCE_STD: {
+                double sum = r.a;
+                for (int64_t i = 1; i < n; i++)
+                    sum += load(p, x + i * size);
+                double mean = sum / (double)n, dev = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    double d = load(p, x + i * size) - mean;
+                    dev += d * d;
+                }
+                r.a = (double)n;
+                r.b = mean;
+                r.c = dev;
+                break;
+            }
+            default:
+                for (int64_t i = 1; i < n; i++) {
+                    kb_partial e = {.a = load(p, x + i * size), .index = i};
+                    kb_partial_merge(p->op, &r, &e);
+                }
+                break;
+        }
+        if (kb_reduce_store(p, &r, p->out + out_off) != KB_OK)
+            status = KB_EINVAL;
+    }
+    /* Messages are per thread: restate a worker's failure on the calling thread. */
+    return status == KB_OK ? KB_OK : kb_fail(status, "cannot store a reduction result");
+}
+
+bool kb_reduce_float_applies(const kb_reduce_plan *p) {
+    if (p->in_dtype != KB_F32 && p->in_dtype != KB_F64)
+        return false;
+    if (p->op == KB_REDUCE_PROD || p->nr == 0 || p->count == 0 || p->nout == 0)
+        return false;
+    int64_t size = (int64_t)p->itemsize;
+    if (p->rin[p->nr - 1] == size)
+        return true;
+    if (p->rin[p->nr - 1] <= 0)
+        return false;
+    for (int i = 0; i < p->nk; i++)
+        if (p->kin[i] == size)
+            return true;
+    return false;
+}
+
+kb_status kb_reduce_float(const kb_reduce_plan *p, const kb_reduce_kernels *k, int threads) {
+    int64_t size = (int64_t)p->itemsize;
+    if (p->rin[p->nr - 1] == size) {
+        if (p->nr == 1 && p->count <= KB_REDUCE_NARROW && p->nout > 1)
+            return reduce_narrow(p, threads);
+        return reduce_inner(p, k, threads);
+    }
+    int col = -1;
+    for (int i = 0; i < p->nk; i++)
+        if (p->kin[i] == size)
+            col = i;
+    return reduce_cols(p, k, col, threads);
+}

@@ -1,0 +1,70 @@
+#ifndef KB_KERNELS_REDUCE_KERNELS_H
+#define KB_KERNELS_REDUCE_KERNELS_H
+
+/* The inner loops of the float32 and float64 reductions, one table per instruction set
+ * (reduce_scalar.c, reduce_avx2.c, reduce_avx512.c, reduce_neon.c). The driver in reduce.c
+ * handles axes, strides, blocking, threads and the pairwise combination of partial results;
+ * the kernels see only two shapes of work:
+ *
+ *   run:  n contiguous elements, 1 <= n <= KB_REDUCE_BLOCK, reduced to one value;
+ *   cols: `rows` rows of m contiguous elements, row i starting at x + i*stride bytes
+ *         (stride > 0; rows may be adjacent, as in a narrow (N, 2) array), reduced
+ *         column by column into m accumulators that the call updates.
+ *
+ * Contracts every level keeps, so that levels agree with the scalar reference:
+ *   - sums and squared deviations accumulate in double, whatever the input type;
+ *   - min/max return NaN if any element is NaN (NumPy's propagation);
+ *   - arg kernels return the first index of the extreme, or of the first NaN; the cols
+ *     forms update (best, index) only on a strict improvement, or on the first NaN while
+ *     best is not yet NaN, so the earliest row wins ties. */
+
+#include <stdint.h>
+
+#define KB_REDUCE_BLOCK 4096
+
+typedef struct kb_reduce_kernels {
+    double (*sum_f32)(const float *x, int64_t n);
+    double (*sum_f64)(const double *x, int64_t n);
+    /* sum of (x[i] - center)^2 */
+    double (*sqdev_f32)(const float *x, int64_t n, double center);
+    double (*sqdev_f64)(const double *x, int64_t n, double center);
+    float (*min_f32)(const float *x, int64_t n);
+    float (*max_f32)(const float *x, int64_t n);
+    double (*min_f64)(const double *x, int64_t n);
+    double (*max_f64)(const double *x, int64_t n);
+    int64_t (*argmin_f32)(const float *x, int64_t n);
+    int64_t (*argmax_f32)(const float *x, int64_t n);
+    int64_t (*argmin_f64)(const double *x, int64_t n);
+    int64_t (*argmax_f64)(const double *x, int64_t n);
+
+    /* acc[j] += sum over rows of x[i][j] */
+    void (*sum_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
+    void (*sum_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
+    /* acc[j] += sum over rows of (x[i][j] - center[j])^2 */
+    void (*sqdev_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m,
+                           const double *center, double *acc);
+    void (*sqdev_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
+                           const double *center, double *acc);
+    /* acc[j] = min(acc[j], x[i][j]) over rows, NaN propagating */
+    void (*min_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m, float *acc);
+    void (*max_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m, float *acc);
+    void (*min_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
+    void (*max_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
+    /* Row i has index first_row + i; best/index hold the running extreme per column. */
+    void (*argmin_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m,
+                            int64_t first_row, float *best, int64_t *index);
+    void (*argmax_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m,
+                            int64_t first_row, float *best, int64_t *index);
+    void (*argmin_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
+                            int64_t first_row, double *best, int64_t *index);
+    void (*argmax_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
+                            int64_t first_row, double *best, int64_t *index);
+} kb_reduce_kernels;
+
+/* Each returns its level's table; a level that is not compiled has no definition. */
+const kb_reduce_kernels *kb_reduce_kernels_scalar(void);
+const kb_reduce_kernels *kb_reduce_kernels_avx2(void);
+const kb_reduce_kernels *kb_reduce_kernels_avx512(void);
+const kb_reduce_kernels *kb_reduce_kernels_neon(void);
+
+#endif

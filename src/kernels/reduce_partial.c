@@ -1,0 +1,91 @@
+#include <math.h>
+#include <string.h>
+
+#include "kernels/reduce_partial.h"
+
+void kb_partial_merge(kb_reduce_op op, kb_partial *acc, const kb_partial *later) {
+    switch (op) {
+        case KB_REDUCE_SUM:
+        case KB_REDUCE_MEAN:
+            acc->a += later->a;
+            return;
+        case KB_REDUCE_PROD:
+            acc->a *= later->a;
+            return;
+        case KB_REDUCE_VAR:
+        case KB_REDUCE_STD: {
+            /* Chan, Golub and LeVeque's pairwise update. */
+            double n = acc->a + later->a;
+            if (later->a == 0)
+                return;
+            if (acc->a == 0) {
+                *acc = *later;
+                return;
+            }
+            double delta = later->b - acc->b;
+            acc->c += later->c + delta * delta * (acc->a * later->a / n);
+            acc->b += delta * (later->a / n);
+            acc->a = n;
+            return;
+        }
+        case KB_REDUCE_MIN:
+            if (!isnan(acc->a) && (isnan(later->a) || later->a < acc->a))
+                acc->a = later->a;
+            return;
+        case KB_REDUCE_MAX:
+            if (!isnan(acc->a) && (isnan(later->a) || later->a > acc->a))
+                acc->a = later->a;
+            return;
+        case KB_REDUCE_ARGMIN:
+            if (!isnan(acc->a) && (isnan(later->a) || later->a < acc->a))
+                *acc = *later;
+            return;
+        case KB_REDUCE_ARGMAX:
+            if (!isnan(acc->a) && (isnan(later->a) || later->a > acc->a))
+                *acc = *later;
+            return;
+        default:
+            return;
+    }
+}
+
+int kb_pairwise_depth(int64_t pushes) {
+    int depth = 1;
+    while (pushes > 1) {
+        pushes >>= 1;
+        depth++;
+    }
+    return depth;
+}
+
+void kb_pairwise_init(kb_pairwise *pw, kb_reduce_op op, int width, kb_partial *storage) {
+    pw->op = op;
+    pw->width = width;
+    pw->depth = 0;
+    pw->rows = storage;
+}
+
+static void merge_top(kb_pairwise *pw) {
+    kb_partial *acc = pw->rows + (size_t)(pw->depth - 2) * (size_t)pw->width;
+    const kb_partial *later = acc + pw->width;
+    for (int j = 0; j < pw->width; j++)
+        kb_partial_merge(pw->op, &acc[j], &later[j]);
+    pw->depth--;
+}
+
+void kb_pairwise_push(kb_pairwise *pw, const kb_partial *row) {
+    memcpy(pw->rows + (size_t)pw->depth * (size_t)pw->width, row, (size_t)pw->width * sizeof *row);
+    pw->level[pw->depth++] = 0;
+    while (pw->depth >= 2 && pw->level[pw->depth - 1] == pw->level[pw->depth - 2]) {
+        merge_top(pw);
+        pw->level[pw->depth - 1]++;
+    }
+}
+
+const kb_partial *kb_pairwise_finish(kb_pairwise *pw) {
+    if (pw->depth == 0)
+        return NULL;
+    while (pw->depth >= 2)
+        merge_top(pw);
+    return pw->rows;
+}

@@ -1,0 +1,164 @@
+/* Portable C inner loops: the reference every SIMD level is tested against, and the level
+ * KB_SIMD=scalar selects. Four independent accumulators keep the adds pipelined without
+ * depending on the compiler's vectorizer (which the build does not ask for here). */
+#include <math.h>
+
+#include "kernels/reduce_kernels.h"
+
+#define ROW(T, x, i, stride) ((const T *)((x) + (i) * (stride)))
+
+#define DEFINE_SCALAR_KERNELS(T, S)                                                                \
+    static double sum_##S(const T *x, int64_t n) {                                                 \
+        double a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                     \
+        int64_t i = 0;                                                                             \
+        for (; i + 4 <= n; i += 4) {                                                               \
+            a0 += x[i];                                                                            \
+            a1 += x[i + 1];                                                                        \
+            a2 += x[i + 2];                                                                        \
+            a3 += x[i + 3];                                                                        \
+        }                                                                                          \
+        for (; i < n; i++)                                                                         \
+            a0 += x[i];                                                                            \
+        return (a0 + a1) + (a2 + a3);                                                              \
+    }                                                                                              \
+                                                                                                   \
+    static double sqdev_##S(const T *x, int64_t n, double c) {                                     \
+        double a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                     \
+        int64_t i = 0;                                                                             \
+        for (; i + 4 <= n; i += 4) {                                                               \
+            double d0 = x[i] - c, d1 = x[i + 1] - c, d2 = x[i + 2] - c, d3 = x[i + 3] - c;         \
+            a0 += d0 * d0;                                                                         \
+            a1 += d1 * d1;                                                                         \
+            a2 += d2 * d2;                                                                         \
+            a3 += d3 * d3;                                                                         \
+        }                                                                                          \
+        for (; i < n; i++) {                                                                       \
+            double d = x[i] - c;                                                                   \
+            a0 += d * d;                                                                           \
+        }                                                                                          \
+        return (a0 + a1) + (a2 + a3);                                                              \
+    }                                                                                              \
+                                                                                                   \
+    static T min_##S(const T *x, int64_t n) {                                                      \
+        T m = x[0];                                                                                \
+        for (int64_t i = 1; i < n; i++) {                                                          \
+            if (isnan(x[i]))                                                                       \
+                return x[i];                                                                       \
+            if (x[i] < m)                                                                          \
+                m = x[i];                                                                          \
+        }                                                                                          \
+        return m;                                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    static T max_##S(const T *x, int64_t n) {                                                      \
+        T m = x[0];                                                                                \
+        for (int64_t i = 1; i < n; i++) {                                                          \
+            if (isnan(x[i]))                                                                       \
+                return x[i];                                                                       \
+            if (x[i] > m)                                                                          \
+                m = x[i];                                                                          \
+        }                                                                                          \
+        return m;                                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    static int64_t argmin_##S(const T *x, int64_t n) {                                             \
+        int64_t best = 0;                                                                          \
+        if (isnan(x[0]))                                                                           \
+            return 0;                                                                              \
+        for (int64_t i = 1; i < n; i++) {                                                          \
+            if (isnan(x[i]))                                                                       \
+                return i;                                                                          \
+            if (x[i] < x[best])                                                                    \
+                best = i;                                                                          \
+        }                                                                                          \
+        return best;                                                                               \
+    }                                                                                              \
+                                                                                                   \
+    static int64_t argmax_##S(const T *x, int64_t n) {                                             \
+        int64_t best = 0;                                                                          \
+        if (isnan(x[0]))                                                                           \
+            return 0;                                                                              \
+        for (int64_t i = 1; i < n; i++) {                                                          \
+            if (isnan(x[i]))                                                                       \
+                return i;                                                                          \
+            if (x[i] > x[best])                                                                    \
+                best = i;                                                                          \
+        }                                                                                          \
+        return best;                                                                               \
+    }                                                                                              \
+                                                                                                   \
+    static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
+                             double *acc) {                                                        \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride);                                                     \
+            for (int64_t j = 0; j < m; j++)                                                        \
+                acc[j] += r[j];                                                                    \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void sqdev_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,             \
+                               const double *c, double *acc) {                                     \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride);                                                     \
+            for (int64_t j = 0; j < m; j++) {                                                      \
+                double d = r[j] - c[j];                                                            \
+                acc[j] += d * d;                                                                   \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void min_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) {     \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride);                                                     \
+            for (int64_t j = 0; j < m; j++)                                                        \
+                if (r[j] < acc[j] || isnan(r[j]))                                                  \
+                    acc[j] = isnan(acc[j]) ? acc[j] : r[j];                                        \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void max_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) {     \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride);                                                     \
+            for (int64_t j = 0; j < m; j++)                                                        \
+                if (r[j] > acc[j] || isnan(r[j]))                                                  \
+                    acc[j] = isnan(acc[j]) ? acc[j] : r[j];                                        \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void argmin_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
+                                int64_t first, T *best, int64_t *index) {                          \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride);                                                     \
+            for (int64_t j = 0; j < m; j++)                                                        \
+                if (!isnan(best[j]) && (r[j] < best[j] || isnan(r[j]))) {                          \
+                    best[j] = r[j];                                                                \
+                    index[j] = first + i;                                                          \
+                }                                                                                  \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void argmax_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
+                                int64_t first, T *best, int64_t *index) {                          \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride);                                                     \
+            for (int64_t j = 0; j < m; j++)                                                        \
+                if (!isnan(best[j]) && (r[j] > best[j] || isnan(r[j]))) {                          \
+                    best[j] = r[j];                                                                \
+                    index[j] = first + i;                                                          \
+                }                                                                                  \
+        }                                                                                          \
+    }
+
+DEFINE_SCALAR_KERNELS(float, f32)
+DEFINE_SCALAR_KERNELS(double, f64)
+
+static const kb_reduce_kernels scalar_kernels = {
+    sum_f32,      sum_f64,      sqdev_f32,       sqdev_f64,       min_f32,         max_f32,
+    min_f64,      max_f64,      argmin_f32,      argmax_f32,      argmin_f64,      argmax_f64,
+    sum_cols_f32, sum_cols_f64, sqdev_cols_f32,  sqdev_cols_f64,  min_cols_f32,    max_cols_f32,
+    min_cols_f64, max_cols_f64, argmin_cols_f32, argmax_cols_f32, argmin_cols_f64, argmax_cols_f64,
+};
+
+const kb_reduce_kernels *kb_reduce_kernels_scalar(void) {
+    return &scalar_kernels;
+}

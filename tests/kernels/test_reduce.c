@@ -1,0 +1,571 @@
+/* kb_reduce against an independent reference: a slow loop over every output and its reduced
+ * elements in logical order, accumulating in long double, written from NumPy's definitions.
+ * Random shapes, axes, keepdims, dtypes and views (slices, negative and zero strides,
+ * Fortran order), at every available SIMD level and at 1 and 2 threads, which must agree
+ * bit for bit. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kbench/array.h"
+#include "kbench/half.h"
+#include "kbench/reduce.h"
+#include "kbench/simd.h"
+#include "kbench/threads.h"
+
+static uint64_t rng = 0x243f6a8885a308d3ull;
+static uint64_t next_u64(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+static double next_unit(void) {
+    return (double)(next_u64() >> 11) * 0x1p-53;
+}
+
+static long double value_at(kb_dtype dtype, const char *p) {
+    switch (dtype) {
+        case KB_BOOL:
+            return *(const uint8_t *)p != 0;
+        case KB_INT8:
+            return *(const int8_t *)p;
+        case KB_INT16:
+            return *(const int16_t *)p;
+        case KB_INT32:
+            return *(const int32_t *)p;
+        case KB_INT64:
+            return *(const int64_t *)p;
+        case KB_UINT8:
+            return *(const uint8_t *)p;
+        case KB_UINT16:
+            return *(const uint16_t *)p;
+        case KB_UINT32:
+            return *(const uint32_t *)p;
+        case KB_UINT64:
+            return *(const uint64_t *)p;
+        case KB_F16:
+            return kb_f16_to_f32(*(const uint16_t *)p);
+        case KB_BF16:
+            return kb_bf16_to_f32(*(const uint16_t *)p);
+        case KB_F32:
+            return *(const float *)p;
+        case KB_F64:
+            return *(const double *)p;
+        default:
+            return 0;
+    }
+}
+
+static void fill_random(kb_array *a, int special) {
+    char *p = a->data;
+    size_t size = kb_dtype_size(a->dtype);
+    for (int64_t i = 0; i < kb_array_size(a); i++, p += size) {
+        double v = next_unit() * 200 - 100;
+        if (special && next_u64() % 50 == 0)
+            v = next_u64() % 3 == 0 ? NAN : next_u64() % 2 ? INFINITY : -INFINITY;
+        if (next_u64() % 8 == 0)
+            v = 7; /* repeated values make ties for argmin/argmax */
+        switch (a->dtype) {
+            case KB_BOOL:
+                *(uint8_t *)p = next_u64() % 2;
+                break;
+            case KB_F16: {
+                uint16_t h = kb_f32_to_f16((float)v);
+                memcpy(p, &h, 2);
+                break;
+            }
+            case KB_BF16: {
+                uint16_t h = kb_f32_to_bf16((float)v);
+                memcpy(p, &h, 2);
+                break;
+            }
+            case KB_F32: {
+                float f = (float)v;
+                memcpy(p, &f, 4);
+                break;
+            }
+            case KB_F64:
+                memcpy(p, &v, 8);
+                break;
+            default: {
+                uint64_t bits = next_u64();
+                memcpy(p, &bits, size);
+                break;
+            }
+        }
+    }
+}
+
+typedef struct reference {
+    long double value; /* float results and indices */
+    uint64_t bits;     /* integer sums and products, min/max element bytes */
+    bool nan;
+} reference;
+
+/* The reference result for one output, given its reduced elements in logical order. */
+static reference reference_of(const kb_reduce_args *args, kb_dtype dtype, const char **el,
+                              int64_t n) {
+    reference r = {0};
+    bool is_float = kb_dtype_is_float(dtype);
+    switch (args->op) {
+        case KB_REDUCE_SUM:
+        case KB_REDUCE_PROD:
+            if (!is_float) {
+                uint64_t acc = args->op == KB_REDUCE_PROD;
+                for (int64_t i = 0; i < n; i++) {
+                    uint64_t v = (uint64_t)(int64_t)value_at(dtype, el[i]);
+                    if (kb_dtype_is_integer(dtype) && !kb_dtype_is_signed(dtype))
+                        v = (uint64_t)value_at(dtype, el[i]);
+                    acc = args->op == KB_REDUCE_PROD ? acc * v : acc + v;
+                }
+                r.bits = acc;
+                return r;
+            }
+            r.value = args->op == KB_REDUCE_PROD;
+            for (int64_t i = 0; i < n; i++)
+                r.value = args->op == KB_REDUCE_PROD ? r.value * value_at(dtype, el[i])
+                                                     : r.value + value_at(dtype, el[i]);
+            return r;
+        case KB_REDUCE_MEAN:
+        case KB_REDUCE_VAR:
+        case KB_REDUCE_STD: {
+            long double sum = 0;
+            for (int64_t i = 0; i < n; i++)
+                sum += value_at(dtype, el[i]);
+            long double mean = sum / n;
+            if (args->op == KB_REDUCE_MEAN) {
+                r.value = mean;
+                return r;
+            }
+            long double dev = 0;
+            for (int64_t i = 0; i < n; i++)
+                dev += (value_at(dtype, el[i]) - mean) * (value_at(dtype, el[i]) - mean);
+            long double dof = (long double)n - args->ddof;
+            r.value = dev / (dof > 0 ? dof : 0);
+            if (args->op == KB_REDUCE_STD)
+                r.value = sqrtl(r.value);
+            return r;
+        }
+        default: {
+            bool want_min = args->op == KB_REDUCE_MIN || args->op == KB_REDUCE_ARGMIN;
+            int64_t best = 0;
+            for (int64_t i = 0; i < n; i++) {
+                long double v = value_at(dtype, el[i]), b = value_at(dtype, el[best]);
+                if (isnan(b))
+                    break;
+                if (isnan(v) || (want_min ? v < b : v > b))
+                    best = i;
+            }
+            if (args->op == KB_REDUCE_ARGMIN || args->op == KB_REDUCE_ARGMAX) {
+                r.value = (long double)best;
+            } else {
+                memcpy(&r.bits, el[best], kb_dtype_size(dtype));
+                r.nan = isnan(value_at(dtype, el[best]));
+            }
+            return r;
+        }
+    }
+}
+
+static double eps_of(kb_dtype dtype) {
+    switch (dtype) {
+        case KB_F16:
+            return 0x1p-10;
+        case KB_BF16:
+            return 0x1p-7;
+        case KB_F32:
+            return 0x1p-23;
+        default:
+            return 0x1p-52;
+    }
+}
+
+static void check_output(const kb_reduce_args *args, const kb_array *in, const kb_array *out,
+                         const char *got, const char **el, int64_t n, const char *where) {
+    reference r = reference_of(args, in->dtype, el, n);
+    kb_dtype od = out->dtype;
+    bool integer_result =
+        !kb_dtype_is_float(od) && args->op != KB_REDUCE_ARGMIN && args->op != KB_REDUCE_ARGMAX;
+    if (args->op == KB_REDUCE_MIN || args->op == KB_REDUCE_MAX || integer_result) {
+        uint64_t g = 0;
+        memcpy(&g, got, kb_dtype_size(od));
+        if (r.nan && isnan(value_at(od, got)))
+            return;
+        if (g != r.bits)
+            fail_msg("%s: got bits %llx, expected %llx", where, (unsigned long long)g,
+                     (unsigned long long)r.bits);
+        return;
+    }
+    long double g = value_at(od, got);
+    if (args->op == KB_REDUCE_ARGMIN || args->op == KB_REDUCE_ARGMAX) {
+        if (g != r.value)
+            fail_msg("%s: got index %lld, expected %lld", where, (long long)g, (long long)r.value);
+        return;
+    }
+    if (isnan(r.value) || isnan(g)) {
+        if (!(isnan(r.value) && isnan(g)))
+            fail_msg("%s: got %Lg, expected %Lg", where, g, r.value);
+        return;
+    }
+    /* The exact result rounded to the output type, which may overflow to infinity. */
+    long double rounded = od == KB_F64   ? (long double)(double)r.value
+                          : od == KB_F32 ? (long double)(float)r.value
+                          : od == KB_F16
+                              ? (long double)kb_f16_to_f32(kb_f32_to_f16((float)r.value))
+                              : (long double)kb_bf16_to_f32(kb_f32_to_bf16((float)r.value));
+    if (isinf(rounded) || isinf(g)) {
+        if (g != rounded)
+            fail_msg("%s: got %Lg, expected %Lg", where, g, rounded);
+        return;
+    }
+    if (isinf(r.value)) {
+        if (g != r.value)
+            fail_msg("%s: got %Lg, expected %Lg", where, g, r.value);
+        return;
+    }
+    /* Scale of the terms: the tolerance covers rounding of the terms' magnitude. */
+    long double scale = 0;
+    for (int64_t i = 0; i < n; i++) {
+        long double v = fabsl(value_at(in->dtype, el[i]));
+        if (args->op == KB_REDUCE_VAR || args->op == KB_REDUCE_STD)
+            v *= v;
+        scale += v;
+    }
+    if (args->op == KB_REDUCE_MEAN)
+        scale /= n;
+    if (args->op == KB_REDUCE_VAR || args->op == KB_REDUCE_STD)
+        scale /= n > args->ddof ? n - args->ddof : 1;
+    if (args->op == KB_REDUCE_STD)
+        scale = sqrtl(scale);
+    if (args->op == KB_REDUCE_PROD)
+        scale = fabsl(r.value);
+    /* Accumulation in double is far below the output's own rounding (one half ulp), so
+     * allow one ulp of the output type plus 2^-40 of the scale. */
+    long double tol = eps_of(od) * fabsl(r.value) + 0x1p-40L * scale + 1e-300L;
+    if (kb_dtype_is_float(od) && od != KB_F64)
+        tol += eps_of(od) * 1e-30L; /* subnormal results */
+    if (fabsl(g - r.value) > tol)
+        fail_msg("%s: got %.17Lg, expected %.17Lg (tolerance %Lg)", where, g, r.value, tol);
+}
+
+/* Checks every output of out = reduce(in) against the reference. */
+static void check_all(const kb_reduce_args *args, const kb_array *in, const kb_array *out,
+                      const char *where) {
+    bool reduced[KB_MAX_DIMS] = {0};
+    for (int i = 0; i < in->ndim; i++)
+        reduced[i] = args->naxes == -1;
+    for (int k = 0; k < args->naxes; k++)
+        reduced[(args->axes[k] + in->ndim) % in->ndim] = true;
+    int64_t count = 1;
+    for (int i = 0; i < in->ndim; i++)
+        if (reduced[i])
+            count *= in->shape[i];
+    const char **el = malloc((size_t)(count ? count : 1) * sizeof *el);
+    int64_t oindex[KB_MAX_DIMS] = {0}; /* over the input's kept dimensions */
+    int64_t nout = kb_array_size(in) / (count ? count : 1);
+    if (count == 0) {
+        nout = 1;
+        for (int i = 0; i < in->ndim; i++)
+            if (!reduced[i])
+                nout *= in->shape[i];
+    }
+    for (int64_t o = 0; o < nout; o++) {
+        /* Gather this output's elements in logical C order. */
+        int64_t idx[KB_MAX_DIMS];
+        memcpy(idx, oindex, sizeof idx);
+        for (int64_t r = 0, rr; r < count; r++) {
+            rr = r;
+            for (int i = in->ndim - 1; i >= 0; i--) {
+                if (!reduced[i])
+                    continue;
+                idx[i] = rr % in->shape[i];
+                rr /= in->shape[i];
+            }
+            el[r] = kb_array_at(in, idx);
+        }
+        int64_t out_idx[KB_MAX_DIMS];
+        int od = 0;
+        for (int i = 0; i < in->ndim; i++) {
+            if (!reduced[i])
+                out_idx[od++] = oindex[i];
+            else if (args->keepdims)
+                out_idx[od++] = 0;
+        }
+        check_output(args, in, out, kb_array_at(out, out_idx), el, count, where);
+        for (int i = in->ndim - 1; i >= 0; i--) {
+            if (reduced[i])
+                continue;
+            if (++oindex[i] < in->shape[i])
+                break;
+            oindex[i] = 0;
+        }
+    }
+    free(el);
+}
+
+static const kb_dtype all_dtypes[] = {KB_BOOL,  KB_INT8,   KB_INT16,  KB_INT32,  KB_INT64,
+                                      KB_UINT8, KB_UINT16, KB_UINT32, KB_UINT64, KB_F16,
+                                      KB_BF16,  KB_F32,    KB_F64};
+
+/* A random view into a fresh buffer: a random shape, then per dimension a slice step that
+ * may be negative, a broadcast (zero stride), or plain; sometimes Fortran order. */
+static void random_view(kb_array *base, kb_array *view, kb_dtype dtype, int max_extent,
+                        int64_t max_elements) {
+    int ndim = 1 + (int)(next_u64() % 4);
+    int64_t shape[KB_MAX_DIMS], full[KB_MAX_DIMS], elements = 1;
+    for (int i = 0; i < ndim; i++) {
+        shape[i] = 1 + (int64_t)(next_u64() % (uint64_t)max_extent);
+        if (next_u64() % 20 == 0 || elements * shape[i] > max_elements)
+            shape[i] = 1;
+        elements *= shape[i];
+        full[i] = shape[i] * 2;
+    }
+    kb_order order = next_u64() % 3 == 0 ? KB_ORDER_F : KB_ORDER_C;
+    assert_int_equal(kb_array_new(base, dtype, ndim, full, order), KB_OK);
+    fill_random(base, kb_dtype_is_float(dtype));
+    int64_t strides[KB_MAX_DIMS];
+    char *data = base->data;
+    int kind = (int)(next_u64() % 3); /* 0 contiguous, 1 sliced/negative, 2 mixed */
+    for (int i = 0; i < ndim; i++) {
+        strides[i] = base->strides[i];
+        if (kind == 0)
+            continue;
+        switch (next_u64() % 4) {
+            case 0:
+                strides[i] = base->strides[i] * 2; /* x[::2] */
+                break;
+            case 1:
+                data += (shape[i] - 1) * base->strides[i]; /* x[n-1::-1] */
+                strides[i] = -base->strides[i];
+                break;
+            case 2:
+                if (kind == 2)
+                    strides[i] = 0; /* broadcast */
+                break;
+            default:
+                break;
+        }
+    }
+    if (kind == 0) {
+        for (int i = 0; i < ndim; i++)
+            shape[i] = full[i];
+    }
+    assert_int_equal(kb_array_view(view, dtype, ndim, shape, strides, data, 0), KB_OK);
+}
+
+static kb_reduce_args random_args(int ndim) {
+    kb_reduce_args args = {.op = (kb_reduce_op)(next_u64() % KB_REDUCE_OP_COUNT)};
+    bool arg = args.op == KB_REDUCE_ARGMIN || args.op == KB_REDUCE_ARGMAX;
+    int pick = (int)(next_u64() % 4);
+    if (pick == 0) {
+        args.naxes = -1;
+    } else if (pick == 1 || arg) {
+        args.naxes = 1;
+        args.axes[0] = (int)(next_u64() % (uint64_t)ndim) - (next_u64() % 2 ? ndim : 0);
+    } else {
+        args.naxes = 0;
+        for (int i = 0; i < ndim; i++)
+            if (next_u64() % 2)
+                args.axes[args.naxes++] = i;
+    }
+    args.keepdims = next_u64() % 3 == 0;
+    if (args.op == KB_REDUCE_VAR || args.op == KB_REDUCE_STD)
+        args.ddof = (int)(next_u64() % 2);
+    return args;
+}
+
+static void run_cases(int trials, int max_extent, int64_t max_elements, bool floats_only) {
+    char where[256];
+    for (int t = 0; t < trials; t++) {
+        kb_dtype dtype =
+            floats_only ? (next_u64() % 2 ? KB_F32 : KB_F64) : all_dtypes[next_u64() % 13];
+        kb_array base, view;
+        random_view(&base, &view, dtype, max_extent, max_elements);
+        kb_reduce_args args = random_args(view.ndim);
+        kb_dtype odt;
+        int ond;
+        int64_t oshape[KB_MAX_DIMS];
+        if (kb_reduce_result(&view, &args, &odt, &ond, oshape) != KB_OK) {
+            kb_array_free(&base);
+            continue;
+        }
+        kb_array first = {0};
+        for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+            if (!kb_simd_available((kb_simd_level)level))
+                continue;
+            assert_int_equal(kb_simd_set(level), KB_OK);
+            for (int threads = 1; threads <= 2; threads++) {
+                assert_int_equal(kb_threads_set(threads), KB_OK);
+                kb_array out;
+                kb_status st = kb_reduce(&view, &args, &out);
+                if (st != KB_OK)
+                    fail_msg("trial %d: %s", t, kb_last_error());
+                snprintf(where, sizeof where, "trial %d %s %s %dd naxes=%d level=%s threads=%d", t,
+                         kb_reduce_op_name(args.op), kb_dtype_name(dtype), view.ndim, args.naxes,
+                         kb_simd_name((kb_simd_level)level), threads);
+                if (threads == 1) {
+                    check_all(&args, &view, &out, where);
+                    kb_array_free(&first);
+                    first = out;
+                } else {
+                    /* Same level, different thread count: identical bytes. */
+                    size_t bytes = (size_t)kb_array_size(&out) * kb_dtype_size(out.dtype);
+                    if (memcmp(first.data, out.data, bytes) != 0)
+                        fail_msg("%s: differs from 1 thread", where);
+                    kb_array_free(&out);
+                }
+            }
+        }
+        kb_array_free(&first);
+        kb_array_free(&base);
+    }
+    kb_simd_set(KB_SIMD_AUTO_REQUEST);
+    kb_threads_set(0);
+}
+
+static void small_random_views_match_reference(void **state) {
+    run_cases(1500, 7, 1000, false);
+}
+
+/* Larger floats: long runs that cross blocks and chunks, wide and narrow columns. */
+static void large_float_views_match_reference(void **state) {
+    run_cases(60, 300, 200000, true);
+}
+
+static void shapes_that_cross_blocks_and_chunks(void **state) {
+    /* (rows, cols) pairs chosen to hit the inner, cols and narrow paths with several
+     * blocks and chunks each, including the splitting across threads. */
+    static const int64_t shapes[][2] = {{70000, 3},   {3, 70000},  {5000, 40},
+                                        {40, 5000},   {1, 300000}, {300000, 1},
+                                        {1100, 1100}, {20000, 16}, {20000, 17}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        for (int d = 0; d < 2; d++) {
+            kb_array a;
+            assert_int_equal(kb_array_new(&a, d ? KB_F64 : KB_F32, 2, shapes[s], KB_ORDER_C),
+                             KB_OK);
+            fill_random(&a, s % 3 == 0);
+            for (int op = 0; op < KB_REDUCE_OP_COUNT; op++) {
+                for (int axis = -1; axis < 2; axis++) {
+                    kb_reduce_args args = axis < 0 ? kb_reduce_args_all((kb_reduce_op)op)
+                                                   : kb_reduce_args_axis((kb_reduce_op)op, axis);
+                    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+                        if (!kb_simd_available((kb_simd_level)level))
+                            continue;
+                        kb_simd_set(level);
+                        kb_array out1, out2;
+                        kb_threads_set(1);
+                        assert_int_equal(kb_reduce(&a, &args, &out1), KB_OK);
+                        kb_threads_set(2);
+                        assert_int_equal(kb_reduce(&a, &args, &out2), KB_OK);
+                        char where[160];
+                        snprintf(where, sizeof where, "%lldx%lld %s %s axis=%d level=%s",
+                                 (long long)shapes[s][0], (long long)shapes[s][1],
+                                 kb_dtype_name(a.dtype), kb_reduce_op_name((kb_reduce_op)op), axis,
+                                 kb_simd_name((kb_simd_level)level));
+                        check_all(&args, &a, &out1, where);
+                        size_t bytes = (size_t)kb_array_size(&out1) * kb_dtype_size(out1.dtype);
+                        if (memcmp(out1.data, out2.data, bytes) != 0)
+                            fail_msg("%s: 2 threads differ from 1", where);
+                        kb_array_free(&out1);
+                        kb_array_free(&out2);
+                    }
+                }
+            }
+            kb_array_free(&a);
+        }
+    }
+    kb_simd_set(KB_SIMD_AUTO_REQUEST);
+    kb_threads_set(0);
+}
+
+static void numpy_cases_that_must_hold_exactly(void **state) {
+    /* ones((20_000_000, 2), float32).mean(axis=0) is exactly 1 (NumPy: 0.8388608). */
+    int64_t shape[2] = {20000000, 2};
+    kb_array a, out;
+    assert_int_equal(kb_array_new(&a, KB_F32, 2, shape, KB_ORDER_C), KB_OK);
+    float *x = a.data;
+    for (int64_t i = 0; i < 40000000; i++)
+        x[i] = 1.0f;
+    kb_reduce_args args = kb_reduce_args_axis(KB_REDUCE_MEAN, 0);
+    assert_int_equal(kb_reduce(&a, &args, &out), KB_OK);
+    assert_true(((float *)out.data)[0] == 1.0f && ((float *)out.data)[1] == 1.0f);
+    kb_array_free(&out);
+    kb_array_free(&a);
+
+    /* std of a constant float32 column is exactly 0, on every axis. */
+    int64_t col[2] = {100003, 3};
+    assert_int_equal(kb_array_new(&a, KB_F32, 2, col, KB_ORDER_C), KB_OK);
+    x = a.data;
+    for (int64_t i = 0; i < 300009; i++)
+        x[i] = 0.1f;
+    for (int axis = 0; axis < 2; axis++) {
+        args = kb_reduce_args_axis(KB_REDUCE_STD, axis);
+        assert_int_equal(kb_reduce(&a, &args, &out), KB_OK);
+        for (int64_t i = 0; i < kb_array_size(&out); i++)
+            assert_true(((float *)out.data)[i] == 0.0f);
+        kb_array_free(&out);
+    }
+    kb_array_free(&a);
+}
+
+static void errors_follow_numpy(void **state) {
+    int64_t shape[2] = {3, 0};
+    kb_array a, out;
+    assert_int_equal(kb_array_new(&a, KB_F32, 2, shape, KB_ORDER_C), KB_OK);
+    kb_reduce_args args = kb_reduce_args_axis(KB_REDUCE_MAX, 1);
+    assert_int_equal(kb_reduce(&a, &args, &out), KB_EINVAL);
+    assert_non_null(strstr(kb_last_error(), "zero-size"));
+    args = kb_reduce_args_axis(KB_REDUCE_SUM, 1);
+    assert_int_equal(kb_reduce(&a, &args, &out), KB_OK);
+    for (int i = 0; i < 3; i++)
+        assert_true(((float *)out.data)[i] == 0.0f);
+    kb_array_free(&out);
+    args = kb_reduce_args_axis(KB_REDUCE_PROD, 1);
+    assert_int_equal(kb_reduce(&a, &args, &out), KB_OK);
+    assert_true(((float *)out.data)[0] == 1.0f);
+    kb_array_free(&out);
+    args = kb_reduce_args_axis(KB_REDUCE_MAX, 0); /* reduces 3 elements into 0 outputs */
+    assert_int_equal(kb_reduce(&a, &args, &out), KB_OK);
+    assert_int_equal(kb_array_size(&out), 0);
+    kb_array_free(&out);
+
+    args = kb_reduce_args_axis(KB_REDUCE_SUM, 2);
+    assert_int_equal(kb_reduce(&a, &args, &out), KB_EINVAL);
+    assert_string_equal(kb_last_error(), "axis 2 out of range for a 2-d array");
+    args = kb_reduce_args_axis(KB_REDUCE_SUM, -3);
+    assert_int_equal(kb_reduce(&a, &args, &out), KB_EINVAL);
+    kb_reduce_args twice = {.op = KB_REDUCE_SUM, .naxes = 2, .axes = {0, -2}};
+    assert_int_equal(kb_reduce(&a, &twice, &out), KB_EINVAL);
+    kb_reduce_args arg_tuple = {.op = KB_REDUCE_ARGMAX, .naxes = 2, .axes = {0, 1}};
+    assert_int_equal(kb_reduce(&a, &arg_tuple, &out), KB_EINVAL);
+    kb_reduce_args ddof = {.op = KB_REDUCE_SUM, .naxes = -1, .ddof = 1};
+    assert_int_equal(kb_reduce(&a, &ddof, &out), KB_EINVAL);
+
+    kb_array wrong;
+    int64_t one[1] = {3};
+    assert_int_equal(kb_array_new(&wrong, KB_F64, 1, one, KB_ORDER_C), KB_OK);
+    args = kb_reduce_args_axis(KB_REDUCE_SUM, 1);
+    assert_int_equal(kb_reduce_into(&a, &args, &wrong), KB_EINVAL);
+    assert_non_null(strstr(kb_last_error(), "float32"));
+    kb_array_free(&wrong);
+    kb_array_free(&a);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(small_random_views_match_reference),
+        cmocka_unit_test(large_float_views_match_reference),
+        cmocka_unit_test(shapes_that_cross_blocks_and_chunks),
+        cmocka_unit_test(numpy_cases_that_must_hold_exactly),
+        cmocka_unit_test(errors_follow_numpy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

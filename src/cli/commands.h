@@ -5,5 +5,6 @@
  * returns the process exit status: 0 success, 1 failure, 2 bad usage. */
 int kb_cmd_info(int argc, char **argv);
 int kb_cmd_npy(int argc, char **argv);
+int kb_cmd_eval(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ static const struct command {
 } commands[] = {
     {"info", kb_cmd_info, "describe this machine, this build and the settings in force"},
     {"npy", kb_cmd_npy, "inspect and convert NumPy .npy files"},
+    {"eval", kb_cmd_eval, "evaluate a reduction on .npy inputs"},
 };
 
 static void print_help(FILE *out) {

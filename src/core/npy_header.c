@@ -86,13 +86,19 @@ static const char *found(const cursor *c, char *out, size_t cap) {
         q++;
     char text[24];
     printable(c->p, (size_t)(q - c->p), text, sizeof text);
+    /* A string literal shows its own quotes. */
+    bool quote = *c->p != '\'' && *c->p != '"';
     size_t n = strlen(text);
     if (n + 3 > cap)
         n = cap - 3;
-    out[0] = '\'';
-    memcpy(out + 1, text, n);
-    out[n + 1] = '\'';
-    out[n + 2] = '\0';
+    size_t j = 0;
+    if (quote)
+        out[j++] = '\'';
+    memcpy(out + j, text, n);
+    j += n;
+    if (quote)
+        out[j++] = '\'';
+    out[j] = '\0';
     return out;
 }
 
@@ -430,7 +436,7 @@ kb_status kb_npy_parse_header(const void *buf, size_t size, kb_npy_header *out) 
         return kb_fail(KB_EFORMAT, "npy: truncated header: %zu bytes", size);
     size_t end = kb_npy_header_end(b, size);
     if (end > size)
-        return kb_fail(KB_EFORMAT, "npy: truncated header: it is %zu bytes, the file has %zu",
+        return kb_fail(KB_EFORMAT, "npy: truncated header: %zu bytes announced, %zu present",
                        end - prefix, size - prefix);
 
     cursor c = {(const char *)b + prefix, (const char *)b + end, h.major < 3};

@@ -43,7 +43,9 @@ static kb_status eval_variable(const evaluator *ev, const kb_expr_node *n, value
 
 /* A number is a 0-d array of Python's types as NumPy maps them. */
 static kb_status eval_literal(const kb_expr_node *n, value *out) {
-    kb_dtype dtype = n->kind == KB_EXPR_INT ? KB_INT64 : n->kind == KB_EXPR_FLOAT ? KB_F64 : KB_BOOL;
+    kb_dtype dtype = n->kind == KB_EXPR_INT     ? KB_INT64
+                     : n->kind == KB_EXPR_FLOAT ? KB_F64
+                                                : KB_BOOL;
     kb_status st = kb_array_new(&out->array, dtype, 0, NULL, KB_ORDER_C);
     if (st != KB_OK)
         return st;

@@ -58,8 +58,7 @@ kb_status kb_expr_add_child(kb_expr *expr, int parent, int child) {
          * parser's depth count does not see them; the height does. */
         if (c->height + 1 > KB_EXPR_MAX_DEPTH)
             return kb_expr_fail_at(KB_EUNSUPPORTED, p->column,
-                                   "expression nested more than %d levels deep",
-                                   KB_EXPR_MAX_DEPTH);
+                                   "expression nested more than %d levels deep", KB_EXPR_MAX_DEPTH);
         p->height = c->height + 1;
     }
     if (p->last_child < 0)

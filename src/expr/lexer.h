@@ -30,7 +30,7 @@ typedef struct kb_token {
     int column;       /* 1-based byte column of the first character */
     const char *text; /* into the source; not NUL-terminated */
     int length;
-    int64_t int_value; /* KB_TOKEN_INT */
+    int64_t int_value;  /* KB_TOKEN_INT */
     double float_value; /* KB_TOKEN_FLOAT */
 } kb_token;
 

@@ -13,8 +13,9 @@
  *     sum        := product (('+' | '-') product)*
  *     product    := unary (('*' | '/') unary)*
  *     unary      := ('-' | '+') unary | primary
- *     primary    := NAME ('.' NAME)* ['(' arguments ')'] | INT | FLOAT
- *                 | '(' ')' | '(' expression ')' | '(' expression ',' [expression (',' expression)* [',']] ')'
+ *     primary    := NAME ('.' NAME)* ['(' arguments ')'] | INT | FLOAT | '(' ')'
+ *                 | '(' expression ')' | '(' expression ',' [elements] ')'
+ *     elements   := expression (',' expression)* [',']
  *     arguments  := [argument (',' argument)* [',']]
  *     argument   := NAME '=' expression | expression
  *

@@ -40,8 +40,10 @@ static kb_status read_axis(const kb_expr *expr, const kb_expr_node *value, kb_ex
         default:
             return type_error(value, "axis", axis_types);
     }
-    if (out->op == KB_REDUCE_ARGMIN || out->op == KB_REDUCE_ARGMAX) /* as NumPy refuses it */
-        return kb_expr_fail_at(KB_EINVAL, value->column, "%s takes a single axis, not a tuple",
+    /* NumPy refuses any tuple here, even (0,), which kb_reduce cannot tell from 0. */
+    if (out->op == KB_REDUCE_ARGMIN || out->op == KB_REDUCE_ARGMAX)
+        return kb_expr_fail_at(KB_EINVAL, value->column,
+                               "%s takes one axis or None, not a tuple of axes",
                                kb_reduce_op_name(out->op));
     if (value->nchildren > KB_MAX_DIMS)
         return kb_expr_fail_at(KB_EINVAL, value->column, "axis tuple has more than %d entries",
@@ -69,7 +71,8 @@ static kb_status read_keyword(const kb_expr *expr, const kb_expr_node *keyword,
     }
     if (strcmp(keyword->name, "ddof") == 0) {
         if (out->op != KB_REDUCE_VAR && out->op != KB_REDUCE_STD)
-            return kb_expr_fail_at(KB_EINVAL, keyword->column, "ddof is only valid for var and std");
+            return kb_expr_fail_at(KB_EINVAL, keyword->column,
+                                   "ddof is only valid for var and std");
         if (value->kind != KB_EXPR_INT)
             return type_error(value, "ddof", "an integer");
         out->ddof = value->value.i;
@@ -98,8 +101,8 @@ kb_status kb_expr_reduction_resolve(const kb_expr *expr, int call, kb_expr_reduc
         const kb_expr_node *arg = at(expr, c);
         if (arg->kind != KB_EXPR_KEYWORD) {
             if (out->array >= 0)
-                return kb_expr_fail_at(KB_EINVAL, arg->column,
-                                       "%s takes one positional argument", name);
+                return kb_expr_fail_at(KB_EINVAL, arg->column, "%s takes one positional argument",
+                                       name);
             out->array = c;
             continue;
         }

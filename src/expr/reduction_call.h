@@ -12,8 +12,8 @@
  * is in range depends on the array, known only once the argument is evaluated. */
 typedef struct kb_expr_reduction {
     kb_reduce_op op;
-    int array;       /* the node of the array argument */
-    int naxes;       /* -1 for None */
+    int array; /* the node of the array argument */
+    int naxes; /* -1 for None */
     int64_t axes[KB_MAX_DIMS];
     int axes_column; /* where the axis value is written; the call's column without one */
     bool keepdims;

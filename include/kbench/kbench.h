@@ -1,0 +1,21 @@
+#ifndef KBENCH_KBENCH_H
+#define KBENCH_KBENCH_H
+
+/* Everything public in libkbench. Link with `pkg-config --cflags --libs kbench`. */
+
+#include "kbench/array.h"
+#include "kbench/cpu.h"
+#include "kbench/dtype.h"
+#include "kbench/environment.h"
+#include "kbench/error.h"
+#include "kbench/expr.h"
+#include "kbench/half.h"
+#include "kbench/machine.h"
+#include "kbench/memory.h"
+#include "kbench/npy.h"
+#include "kbench/reduce.h"
+#include "kbench/simd.h"
+#include "kbench/threads.h"
+#include "kbench/version.h"
+
+#endif

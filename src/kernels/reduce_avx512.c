@@ -1,0 +1,616 @@
+/* AVX-512 (F, BW, DQ, VL) inner loops of the float32/float64 reductions. The contracts are in
+ * reduce_kernels.h; reduce_scalar.c is the reference these must agree with.
+ *
+ * Why the code has the shape it has:
+ *  - Every loop keeps four vectors in flight (NACC accumulators, or a tile of NTILE column
+ *    vectors), so that the latency of an add, a min or a compare-and-blend is hidden and the
+ *    loop runs at load throughput.
+ *  - Sums of both types run on 8 double lanes: f32 is widened as it is loaded (the contract
+ *    asks for double accumulation), so one body serves both types.
+ *  - x86 min/max return the second operand when either is NaN, so the arithmetic loses NaNs.
+ *    An unordered compare OR-ed into a mask notices them instead, and the run or tile that
+ *    holds one is redone by the scalar reference: exact by construction, and rare. Keeping
+ *    the accumulator as the second operand makes a NaN already in it stick.
+ *  - Tails use masked loads, which do not fault on the lanes they leave out.
+ *  - Adjacent narrow rows (an (N, 3) array reduced along axis 0) are streamed as one run;
+ *    see "Narrow blocks" below. */
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "kernels/reduce_kernels.h"
+
+/* Through void *: the rows of a float array are aligned to its elements, whatever the char *. */
+#define ROW(T, x, i, stride) ((const T *)(const void *)((x) + (i) * (stride)))
+#define UNROLL _Pragma("GCC unroll 16")
+#define INLINE static inline __attribute__((always_inline))
+
+enum {
+    NACC = 4,       /* independent accumulators of a run */
+    NTILE = 4,      /* column vectors a cols tile keeps in registers */
+    NARROW_MAX = 8, /* most accumulators a narrow block may need */
+    DW = 8,         /* double lanes */
+    W_f32 = 16,
+    W_f64 = 8,
+};
+
+/* ---- Lane primitives. f32 and f64 differ only in the intrinsics' suffixes; indices live in
+ * integer lanes as wide as the data (epi32 beside f32, epi64 beside f64). ---- */
+#define DEFINE_LANES(S, T, V, K, IT, PS, EPI)                                                      \
+    typedef V vec_##S;                                                                             \
+    typedef K msk_##S;                                                                             \
+    typedef IT idx_##S;                                                                            \
+    /* the first r lanes */                                                                        \
+    static inline K lanes_##S(int64_t r) {                                                         \
+        return r >= W_##S ? (K)-1 : r <= 0 ? (K)0 : (K)((1u << r) - 1);                            \
+    }                                                                                              \
+    static inline V vload_##S(const T *p) {                                                        \
+        return _mm512_loadu_##PS(p);                                                               \
+    }                                                                                              \
+    static inline V vloadz_##S(K k, const T *p) {                                                  \
+        return _mm512_maskz_loadu_##PS(k, p);                                                      \
+    }                                                                                              \
+    static inline void vstore_##S(T *p, V a) {                                                     \
+        _mm512_storeu_##PS(p, a);                                                                  \
+    }                                                                                              \
+    static inline void vstorem_##S(T *p, K k, V a) {                                               \
+        _mm512_mask_storeu_##PS(p, k, a);                                                          \
+    }                                                                                              \
+    static inline V vset1_##S(T a) {                                                               \
+        return _mm512_set1_##PS(a);                                                                \
+    }                                                                                              \
+    static inline V vecmin_##S(V a, V b) {                                                         \
+        return _mm512_min_##PS(a, b);                                                              \
+    }                                                                                              \
+    static inline V vecmax_##S(V a, V b) {                                                         \
+        return _mm512_max_##PS(a, b);                                                              \
+    }                                                                                              \
+    static inline V vecminm_##S(V src, K k, V a, V b) {                                            \
+        return _mm512_mask_min_##PS(src, k, a, b);                                                 \
+    }                                                                                              \
+    static inline V vecmaxm_##S(V src, K k, V a, V b) {                                            \
+        return _mm512_mask_max_##PS(src, k, a, b);                                                 \
+    }                                                                                              \
+    static inline V vsel_##S(V src, K k, V a) {                                                    \
+        return _mm512_mask_mov_##PS(src, k, a);                                                    \
+    }                                                                                              \
+    static inline T hmin_##S(V a) {                                                                \
+        return _mm512_reduce_min_##PS(a);                                                          \
+    }                                                                                              \
+    static inline T hmax_##S(V a) {                                                                \
+        return _mm512_reduce_max_##PS(a);                                                          \
+    }                                                                                              \
+    static inline K lt_##S(V a, V b) {                                                             \
+        return _mm512_cmp_##PS##_mask(a, b, _CMP_LT_OQ);                                           \
+    }                                                                                              \
+    static inline K gt_##S(V a, V b) {                                                             \
+        return _mm512_cmp_##PS##_mask(a, b, _CMP_GT_OQ);                                           \
+    }                                                                                              \
+    static inline K ltm_##S(K k, V a, V b) {                                                       \
+        return _mm512_mask_cmp_##PS##_mask(k, a, b, _CMP_LT_OQ);                                   \
+    }                                                                                              \
+    static inline K gtm_##S(K k, V a, V b) {                                                       \
+        return _mm512_mask_cmp_##PS##_mask(k, a, b, _CMP_GT_OQ);                                   \
+    }                                                                                              \
+    static inline K eq_##S(V a, V b) {                                                             \
+        return _mm512_cmp_##PS##_mask(a, b, _CMP_EQ_OQ);                                           \
+    }                                                                                              \
+    /* lanes where a or b is NaN */                                                                \
+    static inline K unord_##S(V a, V b) {                                                          \
+        return _mm512_cmp_##PS##_mask(a, b, _CMP_UNORD_Q);                                         \
+    }                                                                                              \
+    static inline K unordm_##S(K k, V a, V b) {                                                    \
+        return _mm512_mask_cmp_##PS##_mask(k, a, b, _CMP_UNORD_Q);                                 \
+    }                                                                                              \
+    static inline __m512i iset1_##S(int64_t a) {                                                   \
+        return _mm512_set1_##EPI((IT)a);                                                           \
+    }                                                                                              \
+    static inline __m512i iadd_##S(__m512i a, __m512i b) {                                         \
+        return _mm512_add_##EPI(a, b);                                                             \
+    }                                                                                              \
+    static inline __m512i isel_##S(__m512i src, K k, __m512i a) {                                  \
+        return _mm512_mask_mov_##EPI(src, k, a);                                                   \
+    }                                                                                              \
+    static inline K ilt_##S(__m512i a, __m512i b) {                                                \
+        return _mm512_cmplt_##EPI##_mask(a, b);                                                    \
+    }                                                                                              \
+    /* the smallest index among lanes k */                                                         \
+    static inline int64_t ihmin_##S(K k, __m512i a) {                                              \
+        return _mm512_mask_reduce_min_##EPI(k, a);                                                 \
+    }                                                                                              \
+    static inline void istore_##S(IT *p, __m512i a) {                                              \
+        _mm512_storeu_si512(p, a);                                                                 \
+    }
+
+DEFINE_LANES(f32, float, __m512, __mmask16, int32_t, ps, epi32)
+DEFINE_LANES(f64, double, __m512d, __mmask8, int64_t, pd, epi64)
+
+static inline __m512i iota_f32(void) {
+    return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+static inline __m512i iota_f64(void) {
+    return _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+}
+
+/* Eight elements widened to double lanes, for the sums. */
+static inline __m512d dload_f32(const float *p) {
+    return _mm512_cvtps_pd(_mm256_loadu_ps(p));
+}
+
+static inline __m512d dloadz_f32(__mmask8 k, const float *p) {
+    return _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, p));
+}
+
+static inline __m512d dload_f64(const double *p) {
+    return _mm512_loadu_pd(p);
+}
+
+static inline __m512d dloadz_f64(__mmask8 k, const double *p) {
+    return _mm512_maskz_loadu_pd(k, p);
+}
+
+static inline double dsum(const __m512d *a, int n) {
+    __m512d s = a[0];
+    for (int k = 1; k < n; k++)
+        s = _mm512_add_pd(s, a[k]);
+    return _mm512_reduce_add_pd(s);
+}
+
+/* ---- Narrow blocks. When rows are adjacent and m is small, a block is one run of rows*m
+ * elements in which lane l of a vector loaded at element offset e belongs to column
+ * (e + l) % m. With A accumulators of w lanes and A*w a multiple of m, every group of A
+ * vectors starting at a multiple of A*w puts the same column in the same lane, so the block
+ * streams like a run and the lanes fold into their columns once, at the end. A is the
+ * smallest multiple of the pattern's period (m / gcd(m, w) vectors) that is at least NACC;
+ * patterns that need more than NARROW_MAX accumulators, and columns wide enough to fill
+ * vectors anyway, use the column tiles instead. ---- */
+static int64_t gcd(int64_t a, int64_t b) {
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The accumulator count for a narrow block, or 0 when column tiles serve better. */
+static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
+    if (stride != m * size || m >= NTILE * w)
+        return 0;
+    int64_t period = m / gcd(m, w);
+    int64_t a = period * ((NACC + period - 1) / period);
+    return a <= NARROW_MAX ? (int)a : 0;
+}
+
+/* Calls F with a constant accumulator count, so that its loops unroll into registers. */
+#define NARROW_DISPATCH(A, F, ...)                                                                 \
+    switch (A) {                                                                                   \
+        case 4:                                                                                    \
+            F(4, __VA_ARGS__);                                                                     \
+            break;                                                                                 \
+        case 5:                                                                                    \
+            F(5, __VA_ARGS__);                                                                     \
+            break;                                                                                 \
+        case 6:                                                                                    \
+            F(6, __VA_ARGS__);                                                                     \
+            break;                                                                                 \
+        case 7:                                                                                    \
+            F(7, __VA_ARGS__);                                                                     \
+            break;                                                                                 \
+        default:                                                                                   \
+            F(8, __VA_ARGS__);                                                                     \
+            break;                                                                                 \
+    }
+
+/* ---- Sums and squared deviations, on double lanes. ---- */
+#define DEFINE_SUMS(S, T)                                                                          \
+    static double sum_##S(const T *x, int64_t n) {                                                 \
+        __m512d a[NACC];                                                                           \
+        UNROLL for (int k = 0; k < NACC; k++) a[k] = _mm512_setzero_pd();                          \
+        int64_t i = 0;                                                                             \
+        for (; i + NACC * DW <= n; i += NACC * DW)                                                 \
+            UNROLL for (int k = 0; k < NACC; k++) a[k] =                                           \
+                _mm512_add_pd(a[k], dload_##S(x + i + k * DW));                                    \
+        for (; i < n; i += DW)                                                                     \
+            a[0] = _mm512_add_pd(a[0], dloadz_##S(lanes_f64(n - i), x + i));                       \
+        return dsum(a, NACC);                                                                      \
+    }                                                                                              \
+                                                                                                   \
+    static double sqdev_##S(const T *x, int64_t n, double center) {                                \
+        __m512d c = _mm512_set1_pd(center), a[NACC];                                               \
+        UNROLL for (int k = 0; k < NACC; k++) a[k] = _mm512_setzero_pd();                          \
+        int64_t i = 0;                                                                             \
+        for (; i + NACC * DW <= n; i += NACC * DW)                                                 \
+            UNROLL for (int k = 0; k < NACC; k++) {                                                \
+                __m512d d = _mm512_sub_pd(dload_##S(x + i + k * DW), c);                           \
+                a[k] = _mm512_fmadd_pd(d, d, a[k]);                                                \
+            }                                                                                      \
+        for (; i < n; i += DW) {                                                                   \
+            __mmask8 t = lanes_f64(n - i);                                                         \
+            __m512d d = _mm512_sub_pd(dloadz_##S(t, x + i), c);                                    \
+            a[0] = _mm512_mask3_fmadd_pd(d, d, a[0], t);                                           \
+        }                                                                                          \
+        return dsum(a, NACC);                                                                      \
+    }                                                                                              \
+                                                                                                   \
+    INLINE void sum_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {   \
+        const T *x = (const T *)(const void *)bytes;                                               \
+        int64_t n = rows * m;                                                                      \
+        __m512d a[NARROW_MAX];                                                                     \
+        UNROLL for (int k = 0; k < A; k++) a[k] = _mm512_setzero_pd();                             \
+        int64_t i = 0;                                                                             \
+        for (; i + A * DW <= n; i += A * DW)                                                       \
+            UNROLL for (int k = 0; k < A; k++) a[k] =                                              \
+                _mm512_add_pd(a[k], dload_##S(x + i + k * DW));                                    \
+        UNROLL for (int k = 0; k < A; k++) a[k] =                                                  \
+            _mm512_add_pd(a[k], dloadz_##S(lanes_f64(n - i - k * DW), x + i + k * DW));            \
+        double lane[NARROW_MAX * DW];                                                              \
+        UNROLL for (int k = 0; k < A; k++) _mm512_storeu_pd(lane + k * DW, a[k]);                  \
+        for (int q = 0; q < A * DW; q++)                                                           \
+            acc[q % m] += lane[q];                                                                 \
+    }                                                                                              \
+                                                                                                   \
+    static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
+                             double *acc) {                                                        \
+        int A = narrow_acc(stride, m, sizeof(T), DW);                                              \
+        if (A) {                                                                                   \
+            NARROW_DISPATCH(A, sum_narrow_##S, x, rows, m, acc);                                   \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t j = 0; j < m; j += NTILE * DW) {                                              \
+            __mmask8 t[NTILE];                                                                     \
+            __m512d a[NTILE];                                                                      \
+            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
+                t[k] = lanes_f64(m - j - k * DW);                                                  \
+                a[k] = _mm512_maskz_loadu_pd(t[k], acc + j + k * DW);                              \
+            }                                                                                      \
+            for (int64_t i = 0; i < rows; i++) {                                                   \
+                const T *r = ROW(T, x, i, stride) + j;                                             \
+                UNROLL for (int k = 0; k < NTILE; k++) a[k] =                                      \
+                    _mm512_add_pd(a[k], dloadz_##S(t[k], r + k * DW));                             \
+            }                                                                                      \
+            UNROLL for (int k = 0; k < NTILE; k++)                                                 \
+                _mm512_mask_storeu_pd(acc + j + k * DW, t[k], a[k]);                               \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    INLINE void sqdev_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m,                \
+                                 const double *center, double *acc) {                              \
+        const T *x = (const T *)(const void *)bytes;                                               \
+        int64_t n = rows * m;                                                                      \
+        double lane[NARROW_MAX * DW];                                                              \
+        for (int q = 0; q < A * DW; q++)                                                           \
+            lane[q] = center[q % m];                                                               \
+        __m512d a[NARROW_MAX], c[NARROW_MAX];                                                      \
+        UNROLL for (int k = 0; k < A; k++) {                                                       \
+            a[k] = _mm512_setzero_pd();                                                            \
+            c[k] = _mm512_loadu_pd(lane + k * DW);                                                 \
+        }                                                                                          \
+        int64_t i = 0;                                                                             \
+        for (; i + A * DW <= n; i += A * DW)                                                       \
+            UNROLL for (int k = 0; k < A; k++) {                                                   \
+                __m512d d = _mm512_sub_pd(dload_##S(x + i + k * DW), c[k]);                        \
+                a[k] = _mm512_fmadd_pd(d, d, a[k]);                                                \
+            }                                                                                      \
+        UNROLL for (int k = 0; k < A; k++) {                                                       \
+            __mmask8 t = lanes_f64(n - i - k * DW);                                                \
+            __m512d d = _mm512_sub_pd(dloadz_##S(t, x + i + k * DW), c[k]);                        \
+            a[k] = _mm512_mask3_fmadd_pd(d, d, a[k], t);                                           \
+        }                                                                                          \
+        UNROLL for (int k = 0; k < A; k++) _mm512_storeu_pd(lane + k * DW, a[k]);                  \
+        for (int q = 0; q < A * DW; q++)                                                           \
+            acc[q % m] += lane[q];                                                                 \
+    }                                                                                              \
+                                                                                                   \
+    static void sqdev_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,             \
+                               const double *center, double *acc) {                                \
+        int A = narrow_acc(stride, m, sizeof(T), DW);                                              \
+        if (A) {                                                                                   \
+            NARROW_DISPATCH(A, sqdev_narrow_##S, x, rows, m, center, acc);                         \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t j = 0; j < m; j += NTILE * DW) {                                              \
+            __mmask8 t[NTILE];                                                                     \
+            __m512d a[NTILE], c[NTILE];                                                            \
+            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
+                t[k] = lanes_f64(m - j - k * DW);                                                  \
+                a[k] = _mm512_maskz_loadu_pd(t[k], acc + j + k * DW);                              \
+                c[k] = _mm512_maskz_loadu_pd(t[k], center + j + k * DW);                           \
+            }                                                                                      \
+            for (int64_t i = 0; i < rows; i++) {                                                   \
+                const T *r = ROW(T, x, i, stride) + j;                                             \
+                UNROLL for (int k = 0; k < NTILE; k++) {                                           \
+                    __m512d d = _mm512_sub_pd(dloadz_##S(t[k], r + k * DW), c[k]);                 \
+                    a[k] = _mm512_fmadd_pd(d, d, a[k]);                                            \
+                }                                                                                  \
+            }                                                                                      \
+            UNROLL for (int k = 0; k < NTILE; k++)                                                 \
+                _mm512_mask_storeu_pd(acc + j + k * DW, t[k], a[k]);                               \
+        }                                                                                          \
+    }
+
+DEFINE_SUMS(f32, float)
+DEFINE_SUMS(f64, double)
+
+/* ---- min and max. OP is min or max; CMP the matching strict comparison. ---- */
+#define DEFINE_EXTREME(S, T, OP, CMP, INIT)                                                        \
+    static T OP##_##S(const T *x, int64_t n) {                                                     \
+        vec_##S a[NACC];                                                                           \
+        msk_##S nan = 0;                                                                           \
+        UNROLL for (int k = 0; k < NACC; k++) a[k] = vset1_##S(INIT);                              \
+        int64_t i = 0;                                                                             \
+        for (; i + NACC * W_##S <= n; i += NACC * W_##S) {                                         \
+            vec_##S v[NACC];                                                                       \
+            UNROLL for (int k = 0; k < NACC; k++) v[k] = vload_##S(x + i + k * W_##S);             \
+            UNROLL for (int k = 0; k < NACC; k += 2) nan |= unord_##S(v[k], v[k + 1]);             \
+            UNROLL for (int k = 0; k < NACC; k++) a[k] = vec##OP##_##S(v[k], a[k]);                \
+        }                                                                                          \
+        for (; i < n; i += W_##S) {                                                                \
+            msk_##S t = lanes_##S(n - i);                                                          \
+            vec_##S v = vloadz_##S(t, x + i);                                                      \
+            nan |= unordm_##S(t, v, v);                                                            \
+            a[0] = vec##OP##m_##S(a[0], t, v, a[0]);                                               \
+        }                                                                                          \
+        if (nan)                                                                                   \
+            return kb_reduce_kernels_scalar()->OP##_##S(x, n);                                     \
+        UNROLL for (int k = 1; k < NACC; k++) a[0] = vec##OP##_##S(a[k], a[0]);                    \
+        return h##OP##_##S(a[0]);                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    /* Lanes start from the column accumulators, so a NaN already there sticks. */                 \
+    INLINE void OP##_narrow_##S(int A, const char *x, int64_t rows, int64_t m, T *acc) {           \
+        const T *p = (const T *)(const void *)x;                                                   \
+        int64_t n = rows * m, i = 0;                                                               \
+        T lane[NARROW_MAX * W_##S];                                                                \
+        for (int q = 0; q < A * W_##S; q++)                                                        \
+            lane[q] = acc[q % m];                                                                  \
+        vec_##S a[NARROW_MAX];                                                                     \
+        msk_##S nan = 0;                                                                           \
+        UNROLL for (int k = 0; k < A; k++) a[k] = vload_##S(lane + k * W_##S);                     \
+        for (; i + A * W_##S <= n; i += A * W_##S) {                                               \
+            vec_##S v[NARROW_MAX];                                                                 \
+            UNROLL for (int k = 0; k < A; k++) v[k] = vload_##S(p + i + k * W_##S);                \
+            UNROLL for (int k = 0; k < A; k += 2) nan |=                                           \
+                unord_##S(v[k], v[k + 1 < A ? k + 1 : k]);                                         \
+            UNROLL for (int k = 0; k < A; k++) a[k] = vec##OP##_##S(v[k], a[k]);                   \
+        }                                                                                          \
+        UNROLL for (int k = 0; k < A; k++) {                                                       \
+            msk_##S t = lanes_##S(n - i - k * W_##S);                                              \
+            vec_##S v = vloadz_##S(t, p + i + k * W_##S);                                          \
+            nan |= unordm_##S(t, v, v);                                                            \
+            a[k] = vec##OP##m_##S(a[k], t, v, a[k]);                                               \
+        }                                                                                          \
+        if (nan) {                                                                                 \
+            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, m *(int64_t)sizeof(T), m, acc);     \
+            return;                                                                                \
+        }                                                                                          \
+        UNROLL for (int k = 0; k < A; k++) vstore_##S(lane + k * W_##S, a[k]);                     \
+        for (int q = 0; q < A * W_##S; q++) {                                                      \
+            T l = lane[q], *o = acc + q % m;                                                       \
+            if (l CMP(*o))                                                                         \
+                *o = l;                                                                            \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void OP##_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) {    \
+        int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
+        if (A) {                                                                                   \
+            NARROW_DISPATCH(A, OP##_narrow_##S, x, rows, m, acc);                                  \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t j = 0; j < m; j += NTILE * W_##S) {                                           \
+            msk_##S t[NTILE], nan = 0;                                                             \
+            vec_##S a[NTILE];                                                                      \
+            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
+                t[k] = lanes_##S(m - j - k * W_##S);                                               \
+                a[k] = vloadz_##S(t[k], acc + j + k * W_##S);                                      \
+            }                                                                                      \
+            for (int64_t i = 0; i < rows; i++) {                                                   \
+                const T *r = ROW(T, x, i, stride) + j;                                             \
+                vec_##S v[NTILE];                                                                  \
+                UNROLL for (int k = 0; k < NTILE; k++) v[k] = vloadz_##S(t[k], r + k * W_##S);     \
+                UNROLL for (int k = 0; k < NTILE; k += 2) nan |= unord_##S(v[k], v[k + 1]);        \
+                UNROLL for (int k = 0; k < NTILE; k++) a[k] = vec##OP##_##S(v[k], a[k]);           \
+            }                                                                                      \
+            if (nan) {                                                                             \
+                int64_t w = m - j < NTILE * W_##S ? m - j : NTILE * W_##S;                         \
+                kb_reduce_kernels_scalar()->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows,        \
+                                                          stride, w, acc + j);                     \
+                continue;                                                                          \
+            }                                                                                      \
+            UNROLL for (int k = 0; k < NTILE; k++) vstorem_##S(acc + j + k * W_##S, t[k], a[k]);   \
+        }                                                                                          \
+    }
+
+DEFINE_EXTREME(f32, float, min, <, INFINITY)
+DEFINE_EXTREME(f32, float, max, >, -INFINITY)
+DEFINE_EXTREME(f64, double, min, <, INFINITY)
+DEFINE_EXTREME(f64, double, max, >, -INFINITY)
+
+/* ---- argmin and argmax. BETTER is lt or gt; HOP the matching horizontal reduction. Each lane
+ * keeps its best value and, on strict improvement only, the start of the group of vectors
+ * where it was seen, so every lane holds its own first occurrence; lanes are merged at the
+ * end, the smaller index winning ties. ---- */
+#define DEFINE_ARG(S, T, NAME, BETTER, HOP, CMP, INIT)                                             \
+    static int64_t NAME##_##S(const T *x, int64_t n) {                                             \
+        vec_##S b[NACC];                                                                           \
+        __m512i r[NACC];                                                                           \
+        msk_##S nan = 0;                                                                           \
+        UNROLL for (int k = 0; k < NACC; k++) {                                                    \
+            b[k] = vset1_##S(INIT);                                                                \
+            r[k] = iset1_##S(0);                                                                   \
+        }                                                                                          \
+        int64_t i = 0;                                                                             \
+        for (; i + NACC * W_##S <= n; i += NACC * W_##S) {                                         \
+            __m512i at = iset1_##S(i);                                                             \
+            vec_##S v[NACC];                                                                       \
+            UNROLL for (int k = 0; k < NACC; k++) v[k] = vload_##S(x + i + k * W_##S);             \
+            UNROLL for (int k = 0; k < NACC; k += 2) nan |= unord_##S(v[k], v[k + 1]);             \
+            UNROLL for (int k = 0; k < NACC; k++) {                                                \
+                msk_##S u = BETTER##_##S(v[k], b[k]);                                              \
+                b[k] = vsel_##S(b[k], u, v[k]);                                                    \
+                r[k] = isel_##S(r[k], u, at);                                                      \
+            }                                                                                      \
+        }                                                                                          \
+        /* The tail goes to accumulator 0, whose lane l means element start + l as well. */        \
+        for (; i < n; i += W_##S) {                                                                \
+            msk_##S t = lanes_##S(n - i);                                                          \
+            vec_##S v = vloadz_##S(t, x + i);                                                      \
+            nan |= unordm_##S(t, v, v);                                                            \
+            msk_##S u = BETTER##m_##S(t, v, b[0]);                                                 \
+            b[0] = vsel_##S(b[0], u, v);                                                           \
+            r[0] = isel_##S(r[0], u, iset1_##S(i));                                                \
+        }                                                                                          \
+        if (nan)                                                                                   \
+            return kb_reduce_kernels_scalar()->NAME##_##S(x, n);                                   \
+        /* A lane that never improved holds INIT and index k*W + l; it can only win when every     \
+         * element is INIT, and then lane 0 of accumulator 0, index 0, wins the tie. */            \
+        UNROLL for (int k = 0; k < NACC; k++) r[k] =                                               \
+            iadd_##S(r[k], iadd_##S(iota_##S(), iset1_##S(k * W_##S)));                            \
+        UNROLL for (int k = 1; k < NACC; k++) {                                                    \
+            msk_##S u = BETTER##_##S(b[k], b[0]) | (eq_##S(b[k], b[0]) & ilt_##S(r[k], r[0]));     \
+            b[0] = vsel_##S(b[0], u, b[k]);                                                        \
+            r[0] = isel_##S(r[0], u, r[k]);                                                        \
+        }                                                                                          \
+        return ihmin_##S(eq_##S(b[0], vset1_##S(h##HOP##_##S(b[0]))), r[0]);                       \
+    }                                                                                              \
+                                                                                                   \
+    /* Lanes start from the columns' best values with no index (-1): a lane only records a         \
+     * strict improvement, so the best already held wins ties. */                                  \
+    INLINE void NAME##_narrow_##S(int A, const char *x, int64_t rows, int64_t m, int64_t first,    \
+                                  T *best, int64_t *index) {                                       \
+        const T *p = (const T *)(const void *)x;                                                   \
+        int64_t n = rows * m, i = 0;                                                               \
+        T lb[NARROW_MAX * W_##S];                                                                  \
+        idx_##S lr[NARROW_MAX * W_##S];                                                            \
+        for (int q = 0; q < A * W_##S; q++)                                                        \
+            lb[q] = best[q % m];                                                                   \
+        vec_##S b[NARROW_MAX];                                                                     \
+        __m512i r[NARROW_MAX];                                                                     \
+        msk_##S nan = 0;                                                                           \
+        UNROLL for (int k = 0; k < A; k++) {                                                       \
+            b[k] = vload_##S(lb + k * W_##S);                                                      \
+            r[k] = iset1_##S(-1);                                                                  \
+        }                                                                                          \
+        for (; i + A * W_##S <= n; i += A * W_##S) {                                               \
+            __m512i at = iset1_##S(i);                                                             \
+            vec_##S v[NARROW_MAX];                                                                 \
+            UNROLL for (int k = 0; k < A; k++) v[k] = vload_##S(p + i + k * W_##S);                \
+            UNROLL for (int k = 0; k < A; k += 2) nan |=                                           \
+                unord_##S(v[k], v[k + 1 < A ? k + 1 : k]);                                         \
+            UNROLL for (int k = 0; k < A; k++) {                                                   \
+                msk_##S u = BETTER##_##S(v[k], b[k]);                                              \
+                b[k] = vsel_##S(b[k], u, v[k]);                                                    \
+                r[k] = isel_##S(r[k], u, at);                                                      \
+            }                                                                                      \
+        }                                                                                          \
+        UNROLL for (int k = 0; k < A; k++) {                                                       \
+            msk_##S t = lanes_##S(n - i - k * W_##S);                                              \
+            vec_##S v = vloadz_##S(t, p + i + k * W_##S);                                          \
+            nan |= unordm_##S(t, v, v);                                                            \
+            msk_##S u = BETTER##m_##S(t, v, b[k]);                                                 \
+            b[k] = vsel_##S(b[k], u, v);                                                           \
+            r[k] = isel_##S(r[k], u, iset1_##S(i));                                                \
+        }                                                                                          \
+        if (nan) {                                                                                 \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, m *(int64_t)sizeof(T), m, first,  \
+                                                        best, index);                              \
+            return;                                                                                \
+        }                                                                                          \
+        UNROLL for (int k = 0; k < A; k++) {                                                       \
+            vstore_##S(lb + k * W_##S, b[k]);                                                      \
+            istore_##S(lr + k * W_##S, r[k]);                                                      \
+        }                                                                                          \
+        /* Per column, the best lane and its element offset; lane q of a group is element q. */    \
+        T cb[NTILE * W_##S];                                                                       \
+        int64_t ce[NTILE * W_##S];                                                                 \
+        for (int64_t c = 0; c < m; c++) {                                                          \
+            cb[c] = best[c];                                                                       \
+            ce[c] = -1;                                                                            \
+        }                                                                                          \
+        for (int q = 0; q < A * W_##S; q++) {                                                      \
+            if (lr[q] < 0)                                                                         \
+                continue;                                                                          \
+            int64_t e = (int64_t)lr[q] + q, c = q % m;                                             \
+            if (ce[c] < 0 || lb[q] CMP cb[c] || (lb[q] == cb[c] && e < ce[c])) {                   \
+                cb[c] = lb[q];                                                                     \
+                ce[c] = e;                                                                         \
+            }                                                                                      \
+        }                                                                                          \
+        for (int64_t c = 0; c < m; c++)                                                            \
+            if (ce[c] >= 0) {                                                                      \
+                best[c] = cb[c];                                                                   \
+                index[c] = first + ce[c] / m;                                                      \
+            }                                                                                      \
+    }                                                                                              \
+                                                                                                   \
+    static void NAME##_tiles_##S(const char *x, int64_t rows, int64_t stride, int64_t m,           \
+                                 int64_t first, T *best, int64_t *index) {                         \
+        int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
+        if (A) {                                                                                   \
+            NARROW_DISPATCH(A, NAME##_narrow_##S, x, rows, m, first, best, index);                 \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t j = 0; j < m; j += NTILE * W_##S) {                                           \
+            msk_##S t[NTILE], nan = 0;                                                             \
+            vec_##S b[NTILE];                                                                      \
+            __m512i r[NTILE];                                                                      \
+            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
+                t[k] = lanes_##S(m - j - k * W_##S);                                               \
+                b[k] = vloadz_##S(t[k], best + j + k * W_##S);                                     \
+                r[k] = iset1_##S(-1);                                                              \
+            }                                                                                      \
+            for (int64_t i = 0; i < rows; i++) {                                                   \
+                const T *row = ROW(T, x, i, stride) + j;                                           \
+                __m512i at = iset1_##S(i);                                                         \
+                vec_##S v[NTILE];                                                                  \
+                UNROLL for (int k = 0; k < NTILE; k++) v[k] = vloadz_##S(t[k], row + k * W_##S);   \
+                UNROLL for (int k = 0; k < NTILE; k += 2) nan |= unord_##S(v[k], v[k + 1]);        \
+                UNROLL for (int k = 0; k < NTILE; k++) {                                           \
+                    msk_##S u = BETTER##_##S(v[k], b[k]);                                          \
+                    b[k] = vsel_##S(b[k], u, v[k]);                                                \
+                    r[k] = isel_##S(r[k], u, at);                                                  \
+                }                                                                                  \
+            }                                                                                      \
+            int64_t w = m - j < NTILE * W_##S ? m - j : NTILE * W_##S;                             \
+            if (nan) {                                                                             \
+                kb_reduce_kernels_scalar()->NAME##_cols_##S(                                       \
+                    x + j * (int64_t)sizeof(T), rows, stride, w, first, best + j, index + j);      \
+                continue;                                                                          \
+            }                                                                                      \
+            idx_##S lr[NTILE * W_##S];                                                             \
+            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
+                vstorem_##S(best + j + k * W_##S, t[k], b[k]);                                     \
+                istore_##S(lr + k * W_##S, r[k]);                                                  \
+            }                                                                                      \
+            for (int64_t l = 0; l < w; l++)                                                        \
+                if (lr[l] >= 0)                                                                    \
+                    index[j + l] = first + lr[l];                                                  \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* f32 lanes hold 32-bit offsets: each pass keeps its element offsets below 2^30. */           \
+    static void NAME##_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
+                                int64_t first, T *best, int64_t *index) {                          \
+        int64_t chunk = m < (INT64_C(1) << 30) ? (INT64_C(1) << 30) / m : 1;                       \
+        for (int64_t i = 0; i < rows; i += chunk)                                                  \
+            NAME##_tiles_##S(x + i * stride, rows - i < chunk ? rows - i : chunk, stride, m,       \
+                             first + i, best, index);                                              \
+    }
+
+DEFINE_ARG(f32, float, argmin, lt, min, <, INFINITY)
+DEFINE_ARG(f32, float, argmax, gt, max, >, -INFINITY)
+DEFINE_ARG(f64, double, argmin, lt, min, <, INFINITY)
+DEFINE_ARG(f64, double, argmax, gt, max, >, -INFINITY)
+
+static const kb_reduce_kernels avx512_kernels = {
+    sum_f32,      sum_f64,      sqdev_f32,       sqdev_f64,       min_f32,         max_f32,
+    min_f64,      max_f64,      argmin_f32,      argmax_f32,      argmin_f64,      argmax_f64,
+    sum_cols_f32, sum_cols_f64, sqdev_cols_f32,  sqdev_cols_f64,  min_cols_f32,    max_cols_f32,
+    min_cols_f64, max_cols_f64, argmin_cols_f32, argmax_cols_f32, argmin_cols_f64, argmax_cols_f64,
+};
+
+const kb_reduce_kernels *kb_reduce_kernels_avx512(void) {
+    return &avx512_kernels;
+}

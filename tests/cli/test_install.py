@@ -1,0 +1,59 @@
+"""`make install` layout: install the build into a temporary prefix, then compile and run a
+program against it using only `pkg-config --cflags --libs kbench`, as a user would."""
+import os
+import subprocess
+import sys
+import tempfile
+
+PROGRAM = r"""
+#include <stdio.h>
+#include <kbench/kbench.h>
+
+int main(void)
+{
+    float data[6] = {1, 2, 3, 4, 5, 6};
+    int64_t shape[2] = {2, 3};
+    kb_array a, out;
+    if (kb_array_view(&a, KB_F32, 2, shape, NULL, data, 0) != KB_OK)
+        return 1;
+    kb_reduce_args args = kb_reduce_args_axis(KB_REDUCE_SUM, 0);
+    if (kb_reduce(&a, &args, &out) != KB_OK) {
+        fprintf(stderr, "%s\n", kb_last_error());
+        return 1;
+    }
+    const float *s = out.data;
+    printf("%g %g %g %s\n", s[0], s[1], s[2], kb_build_info_get()->version);
+    kb_array_free(&out);
+    return 0;
+}
+"""
+
+
+def main():
+    build = os.path.dirname(os.path.abspath(sys.argv[1]))
+    with tempfile.TemporaryDirectory() as prefix:
+        subprocess.run(["cmake", "--install", build, "--prefix", prefix], check=True,
+                       stdout=subprocess.DEVNULL)
+        for path in ["bin/kbench", "include/kbench/kbench.h"]:
+            assert os.path.exists(os.path.join(prefix, path)), path
+        pcdirs = [os.path.join(prefix, d, "pkgconfig")
+                  for d in ["lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"]]
+        env = dict(os.environ, PKG_CONFIG_PATH=":".join(pcdirs))
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "kbench"], env=env,
+                               check=True, capture_output=True, text=True).stdout.split()
+        src = os.path.join(prefix, "user.c")
+        exe = os.path.join(prefix, "user")
+        with open(src, "w") as f:
+            f.write(PROGRAM)
+        subprocess.run(["cc", "-std=c17", src, "-o", exe] + flags, check=True, env=env)
+        libdir = [f[2:] for f in flags if f.startswith("-L")]
+        run_env = dict(os.environ, LD_LIBRARY_PATH=":".join(libdir))
+        out = subprocess.run([exe], env=run_env, check=True, capture_output=True,
+                             text=True).stdout.split()
+        assert out[:3] == ["5", "7", "9"], out
+        print(f"install: pkg-config flags {' '.join(flags)}; user program printed {' '.join(out)}")
+        print("1 passed, 0 failed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,481 @@
+/* The float reduction kernels of every compiled level the CPU can run (scalar included),
+ * against references computed here, in long double, from the definitions in
+ * reduce_kernels.h rather than from any level's code.
+ *
+ * Sums and squared deviations may differ from the exact value by rounding only: within
+ * n * 2^-50 of the sum of the terms' magnitudes (double accumulation in any order stays far
+ * inside that). min, max and the arg kernels are exact; signed zeros compare equal, since
+ * which zero of a tie a level keeps is not part of the contract.
+ *
+ * The data are built to reach every code path: every run length 1..70 (each tail of every
+ * vector width and accumulator count), longer runs up to KB_REDUCE_BLOCK, starting pointers
+ * at any element offset, ties, NaN at the first, last or random positions, infinities and
+ * signed zeros; cols blocks of 1..300 rows and 1..70 columns (and a few wide ones), both
+ * adjacent rows (the narrow (N, m) case) and padded strides, with accumulators that already
+ * hold values, NaN and infinities, and arg blocks that do not start at row 0. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kbench/simd.h"
+#include "kernels/reduce_kernels.h"
+
+typedef struct level {
+    kb_simd_level id;
+    const kb_reduce_kernels *(*table)(void);
+} level;
+
+static const level all_levels[] = {
+    {KB_SIMD_SCALAR, kb_reduce_kernels_scalar},
+#ifdef KB_BUILD_AVX2
+    {KB_SIMD_AVX2, kb_reduce_kernels_avx2},
+#endif
+#ifdef KB_BUILD_AVX512
+    {KB_SIMD_AVX512, kb_reduce_kernels_avx512},
+#endif
+#ifdef KB_BUILD_NEON
+    {KB_SIMD_NEON, kb_reduce_kernels_neon},
+#endif
+};
+
+/* The levels this CPU can run; compiled levels it cannot are skipped, not failed. */
+static const level *levels[sizeof all_levels / sizeof all_levels[0]];
+static int nlevels;
+
+/* ---- Deterministic data ---- */
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t next(void) {
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* uniform in [0, n) */
+static int64_t below(int64_t n) {
+    return (int64_t)(next() % (uint64_t)n);
+}
+
+static double uniform(void) {
+    return (double)(next() >> 11) * 0x1p-53;
+}
+
+typedef enum kind {
+    REAL,     /* wide spread of magnitudes and signs */
+    TIES,     /* small integers: repeated extremes */
+    CONSTANT, /* one value throughout (an infinity, zeros of both signs, ...) */
+    SPECIAL,  /* infinities and signed zeros among ties */
+    NANS,     /* as SPECIAL, with NaN too */
+    KINDS
+} kind;
+
+static const char *kind_names[] = {"real", "ties", "constant", "special", "nan"};
+
+static double special(void) {
+    static const double values[] = {INFINITY, -INFINITY, 0.0, -0.0};
+    return values[below(4)];
+}
+
+/* Where NANS puts its NaNs. */
+typedef enum nan_place { NAN_FIRST, NAN_LAST, NAN_ONE, NAN_SOME, NAN_ANYWHERE } nan_place;
+
+/* n values of a kind; NANS also places NaN as asked (NAN_ANYWHERE: any of the others). */
+static void generate(double *v, int64_t n, kind k, nan_place place) {
+    double constant = below(2) ? special() : (double)(below(7) - 3);
+    for (int64_t i = 0; i < n; i++) {
+        switch (k) {
+            case REAL:
+                v[i] = (2 * uniform() - 1) * ldexp(1, (int)below(41) - 20);
+                break;
+            case TIES:
+                v[i] = (double)(below(7) - 3);
+                break;
+            case CONSTANT:
+                v[i] = constant == 0 ? (below(2) ? 0.0 : -0.0) : constant;
+                break;
+            case SPECIAL:
+            case NANS:
+                v[i] = below(10) == 0 ? special() : (double)(below(7) - 3);
+                break;
+            default:
+                break;
+        }
+    }
+    if (k != NANS)
+        return;
+    switch (place == NAN_ANYWHERE ? (nan_place)below(NAN_ANYWHERE) : place) {
+        case NAN_FIRST:
+            v[0] = NAN;
+            break;
+        case NAN_LAST:
+            v[n - 1] = NAN;
+            break;
+        case NAN_ONE:
+            v[below(n)] = NAN;
+            break;
+        default:
+            for (int64_t i = 0; i < n; i++)
+                if (below(50) == 0)
+                    v[i] = NAN;
+    }
+}
+
+/* A buffer of exactly the bytes asked for, so the sanitizers see any read past its end. */
+typedef struct buffer {
+    char *base;
+    char *data; /* base + off elements: any alignment modulo the vector width */
+} buffer;
+
+static buffer buffer_new(int64_t bytes, int64_t size) {
+    int64_t off = below(16);
+    buffer b;
+    b.base = malloc((size_t)(off * size + bytes));
+    assert_non_null(b.base);
+    b.data = b.base + off * size;
+    return b;
+}
+
+static void put(char *p, bool f32, double v) {
+    if (f32) {
+        float f = (float)v;
+        memcpy(p, &f, sizeof f);
+    } else {
+        memcpy(p, &v, sizeof v);
+    }
+}
+
+static double get(const char *p, bool f32) {
+    if (f32) {
+        float f;
+        memcpy(&f, p, sizeof f);
+        return f;
+    }
+    double d;
+    memcpy(&d, p, sizeof d);
+    return d;
+}
+
+/* ---- Comparisons ---- */
+static bool same_value(double got, double want) {
+    return (isnan(got) && isnan(want)) || got == want;
+}
+
+/* A rounded sum against its exact value: same class when not finite, else within bound. */
+static bool close_sum(double got, long double want, long double magnitude, int64_t terms) {
+    if (isnan(want))
+        return isnan(got);
+    if (isinf(want))
+        return got == (double)want;
+    return fabsl((long double)got - want) <= (long double)terms * 0x1p-50L * magnitude;
+}
+
+/* ---- Runs ---- */
+typedef struct run_ref {
+    long double sum, sum_abs, sqdev;
+    double min, max;
+    int64_t argmin, argmax;
+} run_ref;
+
+static run_ref run_reference(const double *v, int64_t n, double center) {
+    run_ref r = {0, 0, 0, v[0], v[0], 0, 0};
+    int64_t first_nan = -1;
+    for (int64_t i = 0; i < n; i++) {
+        long double d = (long double)v[i] - center;
+        r.sum += v[i];
+        r.sum_abs += fabsl((long double)v[i]);
+        r.sqdev += d * d;
+        if (isnan(v[i])) {
+            if (first_nan < 0)
+                first_nan = i;
+            continue;
+        }
+        if (v[i] < v[r.argmin] || isnan(v[r.argmin]))
+            r.argmin = i;
+        if (v[i] > v[r.argmax] || isnan(v[r.argmax]))
+            r.argmax = i;
+    }
+    if (first_nan >= 0) {
+        r.min = r.max = NAN;
+        r.argmin = r.argmax = first_nan;
+    } else {
+        r.min = v[r.argmin];
+        r.max = v[r.argmax];
+    }
+    return r;
+}
+
+static void check_run(const level *lv, bool f32, const char *x, const double *v, int64_t n,
+                      kind k) {
+    const kb_reduce_kernels *t = lv->table();
+    const char *name = kb_simd_name(lv->id), *ty = f32 ? "f32" : "f64";
+    const float *xf = (const float *)x;
+    const double *xd = (const double *)x;
+    double center = v[below(n)];
+    if (!isfinite(center))
+        center = 0.5;
+    run_ref r = run_reference(v, n, center);
+    long double dev_mag = isfinite(r.sqdev) ? r.sqdev : 0;
+
+    double sum = f32 ? t->sum_f32(xf, n) : t->sum_f64(xd, n);
+    if (!close_sum(sum, r.sum, r.sum_abs, n))
+        fail_msg("%s sum_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],
+                 sum, r.sum);
+    double dev = f32 ? t->sqdev_f32(xf, n, center) : t->sqdev_f64(xd, n, center);
+    if (!close_sum(dev, r.sqdev, dev_mag, n))
+        fail_msg("%s sqdev_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],
+                 dev, r.sqdev);
+    double mn = f32 ? t->min_f32(xf, n) : t->min_f64(xd, n);
+    double mx = f32 ? t->max_f32(xf, n) : t->max_f64(xd, n);
+    if (!same_value(mn, r.min) || !same_value(mx, r.max))
+        fail_msg("%s min/max_%s n=%lld (%s): got %a/%a, want %a/%a", name, ty, (long long)n,
+                 kind_names[k], mn, mx, r.min, r.max);
+    int64_t amin = f32 ? t->argmin_f32(xf, n) : t->argmin_f64(xd, n);
+    int64_t amax = f32 ? t->argmax_f32(xf, n) : t->argmax_f64(xd, n);
+    if (amin != r.argmin || amax != r.argmax)
+        fail_msg("%s argmin/argmax_%s n=%lld (%s): got %lld/%lld, want %lld/%lld", name, ty,
+                 (long long)n, kind_names[k], (long long)amin, (long long)amax, (long long)r.argmin,
+                 (long long)r.argmax);
+}
+
+static void run_case(bool f32, int64_t n, kind k) {
+    int64_t size = f32 ? 4 : 8;
+    double *v = malloc((size_t)n * sizeof *v);
+    assert_non_null(v);
+    generate(v, n, k, NAN_ANYWHERE);
+    buffer b = buffer_new(n * size, size);
+    for (int64_t i = 0; i < n; i++) {
+        put(b.data + i * size, f32, v[i]);
+        v[i] = get(b.data + i * size, f32); /* the value as stored */
+    }
+    for (int l = 0; l < nlevels; l++)
+        check_run(levels[l], f32, b.data, v, n, k);
+    free(b.base);
+    free(v);
+}
+
+static void runs(bool f32) {
+    for (int64_t n = 1; n <= 70; n++)
+        for (int k = 0; k < KINDS; k++)
+            for (int rep = 0; rep < 3; rep++)
+                run_case(f32, n, (kind)k);
+    for (int rep = 0; rep < 60; rep++)
+        for (int k = 0; k < KINDS; k++)
+            run_case(f32, rep == 0 ? KB_REDUCE_BLOCK : 1 + below(KB_REDUCE_BLOCK), (kind)k);
+}
+
+static void runs_f32(void **state) {
+    runs(true);
+}
+
+static void runs_f64(void **state) {
+    runs(false);
+}
+
+/* ---- Cols ---- */
+typedef struct cols_case {
+    bool f32;
+    int64_t rows, m, stride, first;
+    kind k;
+    buffer x;
+    double *v;             /* v[i*m + j]: element (i, j) as stored */
+    double *acc0, *center; /* sums: accumulators before the call, centers */
+    double *best0;         /* min/max/arg: accumulators before the call */
+    int64_t *index0;       /* arg: indices before the call */
+} cols_case;
+
+static double pick_accumulator(void) {
+    switch (below(8)) {
+        case 0:
+            return NAN;
+        case 1:
+            return special();
+        default:
+            return (double)(below(7) - 3);
+    }
+}
+
+static cols_case cols_new(bool f32, int64_t rows, int64_t m, bool adjacent, kind k,
+                          nan_place place) {
+    cols_case c = {.f32 = f32, .rows = rows, .m = m, .k = k};
+    int64_t size = f32 ? 4 : 8;
+    c.stride = (m + (adjacent ? 0 : 1 + below(9))) * size;
+    c.first = below(4) == 0 ? INT64_C(3000000000) + below(1000) : below(1000000);
+    c.x = buffer_new((rows - 1) * c.stride + m * size, size);
+    c.v = malloc((size_t)(rows * m) * sizeof *c.v);
+    c.acc0 = malloc((size_t)m * sizeof *c.acc0);
+    c.center = malloc((size_t)m * sizeof *c.center);
+    c.best0 = malloc((size_t)m * sizeof *c.best0);
+    c.index0 = malloc((size_t)m * sizeof *c.index0);
+    assert_true(c.v && c.acc0 && c.center && c.best0 && c.index0);
+    generate(c.v, rows * m, k, place);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < m; j++) {
+            char *p = c.x.data + i * c.stride + j * size;
+            put(p, f32, c.v[i * m + j]);
+            c.v[i * m + j] = get(p, f32);
+        }
+    for (int64_t j = 0; j < m; j++) {
+        c.acc0[j] = (2 * uniform() - 1) * 8;
+        c.center[j] = (double)(below(7) - 3) + 0.25;
+        c.best0[j] = f32 ? (double)(float)pick_accumulator() : pick_accumulator();
+        c.index0[j] = -1 - j;
+    }
+    return c;
+}
+
+static void cols_free(cols_case *c) {
+    free(c->x.base);
+    free(c->v);
+    free(c->acc0);
+    free(c->center);
+    free(c->best0);
+    free(c->index0);
+}
+
+static void check_cols_sums(const level *lv, const cols_case *c) {
+    const kb_reduce_kernels *t = lv->table();
+    const char *name = kb_simd_name(lv->id), *ty = c->f32 ? "f32" : "f64";
+    int64_t m = c->m;
+    double *sum = malloc((size_t)m * sizeof *sum), *dev = malloc((size_t)m * sizeof *dev);
+    assert_true(sum && dev);
+    memcpy(sum, c->acc0, (size_t)m * sizeof *sum);
+    memcpy(dev, c->acc0, (size_t)m * sizeof *dev);
+    (c->f32 ? t->sum_cols_f32 : t->sum_cols_f64)(c->x.data, c->rows, c->stride, m, sum);
+    (c->f32 ? t->sqdev_cols_f32 : t->sqdev_cols_f64)(c->x.data, c->rows, c->stride, m, c->center,
+                                                     dev);
+    for (int64_t j = 0; j < m; j++) {
+        long double s = c->acc0[j], sa = fabsl((long double)c->acc0[j]), d = c->acc0[j],
+                    da = fabsl((long double)c->acc0[j]);
+        for (int64_t i = 0; i < c->rows; i++) {
+            long double x = c->v[i * m + j], e = x - c->center[j];
+            s += x;
+            sa += fabsl(x);
+            d += e * e;
+            da += e * e;
+        }
+        if (!isfinite(da))
+            da = 0;
+        if (!close_sum(sum[j], s, sa, c->rows + 1) || !close_sum(dev[j], d, da, c->rows + 1))
+            fail_msg("%s sum/sqdev_cols_%s rows=%lld m=%lld stride=%lld (%s) column %lld: "
+                     "got %a/%a, want %La/%La",
+                     name, ty, (long long)c->rows, (long long)m, (long long)c->stride,
+                     kind_names[c->k], (long long)j, sum[j], dev[j], s, d);
+    }
+    free(sum);
+    free(dev);
+}
+
+/* min/max (arg false) or argmin/argmax (arg true) of the cols kernels, by the contract. */
+static void check_cols_extremes(const level *lv, const cols_case *c, bool arg, bool is_max) {
+    const kb_reduce_kernels *t = lv->table();
+    const char *name = kb_simd_name(lv->id), *ty = c->f32 ? "f32" : "f64";
+    int64_t m = c->m;
+    float *b32 = malloc((size_t)m * sizeof *b32);
+    double *b64 = malloc((size_t)m * sizeof *b64);
+    int64_t *index = malloc((size_t)m * sizeof *index);
+    assert_true(b32 && b64 && index);
+    for (int64_t j = 0; j < m; j++) {
+        b32[j] = (float)c->best0[j];
+        b64[j] = c->best0[j];
+        index[j] = c->index0[j];
+    }
+    const char *x = c->x.data;
+    if (arg && c->f32)
+        (is_max ? t->argmax_cols_f32 : t->argmin_cols_f32)(x, c->rows, c->stride, m, c->first, b32,
+                                                           index);
+    else if (arg)
+        (is_max ? t->argmax_cols_f64 : t->argmin_cols_f64)(x, c->rows, c->stride, m, c->first, b64,
+                                                           index);
+    else if (c->f32)
+        (is_max ? t->max_cols_f32 : t->min_cols_f32)(x, c->rows, c->stride, m, b32);
+    else
+        (is_max ? t->max_cols_f64 : t->min_cols_f64)(x, c->rows, c->stride, m, b64);
+
+    for (int64_t j = 0; j < m; j++) {
+        double want = c->best0[j];
+        int64_t want_index = c->index0[j];
+        for (int64_t i = 0; i < c->rows && !isnan(want); i++) {
+            double v = c->v[i * m + j];
+            if (isnan(v) || (is_max ? v > want : v < want)) {
+                want = v;
+                want_index = c->first + i;
+            }
+        }
+        double got = c->f32 ? b32[j] : b64[j];
+        if (!same_value(got, want) || (arg && index[j] != want_index))
+            fail_msg("%s %s%s_cols_%s rows=%lld m=%lld stride=%lld first=%lld (%s) column %lld: "
+                     "got %a @%lld, want %a @%lld (started from %a @%lld)",
+                     name, arg ? "arg" : "", is_max ? "max" : "min", ty, (long long)c->rows,
+                     (long long)m, (long long)c->stride, (long long)c->first, kind_names[c->k],
+                     (long long)j, got, (long long)index[j], want, (long long)want_index,
+                     c->best0[j], (long long)c->index0[j]);
+    }
+    free(b32);
+    free(b64);
+    free(index);
+}
+
+static void cols_case_run(bool f32, int64_t rows, int64_t m, bool adjacent, kind k,
+                          nan_place place) {
+    cols_case c = cols_new(f32, rows, m, adjacent, k, place);
+    for (int l = 0; l < nlevels; l++) {
+        check_cols_sums(levels[l], &c);
+        for (int arg = 0; arg < 2; arg++)
+            for (int is_max = 0; is_max < 2; is_max++)
+                check_cols_extremes(levels[l], &c, arg, is_max);
+    }
+    cols_free(&c);
+}
+
+/* Every kind for every m, because a NaN sends a whole tile or narrow block to the rare path:
+ * the vector code needs NaN-free blocks, and NaN at the end of one (its scalar tail) too. */
+static void cols(bool f32) {
+    for (int adjacent = 0; adjacent < 2; adjacent++) {
+        for (int64_t m = 1; m <= 70; m++) {
+            for (int k = 0; k < KINDS; k++)
+                cols_case_run(f32, 1 + below(300), m, adjacent, (kind)k, NAN_ANYWHERE);
+            cols_case_run(f32, 1 + below(300), m, adjacent, NANS, NAN_LAST);
+            cols_case_run(f32, 1 + below(300), m, adjacent, NANS, NAN_ONE);
+        }
+        /* a few rows of many columns: several full tiles and a ragged last one */
+        for (int rep = 0; rep < 6; rep++)
+            cols_case_run(f32, 1 + below(8), 100 + below(600), adjacent, (kind)below(KINDS),
+                          NAN_ANYWHERE);
+    }
+}
+
+static void cols_f32(void **state) {
+    cols(true);
+}
+
+static void cols_f64(void **state) {
+    cols(false);
+}
+
+int main(void) {
+    char names[128] = "";
+    for (size_t i = 0; i < sizeof all_levels / sizeof all_levels[0]; i++) {
+        if (!kb_simd_available(all_levels[i].id))
+            continue;
+        levels[nlevels++] = &all_levels[i];
+        strncat(names, " ", sizeof names - strlen(names) - 1);
+        strncat(names, kb_simd_name(all_levels[i].id), sizeof names - strlen(names) - 1);
+    }
+    printf("levels tested:%s\n", names);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(runs_f32),
+        cmocka_unit_test(runs_f64),
+        cmocka_unit_test(cols_f32),
+        cmocka_unit_test(cols_f64),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

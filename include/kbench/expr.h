@@ -22,9 +22,11 @@ extern "C" {
  * bool). The grammar also accepts + - * / for the elementwise arithmetic to come; evaluating
  * them fails for now.
  *
- * Every error message is one line that ends with " at column N" (1-based, counted in bytes
- * of the source), pointing at the offending token, such as
- * "unknown keyword 'axes' at column 9". */
+ * An error in the expression fails with a one-line message that ends with " at column N"
+ * (1-based, counted in bytes of the source) and points at the offending token, such as
+ * "unknown keyword 'axes' at column 9": KB_EFORMAT for syntax, KB_EINVAL for names and
+ * values (including kb_reduce's own complaints, such as an axis out of range, which point at
+ * the call), KB_EUNSUPPORTED for the limits below and for arithmetic. */
 
 /* Parsing refuses sources longer than this, and nesting deeper than KB_EXPR_MAX_DEPTH
  * (parentheses, calls, arguments and operators each count one level), so that neither the

@@ -153,6 +153,12 @@ static int apply_settings(const options *o) {
     }
     if (o->threads > 0 && kb_threads_set(o->threads) != KB_OK)
         return kb_report_failure(command);
+    /* An invalid KB_SIMD or KB_NUM_THREADS that no option overrides is reported as such,
+     * before the reduction would fail on it. */
+    kb_simd_level level;
+    int threads;
+    if (kb_simd_current(&level) != KB_OK || kb_threads_current(&threads) != KB_OK)
+        return kb_report_failure(command);
     return KB_EXIT_OK;
 }
 

@@ -70,11 +70,17 @@ static kb_status eval_call(const evaluator *ev, const kb_expr_node *n, int index
     kb_reduce_args args;
     st = kb_expr_reduction_args(&call, in.array.ndim, &args);
     if (st == KB_OK) {
-        st = kb_reduce(&in.array, &args, &out->array);
-        /* A bad axis or dtype is the call's fault: say which call, as there may be several.
-         * Running out of memory is nobody's column. */
-        if (st == KB_EINVAL || st == KB_EUNSUPPORTED)
+        /* What kb_reduce_result refuses (an axis out of range or repeated, an empty min) is
+         * the call's fault: say which call, as there may be several. What only kb_reduce can
+         * fail on (memory, an invalid KB_SIMD) has no column. */
+        kb_dtype dtype;
+        int ndim;
+        int64_t shape[KB_MAX_DIMS];
+        st = kb_reduce_result(&in.array, &args, &dtype, &ndim, shape);
+        if (st != KB_OK)
             st = kb_expr_fail_here(st, n->column);
+        else
+            st = kb_reduce(&in.array, &args, &out->array);
     }
     value_free(&in);
     return st;

@@ -28,7 +28,8 @@
 
 enum {
     NACC = 4,       /* independent accumulators of a run */
-    NTILE = 4,      /* column vectors a cols tile keeps in registers */
+    NTILE = 8,      /* column vectors a cols tile keeps in registers */
+    NTILE_ARG = 4,  /* the same for arg kernels, which keep an index vector beside each */
     NARROW_MAX = 8, /* most accumulators a narrow block may need */
     DW = 4,         /* double lanes */
     W_f32 = 8,
@@ -156,23 +157,45 @@ static inline double dsum(const __m256d *a, int n) {
  * the pattern's period (m / gcd(m, w) vectors) that is at least NACC; patterns that need
  * more than NARROW_MAX accumulators, and columns wide enough to fill vectors anyway, use the
  * column tiles instead. ---- */
-static int64_t gcd(int64_t a, int64_t b) {
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
+/* Vectors until a narrow block's lane pattern repeats: m / gcd(m, w), for w a power of 2
+ * (shifts, not divisions: this runs once per block). */
+static inline int64_t lane_period(int64_t m, int w) {
+    int zm = __builtin_ctzll((unsigned long long)m), zw = __builtin_ctz((unsigned)w);
+    return m >> (zm < zw ? zm : zw);
+}
+
+/* The column after c: folds walk lanes and elements with a counter, since a division per
+ * lane would cost more than a narrow block's whole vector loop. */
+static inline int64_t next_col(int64_t c, int64_t m) {
+    return c + 1 == m ? 0 : c + 1;
 }
 
 /* The accumulator count for a narrow block, or 0 when column tiles serve better. */
 static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
-    if (stride != m * size || m >= NTILE * w)
+    if (stride != m * size || m >= NACC * w)
         return 0;
-    int64_t period = m / gcd(m, w);
-    int64_t a = period * ((NACC + period - 1) / period);
+    int64_t period = lane_period(m, w), a = period;
+    while (a < NACC)
+        a += period;
     return a <= NARROW_MAX ? (int)a : 0;
 }
+
+/* Accumulators a period apart hold the same columns in the same lanes, so F merges them,
+ * halving their number while that holds, before the lanes go through the scalar fold; live is
+ * left at the number still distinct. */
+#define NARROW_HALVE(a, h, period, live, F)                                                        \
+    if ((live) == 2 * (h) && (h) % (period) == 0) {                                                \
+        UNROLL for (int k_ = 0; k_ < (h); k_++)(a)[k_] = F((a)[k_ + (h)], (a)[k_]);                \
+        (live) = (h);                                                                              \
+    }
+#define NARROW_COMBINE(a, A, period, live, F)                                                      \
+    do {                                                                                           \
+        (live) = (A);                                                                              \
+        NARROW_HALVE(a, 4, period, live, F)                                                        \
+        NARROW_HALVE(a, 3, period, live, F)                                                        \
+        NARROW_HALVE(a, 2, period, live, F)                                                        \
+        NARROW_HALVE(a, 1, period, live, F)                                                        \
+    } while (0)
 
 /* Calls F with a constant accumulator count, so that its loops unroll into registers. */
 #define NARROW_DISPATCH(A, F, ...)                                                                 \
@@ -193,6 +216,19 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             F(8, __VA_ARGS__);                                                                     \
             break;                                                                                 \
     }
+
+/* Column tiles: of ntile vectors, then one of 4 when that many are left, then single vectors;
+ * each is a call F(nv, ...) whose other arguments may use j, the tile's first column. Leaves j
+ * at the first column short of a whole vector. */
+#define FOR_TILES(j, m, w, ntile, F, ...)                                                          \
+    for (; j + (ntile) * (w) <= (m); j += (ntile) * (w))                                           \
+        F(ntile, __VA_ARGS__);                                                                     \
+    if ((ntile) > 4 && j + 4 * (w) <= (m)) {                                                       \
+        F(4, __VA_ARGS__);                                                                         \
+        j += 4 * (w);                                                                              \
+    }                                                                                              \
+    for (; j + (w) <= (m); j += (w))                                                               \
+        F(1, __VA_ARGS__);
 
 /* ---- Sums and squared deviations, on double lanes. ---- */
 #define DEFINE_SUMS(S, T)                                                                          \
@@ -244,11 +280,13 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         UNROLL for (int k = 0; k < A; k++) if (i + (k + 1) * DW <= n) a[k] =                       \
             _mm256_add_pd(a[k], dload_##S(x + i + k * DW));                                        \
         double lane[NARROW_MAX * DW];                                                              \
+        int live;                                                                                  \
+        NARROW_COMBINE(a, A, lane_period(m, DW), live, _mm256_add_pd);                             \
         UNROLL for (int k = 0; k < A; k++) _mm256_storeu_pd(lane + k * DW, a[k]);                  \
-        for (int q = 0; q < A * DW; q++)                                                           \
-            acc[q % m] += lane[q];                                                                 \
-        for (int64_t e = i + (n - i) / DW * DW; e < n; e++)                                        \
-            acc[e % m] += x[e];                                                                    \
+        for (int64_t q = 0, c = 0; q < live * DW; q++, c = next_col(c, m))                         \
+            acc[c] += lane[q];                                                                     \
+        for (int64_t e = i + (n - i) / DW * DW, c = e % m; e < n; e++, c = next_col(c, m))         \
+            acc[c] += x[e];                                                                        \
     }                                                                                              \
                                                                                                    \
     INLINE void sum_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, double *acc) {   \
@@ -269,10 +307,8 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             return;                                                                                \
         }                                                                                          \
         int64_t j = 0;                                                                             \
-        for (; j + NTILE * DW <= m; j += NTILE * DW)                                               \
-            sum_tile_##S(NTILE, x + j * (int64_t)sizeof(T), rows, stride, acc + j);                \
-        for (; j + DW <= m; j += DW)                                                               \
-            sum_tile_##S(1, x + j * (int64_t)sizeof(T), rows, stride, acc + j);                    \
+        FOR_TILES(j, m, DW, NTILE, sum_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,         \
+                  acc + j);                                                                        \
         if (j < m)                                                                                 \
             kb_reduce_kernels_scalar()->sum_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,     \
                                                      m - j, acc + j);                              \
@@ -283,43 +319,45 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         const T *x = (const T *)(const void *)bytes;                                               \
         int64_t n = rows * m;                                                                      \
         double lane[NARROW_MAX * DW];                                                              \
-        for (int q = 0; q < A * DW; q++)                                                           \
-            lane[q] = center[q % m];                                                               \
-        __m256d a[NARROW_MAX], c[NARROW_MAX];                                                      \
+        for (int64_t q = 0, c = 0; q < A * DW; q++, c = next_col(c, m))                            \
+            lane[q] = center[c];                                                                   \
+        __m256d a[NARROW_MAX], cen[NARROW_MAX];                                                    \
         UNROLL for (int k = 0; k < A; k++) {                                                       \
             a[k] = _mm256_setzero_pd();                                                            \
-            c[k] = _mm256_loadu_pd(lane + k * DW);                                                 \
+            cen[k] = _mm256_loadu_pd(lane + k * DW);                                               \
         }                                                                                          \
         int64_t i = 0;                                                                             \
         for (; i + A * DW <= n; i += A * DW)                                                       \
             UNROLL for (int k = 0; k < A; k++) {                                                   \
-                __m256d d = _mm256_sub_pd(dload_##S(x + i + k * DW), c[k]);                        \
+                __m256d d = _mm256_sub_pd(dload_##S(x + i + k * DW), cen[k]);                      \
                 a[k] = _mm256_fmadd_pd(d, d, a[k]);                                                \
             }                                                                                      \
         UNROLL for (int k = 0; k < A; k++) if (i + (k + 1) * DW <= n) {                            \
-            __m256d d = _mm256_sub_pd(dload_##S(x + i + k * DW), c[k]);                            \
+            __m256d d = _mm256_sub_pd(dload_##S(x + i + k * DW), cen[k]);                          \
             a[k] = _mm256_fmadd_pd(d, d, a[k]);                                                    \
         }                                                                                          \
+        int live;                                                                                  \
+        NARROW_COMBINE(a, A, lane_period(m, DW), live, _mm256_add_pd);                             \
         UNROLL for (int k = 0; k < A; k++) _mm256_storeu_pd(lane + k * DW, a[k]);                  \
-        for (int q = 0; q < A * DW; q++)                                                           \
-            acc[q % m] += lane[q];                                                                 \
-        for (int64_t e = i + (n - i) / DW * DW; e < n; e++) {                                      \
-            double d = x[e] - center[e % m];                                                       \
-            acc[e % m] += d * d;                                                                   \
+        for (int64_t q = 0, c = 0; q < live * DW; q++, c = next_col(c, m))                         \
+            acc[c] += lane[q];                                                                     \
+        for (int64_t e = i + (n - i) / DW * DW, c = e % m; e < n; e++, c = next_col(c, m)) {       \
+            double d = x[e] - center[c];                                                           \
+            acc[c] += d * d;                                                                       \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
     INLINE void sqdev_tile_##S(int nv, const char *x, int64_t rows, int64_t stride,                \
                                const double *center, double *acc) {                                \
-        __m256d a[NTILE], c[NTILE];                                                                \
+        __m256d a[NTILE], cen[NTILE];                                                              \
         UNROLL for (int k = 0; k < nv; k++) {                                                      \
             a[k] = _mm256_loadu_pd(acc + k * DW);                                                  \
-            c[k] = _mm256_loadu_pd(center + k * DW);                                               \
+            cen[k] = _mm256_loadu_pd(center + k * DW);                                             \
         }                                                                                          \
         for (int64_t i = 0; i < rows; i++) {                                                       \
             const T *r = ROW(T, x, i, stride);                                                     \
             UNROLL for (int k = 0; k < nv; k++) {                                                  \
-                __m256d d = _mm256_sub_pd(dload_##S(r + k * DW), c[k]);                            \
+                __m256d d = _mm256_sub_pd(dload_##S(r + k * DW), cen[k]);                          \
                 a[k] = _mm256_fmadd_pd(d, d, a[k]);                                                \
             }                                                                                      \
         }                                                                                          \
@@ -334,10 +372,8 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             return;                                                                                \
         }                                                                                          \
         int64_t j = 0;                                                                             \
-        for (; j + NTILE * DW <= m; j += NTILE * DW)                                               \
-            sqdev_tile_##S(NTILE, x + j * (int64_t)sizeof(T), rows, stride, center + j, acc + j);  \
-        for (; j + DW <= m; j += DW)                                                               \
-            sqdev_tile_##S(1, x + j * (int64_t)sizeof(T), rows, stride, center + j, acc + j);      \
+        FOR_TILES(j, m, DW, NTILE, sqdev_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,       \
+                  center + j, acc + j);                                                            \
         if (j < m)                                                                                 \
             kb_reduce_kernels_scalar()->sqdev_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,   \
                                                        m - j, center + j, acc + j);                \
@@ -382,8 +418,8 @@ DEFINE_SUMS(f64, double)
         const T *p = (const T *)(const void *)x;                                                   \
         int64_t n = rows * m, i = 0;                                                               \
         T lane[NARROW_MAX * W_##S];                                                                \
-        for (int q = 0; q < A * W_##S; q++)                                                        \
-            lane[q] = acc[q % m];                                                                  \
+        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m))                         \
+            lane[q] = acc[c];                                                                      \
         vec_##S a[NARROW_MAX], nan = kzero_##S();                                                  \
         UNROLL for (int k = 0; k < A; k++) a[k] = vload_##S(lane + k * W_##S);                     \
         for (; i + A * W_##S <= n; i += A * W_##S) {                                               \
@@ -406,21 +442,23 @@ DEFINE_SUMS(f64, double)
             kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, m *(int64_t)sizeof(T), m, acc);     \
             return;                                                                                \
         }                                                                                          \
+        int live;                                                                                  \
+        NARROW_COMBINE(a, A, lane_period(m, W_##S), live, vec##OP##_##S);                          \
         UNROLL for (int k = 0; k < A; k++) vstore_##S(lane + k * W_##S, a[k]);                     \
-        for (int q = 0; q < A * W_##S; q++) {                                                      \
-            T l = lane[q], *o = acc + q % m;                                                       \
+        for (int64_t q = 0, c = 0; q < live * W_##S; q++, c = next_col(c, m)) {                    \
+            T l = lane[q], *o = acc + c;                                                           \
             if (l CMP(*o))                                                                         \
                 *o = l;                                                                            \
         }                                                                                          \
-        for (int64_t e = e0; e < n; e++) {                                                         \
-            T *o = acc + e % m;                                                                    \
+        for (int64_t e = e0, c = e % m; e < n; e++, c = next_col(c, m)) {                          \
+            T *o = acc + c;                                                                        \
             if (p[e] CMP(*o))                                                                      \
                 *o = p[e];                                                                         \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    /* Returns nonzero, leaving acc alone, when the tile holds a NaN. */                           \
-    INLINE int OP##_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, T *acc) {        \
+    /* A tile that holds a NaN is left to the scalar reference. */                                 \
+    INLINE void OP##_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, T *acc) {       \
         vec_##S a[NTILE], nan = kzero_##S();                                                       \
         UNROLL for (int k = 0; k < nv; k++) a[k] = vload_##S(acc + k * W_##S);                     \
         for (int64_t i = 0; i < rows; i++) {                                                       \
@@ -431,32 +469,25 @@ DEFINE_SUMS(f64, double)
                 kor_##S(nan, unord_##S(v[k], v[k + 1 < nv ? k + 1 : k]));                          \
             UNROLL for (int k = 0; k < nv; k++) a[k] = vec##OP##_##S(v[k], a[k]);                  \
         }                                                                                          \
-        if (kany_##S(nan))                                                                         \
-            return 1;                                                                              \
+        if (kany_##S(nan)) {                                                                       \
+            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, stride, nv *W_##S, acc);            \
+            return;                                                                                \
+        }                                                                                          \
         UNROLL for (int k = 0; k < nv; k++) vstore_##S(acc + k * W_##S, a[k]);                     \
-        return 0;                                                                                  \
     }                                                                                              \
                                                                                                    \
     static void OP##_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) {    \
-        const kb_reduce_kernels *ref = kb_reduce_kernels_scalar();                                 \
         int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
         if (A) {                                                                                   \
             NARROW_DISPATCH(A, OP##_narrow_##S, x, rows, m, acc);                                  \
             return;                                                                                \
         }                                                                                          \
         int64_t j = 0;                                                                             \
-        for (; j + NTILE * W_##S <= m; j += NTILE * W_##S) {                                       \
-            const char *xj = x + j * (int64_t)sizeof(T);                                           \
-            if (OP##_tile_##S(NTILE, xj, rows, stride, acc + j))                                   \
-                ref->OP##_cols_##S(xj, rows, stride, NTILE *W_##S, acc + j);                       \
-        }                                                                                          \
-        for (; j + W_##S <= m; j += W_##S) {                                                       \
-            const char *xj = x + j * (int64_t)sizeof(T);                                           \
-            if (OP##_tile_##S(1, xj, rows, stride, acc + j))                                       \
-                ref->OP##_cols_##S(xj, rows, stride, W_##S, acc + j);                              \
-        }                                                                                          \
+        FOR_TILES(j, m, W_##S, NTILE, OP##_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,     \
+                  acc + j);                                                                        \
         if (j < m)                                                                                 \
-            ref->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride, m - j, acc + j);          \
+            kb_reduce_kernels_scalar()->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,    \
+                                                      m - j, acc + j);                             \
     }
 
 DEFINE_EXTREME(f32, float, min, <, INFINITY)
@@ -539,8 +570,8 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
         int64_t n = rows * m, i = 0;                                                               \
         T lb[NARROW_MAX * W_##S];                                                                  \
         idx_##S lr[NARROW_MAX * W_##S];                                                            \
-        for (int q = 0; q < A * W_##S; q++)                                                        \
-            lb[q] = best[q % m];                                                                   \
+        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m))                         \
+            lb[q] = best[c];                                                                       \
         vec_##S b[NARROW_MAX], nan = kzero_##S();                                                  \
         __m256i r[NARROW_MAX];                                                                     \
         UNROLL for (int k = 0; k < A; k++) {                                                       \
@@ -580,16 +611,16 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             istore_##S(lr + k * W_##S, r[k]);                                                      \
         }                                                                                          \
         /* Per column, the best lane and its element offset; lane q of a group is element q. */    \
-        T cb[NTILE * W_##S];                                                                       \
-        int64_t ce[NTILE * W_##S];                                                                 \
+        T cb[NACC * W_##S];                                                                        \
+        int64_t ce[NACC * W_##S];                                                                  \
         for (int64_t c = 0; c < m; c++) {                                                          \
             cb[c] = best[c];                                                                       \
             ce[c] = -1;                                                                            \
         }                                                                                          \
-        for (int q = 0; q < A * W_##S; q++) {                                                      \
+        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m)) {                       \
             if (lr[q] < 0)                                                                         \
                 continue;                                                                          \
-            int64_t e = (int64_t)lr[q] + q, c = q % m;                                             \
+            int64_t e = lr[q] + q;                                                                 \
             if (ce[c] < 0 || lb[q] CMP cb[c] || (lb[q] == cb[c] && e < ce[c])) {                   \
                 cb[c] = lb[q];                                                                     \
                 ce[c] = e;                                                                         \
@@ -601,18 +632,18 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
                 index[c] = first + ce[c] / m;                                                      \
             }                                                                                      \
         /* The last elements come after every lane's, so a strict improvement decides. */          \
-        for (int64_t e = e0; e < n; e++)                                                           \
-            if (p[e] CMP best[e % m]) {                                                            \
-                best[e % m] = p[e];                                                                \
-                index[e % m] = first + e / m;                                                      \
+        for (int64_t e = e0, c = e % m; e < n; e++, c = next_col(c, m))                            \
+            if (p[e] CMP best[c]) {                                                                \
+                best[c] = p[e];                                                                    \
+                index[c] = first + e / m;                                                          \
             }                                                                                      \
     }                                                                                              \
                                                                                                    \
-    /* Returns nonzero, leaving best and index alone, when the tile holds a NaN. */                \
-    INLINE int NAME##_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, int64_t first, \
-                               T *best, int64_t *index) {                                          \
-        vec_##S b[NTILE], nan = kzero_##S();                                                       \
-        __m256i r[NTILE];                                                                          \
+    /* A tile that holds a NaN is left to the scalar reference. */                                 \
+    INLINE void NAME##_tile_##S(int nv, const char *x, int64_t rows, int64_t stride,               \
+                                int64_t first, T *best, int64_t *index) {                          \
+        vec_##S b[NTILE_ARG], nan = kzero_##S();                                                   \
+        __m256i r[NTILE_ARG];                                                                      \
         UNROLL for (int k = 0; k < nv; k++) {                                                      \
             b[k] = vload_##S(best + k * W_##S);                                                    \
             r[k] = iset1_##S(-1);                                                                  \
@@ -620,7 +651,7 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
         for (int64_t i = 0; i < rows; i++) {                                                       \
             const T *row = ROW(T, x, i, stride);                                                   \
             __m256i at = iset1_##S(i);                                                             \
-            vec_##S v[NTILE];                                                                      \
+            vec_##S v[NTILE_ARG];                                                                  \
             UNROLL for (int k = 0; k < nv; k++) v[k] = vload_##S(row + k * W_##S);                 \
             UNROLL for (int k = 0; k < nv; k += 2) nan =                                           \
                 kor_##S(nan, unord_##S(v[k], v[k + 1 < nv ? k + 1 : k]));                          \
@@ -630,9 +661,12 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
                 r[k] = isel_##S(r[k], u, at);                                                      \
             }                                                                                      \
         }                                                                                          \
-        if (kany_##S(nan))                                                                         \
-            return 1;                                                                              \
-        idx_##S lr[NTILE * W_##S];                                                                 \
+        if (kany_##S(nan)) {                                                                       \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, stride, nv *W_##S, first, best,   \
+                                                        index);                                    \
+            return;                                                                                \
+        }                                                                                          \
+        idx_##S lr[NTILE_ARG * W_##S];                                                             \
         UNROLL for (int k = 0; k < nv; k++) {                                                      \
             vstore_##S(best + k * W_##S, b[k]);                                                    \
             istore_##S(lr + k * W_##S, r[k]);                                                      \
@@ -640,31 +674,21 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
         for (int l = 0; l < nv * W_##S; l++)                                                       \
             if (lr[l] >= 0)                                                                        \
                 index[l] = first + lr[l];                                                          \
-        return 0;                                                                                  \
     }                                                                                              \
                                                                                                    \
     static void NAME##_pass_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
                                 int64_t first, T *best, int64_t *index) {                          \
-        const kb_reduce_kernels *ref = kb_reduce_kernels_scalar();                                 \
         int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
         if (A) {                                                                                   \
             NARROW_DISPATCH(A, NAME##_narrow_##S, x, rows, m, first, best, index);                 \
             return;                                                                                \
         }                                                                                          \
         int64_t j = 0;                                                                             \
-        for (; j + NTILE * W_##S <= m; j += NTILE * W_##S) {                                       \
-            const char *xj = x + j * (int64_t)sizeof(T);                                           \
-            if (NAME##_tile_##S(NTILE, xj, rows, stride, first, best + j, index + j))              \
-                ref->NAME##_cols_##S(xj, rows, stride, NTILE *W_##S, first, best + j, index + j);  \
-        }                                                                                          \
-        for (; j + W_##S <= m; j += W_##S) {                                                       \
-            const char *xj = x + j * (int64_t)sizeof(T);                                           \
-            if (NAME##_tile_##S(1, xj, rows, stride, first, best + j, index + j))                  \
-                ref->NAME##_cols_##S(xj, rows, stride, W_##S, first, best + j, index + j);         \
-        }                                                                                          \
+        FOR_TILES(j, m, W_##S, NTILE_ARG, NAME##_tile_##S, x + j * (int64_t)sizeof(T), rows,       \
+                  stride, first, best + j, index + j);                                             \
         if (j < m)                                                                                 \
-            ref->NAME##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride, m - j, first, best + j, \
-                                 index + j);                                                       \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,  \
+                                                        m - j, first, best + j, index + j);        \
     }                                                                                              \
                                                                                                    \
     /* f32 lanes hold 32-bit offsets: each pass keeps its element offsets below 2^30. */           \

@@ -27,7 +27,8 @@
 
 enum {
     NACC = 4,       /* independent accumulators of a run */
-    NTILE = 4,      /* column vectors a cols tile keeps in registers */
+    NTILE = 8,      /* column vectors a cols tile keeps in registers */
+    NTILE_ARG = 4,  /* the same for arg kernels, which keep an index vector beside each */
     NARROW_MAX = 8, /* most accumulators a narrow block may need */
     DW = 8,         /* double lanes */
     W_f32 = 16,
@@ -165,23 +166,45 @@ static inline double dsum(const __m512d *a, int n) {
  * smallest multiple of the pattern's period (m / gcd(m, w) vectors) that is at least NACC;
  * patterns that need more than NARROW_MAX accumulators, and columns wide enough to fill
  * vectors anyway, use the column tiles instead. ---- */
-static int64_t gcd(int64_t a, int64_t b) {
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
+/* Vectors until a narrow block's lane pattern repeats: m / gcd(m, w), for w a power of 2
+ * (shifts, not divisions: this runs once per block). */
+static inline int64_t lane_period(int64_t m, int w) {
+    int zm = __builtin_ctzll((unsigned long long)m), zw = __builtin_ctz((unsigned)w);
+    return m >> (zm < zw ? zm : zw);
+}
+
+/* The column after c: folds walk lanes and elements with a counter, since a division per
+ * lane would cost more than a narrow block's whole vector loop. */
+static inline int64_t next_col(int64_t c, int64_t m) {
+    return c + 1 == m ? 0 : c + 1;
 }
 
 /* The accumulator count for a narrow block, or 0 when column tiles serve better. */
 static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
-    if (stride != m * size || m >= NTILE * w)
+    if (stride != m * size || m >= NACC * w)
         return 0;
-    int64_t period = m / gcd(m, w);
-    int64_t a = period * ((NACC + period - 1) / period);
+    int64_t period = lane_period(m, w), a = period;
+    while (a < NACC)
+        a += period;
     return a <= NARROW_MAX ? (int)a : 0;
 }
+
+/* Accumulators a period apart hold the same columns in the same lanes, so F merges them,
+ * halving their number while that holds, before the lanes go through the scalar fold; live is
+ * left at the number still distinct. */
+#define NARROW_HALVE(a, h, period, live, F)                                                        \
+    if ((live) == 2 * (h) && (h) % (period) == 0) {                                                \
+        UNROLL for (int k_ = 0; k_ < (h); k_++)(a)[k_] = F((a)[k_ + (h)], (a)[k_]);                \
+        (live) = (h);                                                                              \
+    }
+#define NARROW_COMBINE(a, A, period, live, F)                                                      \
+    do {                                                                                           \
+        (live) = (A);                                                                              \
+        NARROW_HALVE(a, 4, period, live, F)                                                        \
+        NARROW_HALVE(a, 3, period, live, F)                                                        \
+        NARROW_HALVE(a, 2, period, live, F)                                                        \
+        NARROW_HALVE(a, 1, period, live, F)                                                        \
+    } while (0)
 
 /* Calls F with a constant accumulator count, so that its loops unroll into registers. */
 #define NARROW_DISPATCH(A, F, ...)                                                                 \
@@ -246,9 +269,11 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         UNROLL for (int k = 0; k < A; k++) a[k] =                                                  \
             _mm512_add_pd(a[k], dloadz_##S(lanes_f64(n - i - k * DW), x + i + k * DW));            \
         double lane[NARROW_MAX * DW];                                                              \
+        int live;                                                                                  \
+        NARROW_COMBINE(a, A, lane_period(m, DW), live, _mm512_add_pd);                             \
         UNROLL for (int k = 0; k < A; k++) _mm512_storeu_pd(lane + k * DW, a[k]);                  \
-        for (int q = 0; q < A * DW; q++)                                                           \
-            acc[q % m] += lane[q];                                                                 \
+        for (int64_t q = 0, c = 0; q < live * DW; q++, c = next_col(c, m))                         \
+            acc[c] += lane[q];                                                                     \
     }                                                                                              \
                                                                                                    \
     static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
@@ -280,27 +305,29 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         const T *x = (const T *)(const void *)bytes;                                               \
         int64_t n = rows * m;                                                                      \
         double lane[NARROW_MAX * DW];                                                              \
-        for (int q = 0; q < A * DW; q++)                                                           \
-            lane[q] = center[q % m];                                                               \
-        __m512d a[NARROW_MAX], c[NARROW_MAX];                                                      \
+        for (int64_t q = 0, c = 0; q < A * DW; q++, c = next_col(c, m))                            \
+            lane[q] = center[c];                                                                   \
+        __m512d a[NARROW_MAX], cen[NARROW_MAX];                                                    \
         UNROLL for (int k = 0; k < A; k++) {                                                       \
             a[k] = _mm512_setzero_pd();                                                            \
-            c[k] = _mm512_loadu_pd(lane + k * DW);                                                 \
+            cen[k] = _mm512_loadu_pd(lane + k * DW);                                               \
         }                                                                                          \
         int64_t i = 0;                                                                             \
         for (; i + A * DW <= n; i += A * DW)                                                       \
             UNROLL for (int k = 0; k < A; k++) {                                                   \
-                __m512d d = _mm512_sub_pd(dload_##S(x + i + k * DW), c[k]);                        \
+                __m512d d = _mm512_sub_pd(dload_##S(x + i + k * DW), cen[k]);                      \
                 a[k] = _mm512_fmadd_pd(d, d, a[k]);                                                \
             }                                                                                      \
         UNROLL for (int k = 0; k < A; k++) {                                                       \
             __mmask8 t = lanes_f64(n - i - k * DW);                                                \
-            __m512d d = _mm512_sub_pd(dloadz_##S(t, x + i + k * DW), c[k]);                        \
+            __m512d d = _mm512_sub_pd(dloadz_##S(t, x + i + k * DW), cen[k]);                      \
             a[k] = _mm512_mask3_fmadd_pd(d, d, a[k], t);                                           \
         }                                                                                          \
+        int live;                                                                                  \
+        NARROW_COMBINE(a, A, lane_period(m, DW), live, _mm512_add_pd);                             \
         UNROLL for (int k = 0; k < A; k++) _mm512_storeu_pd(lane + k * DW, a[k]);                  \
-        for (int q = 0; q < A * DW; q++)                                                           \
-            acc[q % m] += lane[q];                                                                 \
+        for (int64_t q = 0, c = 0; q < live * DW; q++, c = next_col(c, m))                         \
+            acc[c] += lane[q];                                                                     \
     }                                                                                              \
                                                                                                    \
     static void sqdev_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,             \
@@ -363,8 +390,8 @@ DEFINE_SUMS(f64, double)
         const T *p = (const T *)(const void *)x;                                                   \
         int64_t n = rows * m, i = 0;                                                               \
         T lane[NARROW_MAX * W_##S];                                                                \
-        for (int q = 0; q < A * W_##S; q++)                                                        \
-            lane[q] = acc[q % m];                                                                  \
+        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m))                         \
+            lane[q] = acc[c];                                                                      \
         vec_##S a[NARROW_MAX];                                                                     \
         msk_##S nan = 0;                                                                           \
         UNROLL for (int k = 0; k < A; k++) a[k] = vload_##S(lane + k * W_##S);                     \
@@ -385,9 +412,11 @@ DEFINE_SUMS(f64, double)
             kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, m *(int64_t)sizeof(T), m, acc);     \
             return;                                                                                \
         }                                                                                          \
+        int live;                                                                                  \
+        NARROW_COMBINE(a, A, lane_period(m, W_##S), live, vec##OP##_##S);                          \
         UNROLL for (int k = 0; k < A; k++) vstore_##S(lane + k * W_##S, a[k]);                     \
-        for (int q = 0; q < A * W_##S; q++) {                                                      \
-            T l = lane[q], *o = acc + q % m;                                                       \
+        for (int64_t q = 0, c = 0; q < live * W_##S; q++, c = next_col(c, m)) {                    \
+            T l = lane[q], *o = acc + c;                                                           \
             if (l CMP(*o))                                                                         \
                 *o = l;                                                                            \
         }                                                                                          \
@@ -484,8 +513,8 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
         int64_t n = rows * m, i = 0;                                                               \
         T lb[NARROW_MAX * W_##S];                                                                  \
         idx_##S lr[NARROW_MAX * W_##S];                                                            \
-        for (int q = 0; q < A * W_##S; q++)                                                        \
-            lb[q] = best[q % m];                                                                   \
+        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m))                         \
+            lb[q] = best[c];                                                                       \
         vec_##S b[NARROW_MAX];                                                                     \
         __m512i r[NARROW_MAX];                                                                     \
         msk_##S nan = 0;                                                                           \
@@ -523,16 +552,16 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             istore_##S(lr + k * W_##S, r[k]);                                                      \
         }                                                                                          \
         /* Per column, the best lane and its element offset; lane q of a group is element q. */    \
-        T cb[NTILE * W_##S];                                                                       \
-        int64_t ce[NTILE * W_##S];                                                                 \
+        T cb[NACC * W_##S];                                                                        \
+        int64_t ce[NACC * W_##S];                                                                  \
         for (int64_t c = 0; c < m; c++) {                                                          \
             cb[c] = best[c];                                                                       \
             ce[c] = -1;                                                                            \
         }                                                                                          \
-        for (int q = 0; q < A * W_##S; q++) {                                                      \
+        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m)) {                       \
             if (lr[q] < 0)                                                                         \
                 continue;                                                                          \
-            int64_t e = (int64_t)lr[q] + q, c = q % m;                                             \
+            int64_t e = lr[q] + q;                                                                 \
             if (ce[c] < 0 || lb[q] CMP cb[c] || (lb[q] == cb[c] && e < ce[c])) {                   \
                 cb[c] = lb[q];                                                                     \
                 ce[c] = e;                                                                         \
@@ -552,11 +581,11 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             NARROW_DISPATCH(A, NAME##_narrow_##S, x, rows, m, first, best, index);                 \
             return;                                                                                \
         }                                                                                          \
-        for (int64_t j = 0; j < m; j += NTILE * W_##S) {                                           \
-            msk_##S t[NTILE], nan = 0;                                                             \
-            vec_##S b[NTILE];                                                                      \
-            __m512i r[NTILE];                                                                      \
-            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
+        for (int64_t j = 0; j < m; j += NTILE_ARG * W_##S) {                                       \
+            msk_##S t[NTILE_ARG], nan = 0;                                                         \
+            vec_##S b[NTILE_ARG];                                                                  \
+            __m512i r[NTILE_ARG];                                                                  \
+            UNROLL for (int k = 0; k < NTILE_ARG; k++) {                                           \
                 t[k] = lanes_##S(m - j - k * W_##S);                                               \
                 b[k] = vloadz_##S(t[k], best + j + k * W_##S);                                     \
                 r[k] = iset1_##S(-1);                                                              \
@@ -564,23 +593,24 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             for (int64_t i = 0; i < rows; i++) {                                                   \
                 const T *row = ROW(T, x, i, stride) + j;                                           \
                 __m512i at = iset1_##S(i);                                                         \
-                vec_##S v[NTILE];                                                                  \
-                UNROLL for (int k = 0; k < NTILE; k++) v[k] = vloadz_##S(t[k], row + k * W_##S);   \
-                UNROLL for (int k = 0; k < NTILE; k += 2) nan |= unord_##S(v[k], v[k + 1]);        \
-                UNROLL for (int k = 0; k < NTILE; k++) {                                           \
+                vec_##S v[NTILE_ARG];                                                              \
+                UNROLL for (int k = 0; k < NTILE_ARG; k++) v[k] =                                  \
+                    vloadz_##S(t[k], row + k * W_##S);                                             \
+                UNROLL for (int k = 0; k < NTILE_ARG; k += 2) nan |= unord_##S(v[k], v[k + 1]);    \
+                UNROLL for (int k = 0; k < NTILE_ARG; k++) {                                       \
                     msk_##S u = BETTER##_##S(v[k], b[k]);                                          \
                     b[k] = vsel_##S(b[k], u, v[k]);                                                \
                     r[k] = isel_##S(r[k], u, at);                                                  \
                 }                                                                                  \
             }                                                                                      \
-            int64_t w = m - j < NTILE * W_##S ? m - j : NTILE * W_##S;                             \
+            int64_t w = m - j < NTILE_ARG * W_##S ? m - j : NTILE_ARG * W_##S;                     \
             if (nan) {                                                                             \
                 kb_reduce_kernels_scalar()->NAME##_cols_##S(                                       \
                     x + j * (int64_t)sizeof(T), rows, stride, w, first, best + j, index + j);      \
                 continue;                                                                          \
             }                                                                                      \
-            idx_##S lr[NTILE * W_##S];                                                             \
-            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
+            idx_##S lr[NTILE_ARG * W_##S];                                                         \
+            UNROLL for (int k = 0; k < NTILE_ARG; k++) {                                           \
                 vstorem_##S(best + j + k * W_##S, t[k], b[k]);                                     \
                 istore_##S(lr + k * W_##S, r[k]);                                                  \
             }                                                                                      \

@@ -7,7 +7,7 @@
  *          columns, and blocks of rows are reduced into a tile of columns by the cols
  *          kernels, so memory is read once, front to back.
  *
- * Blocks group into chunks of KB_REDUCE_CHUNK_BLOCKS; a chunk is the unit of work a thread
+ * Blocks group into chunks of about KB_REDUCE_CHUNK_ELEMENTS; a chunk is the unit of work a thread
  * takes. Block partials combine pairwise within a chunk and chunk partials pairwise across
  * chunks, and the chunking depends only on the shape, so any thread count gives the same
  * bits. */
@@ -20,7 +20,10 @@
 #include "kernels/reduce_finish.h"
 #include "kernels/reduce_float.h"
 
-#define KB_REDUCE_CHUNK_BLOCKS 16
+/* A chunk is about this many elements in both modes: small enough that two threads share
+ * arrays from 128 Ki elements up, large enough that a chunk's work dwarfs its bookkeeping. */
+#define KB_REDUCE_CHUNK_ELEMENTS 65536
+#define KB_REDUCE_CHUNK_BLOCKS (KB_REDUCE_CHUNK_ELEMENTS / KB_REDUCE_BLOCK)
 /* Column tile of the cols mode: its accumulators stay in L1, a block of rows in L2. */
 #define KB_REDUCE_TILE 512
 #define KB_REDUCE_BLOCK_ELEMENTS 32768
@@ -42,8 +45,8 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
                             int64_t n, int64_t first) {
     kb_partial r = {0};
     bool f32 = p->in_dtype == KB_F32;
-    const float *xf = (const float *)x;
-    const double *xd = (const double *)x;
+    const float *xf = (const void *)x;
+    const double *xd = (const void *)x;
     switch (p->op) {
         case KB_REDUCE_SUM:
         case KB_REDUCE_MEAN:
@@ -146,9 +149,10 @@ static kb_status reduce_inner(const kb_reduce_plan *p, const kb_reduce_kernels *
 typedef struct cols_shape {
     int col;
     int64_t columns, tile, tiles;
-    int64_t groups;     /* product of the other kept dimensions */
-    int64_t rows;       /* = plan count */
-    int64_t block_rows; /* rows per block */
+    int64_t groups;       /* product of the other kept dimensions */
+    int64_t rows;         /* = plan count */
+    int64_t block_rows;   /* rows per block */
+    int64_t chunk_blocks; /* blocks per chunk */
     int64_t blocks, chunks;
 } cols_shape;
 
@@ -300,7 +304,10 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     if (s.block_rows > KB_REDUCE_BLOCK)
         s.block_rows = KB_REDUCE_BLOCK;
     s.blocks = (s.rows + s.block_rows - 1) / s.block_rows;
-    s.chunks = (s.blocks + KB_REDUCE_CHUNK_BLOCKS - 1) / KB_REDUCE_CHUNK_BLOCKS;
+    s.chunk_blocks = KB_REDUCE_CHUNK_ELEMENTS / (s.block_rows * s.tile);
+    if (s.chunk_blocks < 1)
+        s.chunk_blocks = 1;
+    s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;
     int64_t tasks = s.groups * s.tiles * s.chunks;
     int64_t col_stride = p->kin[col];
 
@@ -313,7 +320,7 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
 #pragma omp parallel num_threads(threads) if (parallel) reduction(| : failed)
     {
         cols_scratch sc;
-        int depth = kb_pairwise_depth(KB_REDUCE_CHUNK_BLOCKS);
+        int depth = kb_pairwise_depth(s.chunk_blocks);
         if (!cols_scratch_alloc(&sc, s.tile, depth))
             failed = 1;
 #pragma omp for schedule(static)
@@ -328,8 +335,8 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
             const char *base = p->in + in_off + j0 * col_stride;
             kb_pairwise pw;
             kb_pairwise_init(&pw, p->op, (int)w, sc.stack);
-            int64_t b1 = (chunk + 1) * KB_REDUCE_CHUNK_BLOCKS;
-            for (int64_t b = chunk * KB_REDUCE_CHUNK_BLOCKS; b < b1 && b < s.blocks; b++) {
+            int64_t b1 = (chunk + 1) * s.chunk_blocks;
+            for (int64_t b = chunk * s.chunk_blocks; b < b1 && b < s.blocks; b++) {
                 int64_t r0 = b * s.block_rows;
                 int64_t r1 = r0 + s.block_rows < s.rows ? r0 + s.block_rows : s.rows;
                 cols_block(p, k, base, w, r0, r1, &sc);
@@ -345,30 +352,41 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
         return kb_fail(KB_ENOMEM, "out of memory for reduction scratch space");
     }
 
-    kb_status status = KB_OK;
-    kb_partial *storage =
-        malloc((size_t)kb_pairwise_depth(s.chunks) * (size_t)s.tile * sizeof *storage);
-    if (!storage)
-        status = kb_fail(KB_ENOMEM, "out of memory");
-    for (int64_t gt = 0; gt < s.groups * s.tiles && status == KB_OK; gt++) {
-        int64_t tile = gt % s.tiles, g = gt / s.tiles;
-        int64_t j0 = tile * s.tile;
-        int64_t w = s.columns - j0 < s.tile ? s.columns - j0 : s.tile;
-        kb_pairwise pw;
-        kb_pairwise_init(&pw, p->op, (int)w, storage);
-        for (int64_t c = 0; c < s.chunks; c++) {
+    /* Chunk partials merge per (group, tile), in parallel: the tiles are independent. */
+    int stored = 1;
+#pragma omp parallel num_threads(threads) if (parallel) reduction(& : stored) reduction(| : failed)
+    {
+        kb_partial *storage =
+            malloc((size_t)kb_pairwise_depth(s.chunks) * (size_t)s.tile * sizeof *storage);
+        if (!storage)
+            failed = 1;
+#pragma omp for schedule(static)
+        for (int64_t gt = 0; gt < s.groups * s.tiles; gt++) {
+            if (!storage)
+                continue;
+            int64_t tile = gt % s.tiles, g = gt / s.tiles;
+            int64_t j0 = tile * s.tile;
+            int64_t w = s.columns - j0 < s.tile ? s.columns - j0 : s.tile;
+            kb_pairwise pw;
+            kb_pairwise_init(&pw, p->op, (int)w, storage);
             /* Rows of the partial buffer are s.tile wide; the pairwise rows are w wide. */
-            kb_pairwise_push(&pw, partials + (gt * s.chunks + c) * s.tile);
+            for (int64_t c = 0; c < s.chunks; c++)
+                kb_pairwise_push(&pw, partials + (gt * s.chunks + c) * s.tile);
+            const kb_partial *result = kb_pairwise_finish(&pw);
+            int64_t in_off, out_off;
+            group_offsets(p, col, g, &in_off, &out_off);
+            for (int64_t j = 0; j < w; j++)
+                if (kb_reduce_store(p, &result[j], p->out + out_off + (j0 + j) * p->kout[col]) !=
+                    KB_OK)
+                    stored = 0;
         }
-        const kb_partial *result = kb_pairwise_finish(&pw);
-        int64_t in_off, out_off;
-        group_offsets(p, col, g, &in_off, &out_off);
-        for (int64_t j = 0; j < w && status == KB_OK; j++)
-            status = kb_reduce_store(p, &result[j], p->out + out_off + (j0 + j) * p->kout[col]);
+        free(storage);
     }
-    free(storage);
     free(partials);
-    return status;
+    /* Messages are per thread: restate a worker's failure on the calling thread. */
+    if (failed)
+        return kb_fail(KB_ENOMEM, "out of memory for reduction scratch space");
+    return stored ? KB_OK : kb_fail(KB_EINVAL, "cannot store a reduction result");
 }
 
 /* Narrow rows (a short contiguous run per output, such as shape (N, 4) along axis 1):

@@ -28,7 +28,8 @@
 
 enum {
     NACC = 4,       /* independent accumulators of a run */
-    NTILE = 4,      /* column vectors a cols tile keeps in registers */
+    NTILE = 8,      /* column vectors a cols tile keeps in registers */
+    NTILE_ARG = 4,  /* the same for arg kernels, which keep an index vector beside each */
     NARROW_MAX = 8, /* most accumulators a narrow block may need */
     DW = 2,         /* double lanes */
     W_f32 = 4,
@@ -143,23 +144,45 @@ static inline double dsum(const float64x2_t *a, int n) {
  * the pattern's period (m / gcd(m, w) vectors) that is at least NACC; patterns that need
  * more than NARROW_MAX accumulators, and columns wide enough to fill vectors anyway, use the
  * column tiles instead. ---- */
-static int64_t gcd(int64_t a, int64_t b) {
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
+/* Vectors until a narrow block's lane pattern repeats: m / gcd(m, w), for w a power of 2
+ * (shifts, not divisions: this runs once per block). */
+static inline int64_t lane_period(int64_t m, int w) {
+    int zm = __builtin_ctzll((unsigned long long)m), zw = __builtin_ctz((unsigned)w);
+    return m >> (zm < zw ? zm : zw);
+}
+
+/* The column after c: folds walk lanes and elements with a counter, since a division per
+ * lane would cost more than a narrow block's whole vector loop. */
+static inline int64_t next_col(int64_t c, int64_t m) {
+    return c + 1 == m ? 0 : c + 1;
 }
 
 /* The accumulator count for a narrow block, or 0 when column tiles serve better. */
 static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
-    if (stride != m * size || m >= NTILE * w)
+    if (stride != m * size || m >= NACC * w)
         return 0;
-    int64_t period = m / gcd(m, w);
-    int64_t a = period * ((NACC + period - 1) / period);
+    int64_t period = lane_period(m, w), a = period;
+    while (a < NACC)
+        a += period;
     return a <= NARROW_MAX ? (int)a : 0;
 }
+
+/* Accumulators a period apart hold the same columns in the same lanes, so F merges them,
+ * halving their number while that holds, before the lanes go through the scalar fold; live is
+ * left at the number still distinct. */
+#define NARROW_HALVE(a, h, period, live, F)                                                        \
+    if ((live) == 2 * (h) && (h) % (period) == 0) {                                                \
+        UNROLL for (int k_ = 0; k_ < (h); k_++)(a)[k_] = F((a)[k_ + (h)], (a)[k_]);                \
+        (live) = (h);                                                                              \
+    }
+#define NARROW_COMBINE(a, A, period, live, F)                                                      \
+    do {                                                                                           \
+        (live) = (A);                                                                              \
+        NARROW_HALVE(a, 4, period, live, F)                                                        \
+        NARROW_HALVE(a, 3, period, live, F)                                                        \
+        NARROW_HALVE(a, 2, period, live, F)                                                        \
+        NARROW_HALVE(a, 1, period, live, F)                                                        \
+    } while (0)
 
 /* Calls F with a constant accumulator count, so that its loops unroll into registers. */
 #define NARROW_DISPATCH(A, F, ...)                                                                 \
@@ -180,6 +203,19 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             F(8, __VA_ARGS__);                                                                     \
             break;                                                                                 \
     }
+
+/* Column tiles: of ntile vectors, then one of 4 when that many are left, then single vectors;
+ * each is a call F(nv, ...) whose other arguments may use j, the tile's first column. Leaves j
+ * at the first column short of a whole vector. */
+#define FOR_TILES(j, m, w, ntile, F, ...)                                                          \
+    for (; j + (ntile) * (w) <= (m); j += (ntile) * (w))                                           \
+        F(ntile, __VA_ARGS__);                                                                     \
+    if ((ntile) > 4 && j + 4 * (w) <= (m)) {                                                       \
+        F(4, __VA_ARGS__);                                                                         \
+        j += 4 * (w);                                                                              \
+    }                                                                                              \
+    for (; j + (w) <= (m); j += (w))                                                               \
+        F(1, __VA_ARGS__);
 
 /* ---- Sums and squared deviations, on double lanes. ---- */
 #define DEFINE_SUMS(S, T)                                                                          \
@@ -230,11 +266,13 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         UNROLL for (int k = 0; k < A; k++) if (i + (k + 1) * DW <= n) a[k] =                       \
             vaddq_f64(a[k], dload_##S(x + i + k * DW));                                            \
         double lane[NARROW_MAX * DW];                                                              \
+        int live;                                                                                  \
+        NARROW_COMBINE(a, A, lane_period(m, DW), live, vaddq_f64);                                 \
         UNROLL for (int k = 0; k < A; k++) vst1q_f64(lane + k * DW, a[k]);                         \
-        for (int q = 0; q < A * DW; q++)                                                           \
-            acc[q % m] += lane[q];                                                                 \
-        for (int64_t e = i + (n - i) / DW * DW; e < n; e++)                                        \
-            acc[e % m] += x[e];                                                                    \
+        for (int64_t q = 0, c = 0; q < live * DW; q++, c = next_col(c, m))                         \
+            acc[c] += lane[q];                                                                     \
+        for (int64_t e = i + (n - i) / DW * DW, c = e % m; e < n; e++, c = next_col(c, m))         \
+            acc[c] += x[e];                                                                        \
     }                                                                                              \
                                                                                                    \
     INLINE void sum_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, double *acc) {   \
@@ -255,10 +293,8 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             return;                                                                                \
         }                                                                                          \
         int64_t j = 0;                                                                             \
-        for (; j + NTILE * DW <= m; j += NTILE * DW)                                               \
-            sum_tile_##S(NTILE, x + j * (int64_t)sizeof(T), rows, stride, acc + j);                \
-        for (; j + DW <= m; j += DW)                                                               \
-            sum_tile_##S(1, x + j * (int64_t)sizeof(T), rows, stride, acc + j);                    \
+        FOR_TILES(j, m, DW, NTILE, sum_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,         \
+                  acc + j);                                                                        \
         if (j < m)                                                                                 \
             kb_reduce_kernels_scalar()->sum_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,     \
                                                      m - j, acc + j);                              \
@@ -269,43 +305,45 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         const T *x = (const T *)(const void *)bytes;                                               \
         int64_t n = rows * m;                                                                      \
         double lane[NARROW_MAX * DW];                                                              \
-        for (int q = 0; q < A * DW; q++)                                                           \
-            lane[q] = center[q % m];                                                               \
-        float64x2_t a[NARROW_MAX], c[NARROW_MAX];                                                  \
+        for (int64_t q = 0, c = 0; q < A * DW; q++, c = next_col(c, m))                            \
+            lane[q] = center[c];                                                                   \
+        float64x2_t a[NARROW_MAX], cen[NARROW_MAX];                                                \
         UNROLL for (int k = 0; k < A; k++) {                                                       \
             a[k] = vdupq_n_f64(0);                                                                 \
-            c[k] = vld1q_f64(lane + k * DW);                                                       \
+            cen[k] = vld1q_f64(lane + k * DW);                                                     \
         }                                                                                          \
         int64_t i = 0;                                                                             \
         for (; i + A * DW <= n; i += A * DW)                                                       \
             UNROLL for (int k = 0; k < A; k++) {                                                   \
-                float64x2_t d = vsubq_f64(dload_##S(x + i + k * DW), c[k]);                        \
+                float64x2_t d = vsubq_f64(dload_##S(x + i + k * DW), cen[k]);                      \
                 a[k] = vfmaq_f64(a[k], d, d);                                                      \
             }                                                                                      \
         UNROLL for (int k = 0; k < A; k++) if (i + (k + 1) * DW <= n) {                            \
-            float64x2_t d = vsubq_f64(dload_##S(x + i + k * DW), c[k]);                            \
+            float64x2_t d = vsubq_f64(dload_##S(x + i + k * DW), cen[k]);                          \
             a[k] = vfmaq_f64(a[k], d, d);                                                          \
         }                                                                                          \
+        int live;                                                                                  \
+        NARROW_COMBINE(a, A, lane_period(m, DW), live, vaddq_f64);                                 \
         UNROLL for (int k = 0; k < A; k++) vst1q_f64(lane + k * DW, a[k]);                         \
-        for (int q = 0; q < A * DW; q++)                                                           \
-            acc[q % m] += lane[q];                                                                 \
-        for (int64_t e = i + (n - i) / DW * DW; e < n; e++) {                                      \
-            double d = x[e] - center[e % m];                                                       \
-            acc[e % m] += d * d;                                                                   \
+        for (int64_t q = 0, c = 0; q < live * DW; q++, c = next_col(c, m))                         \
+            acc[c] += lane[q];                                                                     \
+        for (int64_t e = i + (n - i) / DW * DW, c = e % m; e < n; e++, c = next_col(c, m)) {       \
+            double d = x[e] - center[c];                                                           \
+            acc[c] += d * d;                                                                       \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
     INLINE void sqdev_tile_##S(int nv, const char *x, int64_t rows, int64_t stride,                \
                                const double *center, double *acc) {                                \
-        float64x2_t a[NTILE], c[NTILE];                                                            \
+        float64x2_t a[NTILE], cen[NTILE];                                                          \
         UNROLL for (int k = 0; k < nv; k++) {                                                      \
             a[k] = vld1q_f64(acc + k * DW);                                                        \
-            c[k] = vld1q_f64(center + k * DW);                                                     \
+            cen[k] = vld1q_f64(center + k * DW);                                                   \
         }                                                                                          \
         for (int64_t i = 0; i < rows; i++) {                                                       \
             const T *r = ROW(T, x, i, stride);                                                     \
             UNROLL for (int k = 0; k < nv; k++) {                                                  \
-                float64x2_t d = vsubq_f64(dload_##S(r + k * DW), c[k]);                            \
+                float64x2_t d = vsubq_f64(dload_##S(r + k * DW), cen[k]);                          \
                 a[k] = vfmaq_f64(a[k], d, d);                                                      \
             }                                                                                      \
         }                                                                                          \
@@ -320,10 +358,8 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             return;                                                                                \
         }                                                                                          \
         int64_t j = 0;                                                                             \
-        for (; j + NTILE * DW <= m; j += NTILE * DW)                                               \
-            sqdev_tile_##S(NTILE, x + j * (int64_t)sizeof(T), rows, stride, center + j, acc + j);  \
-        for (; j + DW <= m; j += DW)                                                               \
-            sqdev_tile_##S(1, x + j * (int64_t)sizeof(T), rows, stride, center + j, acc + j);      \
+        FOR_TILES(j, m, DW, NTILE, sqdev_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,       \
+                  center + j, acc + j);                                                            \
         if (j < m)                                                                                 \
             kb_reduce_kernels_scalar()->sqdev_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,   \
                                                        m - j, center + j, acc + j);                \
@@ -369,8 +405,8 @@ DEFINE_SUMS(f64, double)
         const T *p = (const T *)(const void *)x;                                                   \
         int64_t n = rows * m, i = 0;                                                               \
         T lane[NARROW_MAX * W_##S];                                                                \
-        for (int q = 0; q < A * W_##S; q++)                                                        \
-            lane[q] = acc[q % m];                                                                  \
+        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m))                         \
+            lane[q] = acc[c];                                                                      \
         vec_##S a[NARROW_MAX];                                                                     \
         UNROLL for (int k = 0; k < A; k++) a[k] = vload_##S(lane + k * W_##S);                     \
         for (; i + A * W_##S <= n; i += A * W_##S)                                                 \
@@ -378,11 +414,13 @@ DEFINE_SUMS(f64, double)
                 vec##OP##_##S(a[k], vload_##S(p + i + k * W_##S));                                 \
         UNROLL for (int k = 0; k < A; k++) if (i + (k + 1) * W_##S <= n) a[k] =                    \
             vec##OP##_##S(a[k], vload_##S(p + i + k * W_##S));                                     \
+        int live;                                                                                  \
+        NARROW_COMBINE(a, A, lane_period(m, W_##S), live, vec##OP##_##S);                          \
         UNROLL for (int k = 0; k < A; k++) vstore_##S(lane + k * W_##S, a[k]);                     \
-        for (int q = 0; q < A * W_##S; q++)                                                        \
-            OP##_merge_##S(acc + q % m, lane[q]);                                                  \
-        for (int64_t e = i + (n - i) / W_##S * W_##S; e < n; e++)                                  \
-            OP##_merge_##S(acc + e % m, p[e]);                                                     \
+        for (int64_t q = 0, c = 0; q < live * W_##S; q++, c = next_col(c, m))                      \
+            OP##_merge_##S(acc + c, lane[q]);                                                      \
+        for (int64_t e = i + (n - i) / W_##S * W_##S, c = e % m; e < n; e++, c = next_col(c, m))   \
+            OP##_merge_##S(acc + c, p[e]);                                                         \
     }                                                                                              \
                                                                                                    \
     INLINE void OP##_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, T *acc) {       \
@@ -403,10 +441,8 @@ DEFINE_SUMS(f64, double)
             return;                                                                                \
         }                                                                                          \
         int64_t j = 0;                                                                             \
-        for (; j + NTILE * W_##S <= m; j += NTILE * W_##S)                                         \
-            OP##_tile_##S(NTILE, x + j * (int64_t)sizeof(T), rows, stride, acc + j);               \
-        for (; j + W_##S <= m; j += W_##S)                                                         \
-            OP##_tile_##S(1, x + j * (int64_t)sizeof(T), rows, stride, acc + j);                   \
+        FOR_TILES(j, m, W_##S, NTILE, OP##_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,     \
+                  acc + j);                                                                        \
         if (j < m)                                                                                 \
             kb_reduce_kernels_scalar()->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,    \
                                                       m - j, acc + j);                             \
@@ -492,8 +528,8 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
         int64_t n = rows * m, i = 0;                                                               \
         T lb[NARROW_MAX * W_##S];                                                                  \
         idx_##S lr[NARROW_MAX * W_##S];                                                            \
-        for (int q = 0; q < A * W_##S; q++)                                                        \
-            lb[q] = best[q % m];                                                                   \
+        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m))                         \
+            lb[q] = best[c];                                                                       \
         vec_##S b[NARROW_MAX];                                                                     \
         ivec_##S r[NARROW_MAX];                                                                    \
         UNROLL for (int k = 0; k < A; k++) {                                                       \
@@ -528,16 +564,16 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             istore_##S(lr + k * W_##S, r[k]);                                                      \
         }                                                                                          \
         /* Per column, the best lane and its element offset; lane q of a group is element q. */    \
-        T cb[NTILE * W_##S];                                                                       \
-        int64_t ce[NTILE * W_##S];                                                                 \
+        T cb[NACC * W_##S];                                                                        \
+        int64_t ce[NACC * W_##S];                                                                  \
         for (int64_t c = 0; c < m; c++) {                                                          \
             cb[c] = best[c];                                                                       \
             ce[c] = -1;                                                                            \
         }                                                                                          \
-        for (int q = 0; q < A * W_##S; q++) {                                                      \
+        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m)) {                       \
             if (lr[q] < 0)                                                                         \
                 continue;                                                                          \
-            int64_t e = (int64_t)lr[q] + q, c = q % m;                                             \
+            int64_t e = lr[q] + q;                                                                 \
             if (ce[c] < 0 || lb[q] CMP cb[c] || (lb[q] == cb[c] && e < ce[c])) {                   \
                 cb[c] = lb[q];                                                                     \
                 ce[c] = e;                                                                         \
@@ -549,18 +585,18 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
                 index[c] = first + ce[c] / m;                                                      \
             }                                                                                      \
         /* The last elements come after every lane's, so a strict improvement decides. */          \
-        for (int64_t e = e0; e < n; e++)                                                           \
-            if (p[e] CMP best[e % m]) {                                                            \
-                best[e % m] = p[e];                                                                \
-                index[e % m] = first + e / m;                                                      \
+        for (int64_t e = e0, c = e % m; e < n; e++, c = next_col(c, m))                            \
+            if (p[e] CMP best[c]) {                                                                \
+                best[c] = p[e];                                                                    \
+                index[c] = first + e / m;                                                          \
             }                                                                                      \
     }                                                                                              \
                                                                                                    \
-    /* Returns nonzero, leaving best and index alone, when the tile holds a NaN. */                \
-    INLINE int NAME##_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, int64_t first, \
-                               T *best, int64_t *index) {                                          \
-        vec_##S b[NTILE];                                                                          \
-        ivec_##S r[NTILE];                                                                         \
+    /* A tile that holds a NaN is left to the scalar reference. */                                 \
+    INLINE void NAME##_tile_##S(int nv, const char *x, int64_t rows, int64_t stride,               \
+                                int64_t first, T *best, int64_t *index) {                          \
+        vec_##S b[NTILE_ARG];                                                                      \
+        ivec_##S r[NTILE_ARG];                                                                     \
         UNROLL for (int k = 0; k < nv; k++) {                                                      \
             b[k] = vload_##S(best + k * W_##S);                                                    \
             r[k] = iset1_##S(-1);                                                                  \
@@ -577,9 +613,12 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
         int nan = 0;                                                                               \
         UNROLL for (int k = 0; k < nv; k++) nan |=                                                 \
             knew_nan_##S(vload_##S(best + k * W_##S), b[k]);                                       \
-        if (nan)                                                                                   \
-            return 1;                                                                              \
-        idx_##S lr[NTILE * W_##S];                                                                 \
+        if (nan) {                                                                                 \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, stride, nv *W_##S, first, best,   \
+                                                        index);                                    \
+            return;                                                                                \
+        }                                                                                          \
+        idx_##S lr[NTILE_ARG * W_##S];                                                             \
         UNROLL for (int k = 0; k < nv; k++) {                                                      \
             vstore_##S(best + k * W_##S, b[k]);                                                    \
             istore_##S(lr + k * W_##S, r[k]);                                                      \
@@ -587,31 +626,21 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
         for (int l = 0; l < nv * W_##S; l++)                                                       \
             if (lr[l] >= 0)                                                                        \
                 index[l] = first + lr[l];                                                          \
-        return 0;                                                                                  \
     }                                                                                              \
                                                                                                    \
     static void NAME##_pass_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
                                 int64_t first, T *best, int64_t *index) {                          \
-        const kb_reduce_kernels *ref = kb_reduce_kernels_scalar();                                 \
         int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
         if (A) {                                                                                   \
             NARROW_DISPATCH(A, NAME##_narrow_##S, x, rows, m, first, best, index);                 \
             return;                                                                                \
         }                                                                                          \
         int64_t j = 0;                                                                             \
-        for (; j + NTILE * W_##S <= m; j += NTILE * W_##S) {                                       \
-            const char *xj = x + j * (int64_t)sizeof(T);                                           \
-            if (NAME##_tile_##S(NTILE, xj, rows, stride, first, best + j, index + j))              \
-                ref->NAME##_cols_##S(xj, rows, stride, NTILE *W_##S, first, best + j, index + j);  \
-        }                                                                                          \
-        for (; j + W_##S <= m; j += W_##S) {                                                       \
-            const char *xj = x + j * (int64_t)sizeof(T);                                           \
-            if (NAME##_tile_##S(1, xj, rows, stride, first, best + j, index + j))                  \
-                ref->NAME##_cols_##S(xj, rows, stride, W_##S, first, best + j, index + j);         \
-        }                                                                                          \
+        FOR_TILES(j, m, W_##S, NTILE_ARG, NAME##_tile_##S, x + j * (int64_t)sizeof(T), rows,       \
+                  stride, first, best + j, index + j);                                             \
         if (j < m)                                                                                 \
-            ref->NAME##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride, m - j, first, best + j, \
-                                 index + j);                                                       \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,  \
+                                                        m - j, first, best + j, index + j);        \
     }                                                                                              \
                                                                                                    \
     /* f32 lanes hold 32-bit offsets: each pass keeps its element offsets below 2^30. */           \

@@ -5,7 +5,7 @@
 
 #include "kernels/reduce_kernels.h"
 
-#define ROW(T, x, i, stride) ((const T *)((x) + (i) * (stride)))
+#define ROW(T, x, i, stride) ((const T *)(const void *)((x) + (i) * (stride)))
 
 #define DEFINE_SCALAR_KERNELS(T, S)                                                                \
     static double sum_##S(const T *x, int64_t n) {                                                 \

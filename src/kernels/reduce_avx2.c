@@ -2,9 +2,9 @@
  * reduce_kernels.h; reduce_scalar.c is the reference these must agree with.
  *
  * Why the code has the shape it has:
- *  - Every loop keeps four vectors in flight (NACC accumulators, or a tile of NTILE column
- *    vectors), so that the latency of an add, a min or a compare-and-blend is hidden and the
- *    loop runs at load throughput.
+ *  - Every loop keeps at least four vectors in flight (NACC accumulators, or a tile of NTILE
+ *    column vectors), so that the latency of an add, a min or a compare-and-blend is hidden
+ *    and the loop runs at load throughput.
  *  - Sums of both types run on 4 double lanes: f32 is widened as it is loaded (the contract
  *    asks for double accumulation), so one body serves both types.
  *  - x86 min/max return the second operand when either is NaN, so the arithmetic loses NaNs.
@@ -13,8 +13,9 @@
  *    the accumulator as the second operand makes a NaN already in it stick.
  *  - Tails are scalar: AVX2's masked loads are slow on some cores, and a tail is at most a
  *    vector's worth of elements (or of columns).
- *  - Adjacent narrow rows (an (N, 3) array reduced along axis 0) are streamed as one run;
- *    see "Narrow blocks" below. */
+ *  - Cols kernels keep a tile of column accumulators in registers while walking rows. Strided
+ *    rows are walked a few at a time across all tiles (see FOR_CHUNKS); adjacent narrow rows
+ *    (an (N, 3) array reduced along axis 0) are streamed as one run (see "Narrow blocks"). */
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
@@ -31,6 +32,7 @@ enum {
     NTILE = 8,      /* column vectors a cols tile keeps in registers */
     NTILE_ARG = 4,  /* the same for arg kernels, which keep an index vector beside each */
     NARROW_MAX = 8, /* most accumulators a narrow block may need */
+    RCHUNK = 8,     /* strided rows a cols tile walks before the next tile (see FOR_CHUNKS) */
     DW = 4,         /* double lanes */
     W_f32 = 8,
     W_f64 = 4,
@@ -185,7 +187,7 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
  * left at the number still distinct. */
 #define NARROW_HALVE(a, h, period, live, F)                                                        \
     if ((live) == 2 * (h) && (h) % (period) == 0) {                                                \
-        UNROLL for (int k_ = 0; k_ < (h); k_++)(a)[k_] = F((a)[k_ + (h)], (a)[k_]);                \
+        UNROLL for (int k_ = 0; k_ < (h); k_++) a[k_] = F(a[k_ + (h)], a[k_]);                     \
         (live) = (h);                                                                              \
     }
 #define NARROW_COMBINE(a, A, period, live, F)                                                      \
@@ -195,6 +197,23 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         NARROW_HALVE(a, 3, period, live, F)                                                        \
         NARROW_HALVE(a, 2, period, live, F)                                                        \
         NARROW_HALVE(a, 1, period, live, F)                                                        \
+    } while (0)
+
+/* The same for arg accumulators, values b and indices r: MERGE(&b0, &r0, b1, r1, shift)
+ * keeps the better of two lanes of one column, the second shift elements further on. */
+#define NARROW_HALVE_ARG(b, r, h, w, period, live, MERGE)                                          \
+    if ((live) == 2 * (h) && (h) % (period) == 0) {                                                \
+        UNROLL for (int k_ = 0; k_ < (h); k_++)                                                    \
+            MERGE(&b[k_], &r[k_], b[k_ + (h)], r[k_ + (h)], (h) * (w));                            \
+        (live) = (h);                                                                              \
+    }
+#define NARROW_COMBINE_ARG(b, r, A, w, period, live, MERGE)                                        \
+    do {                                                                                           \
+        (live) = (A);                                                                              \
+        NARROW_HALVE_ARG(b, r, 4, w, period, live, MERGE)                                          \
+        NARROW_HALVE_ARG(b, r, 3, w, period, live, MERGE)                                          \
+        NARROW_HALVE_ARG(b, r, 2, w, period, live, MERGE)                                          \
+        NARROW_HALVE_ARG(b, r, 1, w, period, live, MERGE)                                          \
     } while (0)
 
 /* Calls F with a constant accumulator count, so that its loops unroll into registers. */
@@ -229,6 +248,17 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
     }                                                                                              \
     for (; j + (w) <= (m); j += (w))                                                               \
         F(1, __VA_ARGS__);
+
+/* Strided rows (not a narrow block) are walked in chunks of RCHUNK rows, every column tile of
+ * a chunk before the next chunk: DRAM then sees a few sequential streams rather than one
+ * scattered access per row, and the accumulators go back to L1 once per chunk. Calls
+ * F(xi, nr, ...) for the chunk of nr rows that starts at row i0, byte xi; the other arguments
+ * may use i0. */
+#define FOR_CHUNKS(x, rows, stride, F, ...)                                                        \
+    for (int64_t i0 = 0; i0 < rows; i0 += RCHUNK) {                                                \
+        const char *xi = x + i0 * stride;                                                          \
+        F(xi, rows - i0 < RCHUNK ? rows - i0 : RCHUNK, __VA_ARGS__);                               \
+    }
 
 /* ---- Sums and squared deviations, on double lanes. ---- */
 #define DEFINE_SUMS(S, T)                                                                          \
@@ -299,6 +329,16 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         UNROLL for (int k = 0; k < nv; k++) _mm256_storeu_pd(acc + k * DW, a[k]);                  \
     }                                                                                              \
                                                                                                    \
+    static void sum_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
+                                double *acc) {                                                     \
+        int64_t j = 0;                                                                             \
+        FOR_TILES(j, m, DW, NTILE, sum_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,         \
+                  acc + j);                                                                        \
+        if (j < m)                                                                                 \
+            kb_reduce_kernels_scalar()->sum_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,     \
+                                                     m - j, acc + j);                              \
+    }                                                                                              \
+                                                                                                   \
     static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
                              double *acc) {                                                        \
         int A = narrow_acc(stride, m, sizeof(T), DW);                                              \
@@ -306,12 +346,7 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             NARROW_DISPATCH(A, sum_narrow_##S, x, rows, m, acc);                                   \
             return;                                                                                \
         }                                                                                          \
-        int64_t j = 0;                                                                             \
-        FOR_TILES(j, m, DW, NTILE, sum_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,         \
-                  acc + j);                                                                        \
-        if (j < m)                                                                                 \
-            kb_reduce_kernels_scalar()->sum_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,     \
-                                                     m - j, acc + j);                              \
+        FOR_CHUNKS(x, rows, stride, sum_strided_##S, stride, m, acc);                              \
     }                                                                                              \
                                                                                                    \
     INLINE void sqdev_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m,                \
@@ -364,6 +399,16 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         UNROLL for (int k = 0; k < nv; k++) _mm256_storeu_pd(acc + k * DW, a[k]);                  \
     }                                                                                              \
                                                                                                    \
+    static void sqdev_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,          \
+                                  const double *center, double *acc) {                             \
+        int64_t j = 0;                                                                             \
+        FOR_TILES(j, m, DW, NTILE, sqdev_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,       \
+                  center + j, acc + j);                                                            \
+        if (j < m)                                                                                 \
+            kb_reduce_kernels_scalar()->sqdev_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,   \
+                                                       m - j, center + j, acc + j);                \
+    }                                                                                              \
+                                                                                                   \
     static void sqdev_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,             \
                                const double *center, double *acc) {                                \
         int A = narrow_acc(stride, m, sizeof(T), DW);                                              \
@@ -371,12 +416,7 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             NARROW_DISPATCH(A, sqdev_narrow_##S, x, rows, m, center, acc);                         \
             return;                                                                                \
         }                                                                                          \
-        int64_t j = 0;                                                                             \
-        FOR_TILES(j, m, DW, NTILE, sqdev_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,       \
-                  center + j, acc + j);                                                            \
-        if (j < m)                                                                                 \
-            kb_reduce_kernels_scalar()->sqdev_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,   \
-                                                       m - j, center + j, acc + j);                \
+        FOR_CHUNKS(x, rows, stride, sqdev_strided_##S, stride, m, center, acc);                    \
     }
 
 DEFINE_SUMS(f32, float)
@@ -439,7 +479,7 @@ DEFINE_SUMS(f64, double)
         for (int64_t e = e0; e < n; e++)                                                           \
             tail_nan |= isnan(p[e]);                                                               \
         if (kany_##S(nan) || tail_nan) {                                                           \
-            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, m *(int64_t)sizeof(T), m, acc);     \
+            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, (int64_t)sizeof(T) * m, m, acc);    \
             return;                                                                                \
         }                                                                                          \
         int live;                                                                                  \
@@ -470,10 +510,20 @@ DEFINE_SUMS(f64, double)
             UNROLL for (int k = 0; k < nv; k++) a[k] = vec##OP##_##S(v[k], a[k]);                  \
         }                                                                                          \
         if (kany_##S(nan)) {                                                                       \
-            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, stride, nv *W_##S, acc);            \
+            int64_t w = (int64_t)nv * W_##S;                                                       \
+            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, stride, w, acc);                    \
             return;                                                                                \
         }                                                                                          \
         UNROLL for (int k = 0; k < nv; k++) vstore_##S(acc + k * W_##S, a[k]);                     \
+    }                                                                                              \
+                                                                                                   \
+    static void OP##_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) { \
+        int64_t j = 0;                                                                             \
+        FOR_TILES(j, m, W_##S, NTILE, OP##_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,     \
+                  acc + j);                                                                        \
+        if (j < m)                                                                                 \
+            kb_reduce_kernels_scalar()->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,    \
+                                                      m - j, acc + j);                             \
     }                                                                                              \
                                                                                                    \
     static void OP##_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) {    \
@@ -482,12 +532,7 @@ DEFINE_SUMS(f64, double)
             NARROW_DISPATCH(A, OP##_narrow_##S, x, rows, m, acc);                                  \
             return;                                                                                \
         }                                                                                          \
-        int64_t j = 0;                                                                             \
-        FOR_TILES(j, m, W_##S, NTILE, OP##_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,     \
-                  acc + j);                                                                        \
-        if (j < m)                                                                                 \
-            kb_reduce_kernels_scalar()->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,    \
-                                                      m - j, acc + j);                             \
+        FOR_CHUNKS(x, rows, stride, OP##_strided_##S, stride, m, acc);                             \
     }
 
 DEFINE_EXTREME(f32, float, min, <, INFINITY)
@@ -562,6 +607,17 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
         return at;                                                                                 \
     }                                                                                              \
                                                                                                    \
+    /* Keeps in (*b0, *r0) the better of two lanes of a column, the second shift elements on:      \
+     * its group start moves by shift, and of equal values the earlier element wins. A lane that   \
+     * never improved (r -1) holds the column's starting value and so never wins. */               \
+    INLINE void NAME##_merge_##S(vec_##S *b0, __m256i *r0, vec_##S b1, __m256i r1,                 \
+                                 int64_t shift) {                                                  \
+        r1 = iadd_##S(r1, iset1_##S(shift));                                                       \
+        vec_##S u = kor_##S(BETTER##_##S(b1, *b0), kand_##S(eq_##S(b1, *b0), ilt_##S(r1, *r0)));   \
+        *b0 = vsel_##S(*b0, u, b1);                                                                \
+        *r0 = isel_##S(*r0, u, r1);                                                                \
+    }                                                                                              \
+                                                                                                   \
     /* Lanes start from the columns' best values with no index (-1): a lane only records a         \
      * strict improvement, so the best already held wins ties. */                                  \
     INLINE void NAME##_narrow_##S(int A, const char *x, int64_t rows, int64_t m, int64_t first,    \
@@ -602,10 +658,12 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
         for (int64_t e = e0; e < n; e++)                                                           \
             tail_nan |= isnan(p[e]);                                                               \
         if (kany_##S(nan) || tail_nan) {                                                           \
-            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, m *(int64_t)sizeof(T), m, first,  \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, (int64_t)sizeof(T) * m, m, first, \
                                                         best, index);                              \
             return;                                                                                \
         }                                                                                          \
+        int live;                                                                                  \
+        NARROW_COMBINE_ARG(b, r, A, W_##S, lane_period(m, W_##S), live, NAME##_merge_##S);         \
         UNROLL for (int k = 0; k < A; k++) {                                                       \
             vstore_##S(lb + k * W_##S, b[k]);                                                      \
             istore_##S(lr + k * W_##S, r[k]);                                                      \
@@ -617,7 +675,7 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             cb[c] = best[c];                                                                       \
             ce[c] = -1;                                                                            \
         }                                                                                          \
-        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m)) {                       \
+        for (int64_t q = 0, c = 0; q < live * W_##S; q++, c = next_col(c, m)) {                    \
             if (lr[q] < 0)                                                                         \
                 continue;                                                                          \
             int64_t e = lr[q] + q;                                                                 \
@@ -662,8 +720,8 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             }                                                                                      \
         }                                                                                          \
         if (kany_##S(nan)) {                                                                       \
-            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, stride, nv *W_##S, first, best,   \
-                                                        index);                                    \
+            int64_t w = (int64_t)nv * W_##S;                                                       \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, stride, w, first, best, index);   \
             return;                                                                                \
         }                                                                                          \
         idx_##S lr[NTILE_ARG * W_##S];                                                             \
@@ -676,6 +734,16 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
                 index[l] = first + lr[l];                                                          \
     }                                                                                              \
                                                                                                    \
+    static void NAME##_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,         \
+                                   int64_t first, T *best, int64_t *index) {                       \
+        int64_t j = 0;                                                                             \
+        FOR_TILES(j, m, W_##S, NTILE_ARG, NAME##_tile_##S, x + j * (int64_t)sizeof(T), rows,       \
+                  stride, first, best + j, index + j);                                             \
+        if (j < m)                                                                                 \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,  \
+                                                        m - j, first, best + j, index + j);        \
+    }                                                                                              \
+                                                                                                   \
     static void NAME##_pass_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
                                 int64_t first, T *best, int64_t *index) {                          \
         int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
@@ -683,12 +751,7 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             NARROW_DISPATCH(A, NAME##_narrow_##S, x, rows, m, first, best, index);                 \
             return;                                                                                \
         }                                                                                          \
-        int64_t j = 0;                                                                             \
-        FOR_TILES(j, m, W_##S, NTILE_ARG, NAME##_tile_##S, x + j * (int64_t)sizeof(T), rows,       \
-                  stride, first, best + j, index + j);                                             \
-        if (j < m)                                                                                 \
-            kb_reduce_kernels_scalar()->NAME##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,  \
-                                                        m - j, first, best + j, index + j);        \
+        FOR_CHUNKS(x, rows, stride, NAME##_strided_##S, stride, m, first + i0, best, index);       \
     }                                                                                              \
                                                                                                    \
     /* f32 lanes hold 32-bit offsets: each pass keeps its element offsets below 2^30. */           \

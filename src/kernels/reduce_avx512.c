@@ -2,9 +2,9 @@
  * reduce_kernels.h; reduce_scalar.c is the reference these must agree with.
  *
  * Why the code has the shape it has:
- *  - Every loop keeps four vectors in flight (NACC accumulators, or a tile of NTILE column
- *    vectors), so that the latency of an add, a min or a compare-and-blend is hidden and the
- *    loop runs at load throughput.
+ *  - Every loop keeps at least four vectors in flight (NACC accumulators, or a tile of NTILE
+ *    column vectors), so that the latency of an add, a min or a compare-and-blend is hidden
+ *    and the loop runs at load throughput.
  *  - Sums of both types run on 8 double lanes: f32 is widened as it is loaded (the contract
  *    asks for double accumulation), so one body serves both types.
  *  - x86 min/max return the second operand when either is NaN, so the arithmetic loses NaNs.
@@ -12,8 +12,9 @@
  *    holds one is redone by the scalar reference: exact by construction, and rare. Keeping
  *    the accumulator as the second operand makes a NaN already in it stick.
  *  - Tails use masked loads, which do not fault on the lanes they leave out.
- *  - Adjacent narrow rows (an (N, 3) array reduced along axis 0) are streamed as one run;
- *    see "Narrow blocks" below. */
+ *  - Cols kernels keep a tile of column accumulators in registers while walking rows. Strided
+ *    rows are walked a few at a time across all tiles (see FOR_CHUNKS); adjacent narrow rows
+ *    (an (N, 3) array reduced along axis 0) are streamed as one run (see "Narrow blocks"). */
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
@@ -30,6 +31,7 @@ enum {
     NTILE = 8,      /* column vectors a cols tile keeps in registers */
     NTILE_ARG = 4,  /* the same for arg kernels, which keep an index vector beside each */
     NARROW_MAX = 8, /* most accumulators a narrow block may need */
+    RCHUNK = 8,     /* strided rows a cols tile walks before the next tile (see FOR_CHUNKS) */
     DW = 8,         /* double lanes */
     W_f32 = 16,
     W_f64 = 8,
@@ -194,7 +196,7 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
  * left at the number still distinct. */
 #define NARROW_HALVE(a, h, period, live, F)                                                        \
     if ((live) == 2 * (h) && (h) % (period) == 0) {                                                \
-        UNROLL for (int k_ = 0; k_ < (h); k_++)(a)[k_] = F((a)[k_ + (h)], (a)[k_]);                \
+        UNROLL for (int k_ = 0; k_ < (h); k_++) a[k_] = F(a[k_ + (h)], a[k_]);                     \
         (live) = (h);                                                                              \
     }
 #define NARROW_COMBINE(a, A, period, live, F)                                                      \
@@ -204,6 +206,23 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         NARROW_HALVE(a, 3, period, live, F)                                                        \
         NARROW_HALVE(a, 2, period, live, F)                                                        \
         NARROW_HALVE(a, 1, period, live, F)                                                        \
+    } while (0)
+
+/* The same for arg accumulators, values b and indices r: MERGE(&b0, &r0, b1, r1, shift)
+ * keeps the better of two lanes of one column, the second shift elements further on. */
+#define NARROW_HALVE_ARG(b, r, h, w, period, live, MERGE)                                          \
+    if ((live) == 2 * (h) && (h) % (period) == 0) {                                                \
+        UNROLL for (int k_ = 0; k_ < (h); k_++)                                                    \
+            MERGE(&b[k_], &r[k_], b[k_ + (h)], r[k_ + (h)], (h) * (w));                            \
+        (live) = (h);                                                                              \
+    }
+#define NARROW_COMBINE_ARG(b, r, A, w, period, live, MERGE)                                        \
+    do {                                                                                           \
+        (live) = (A);                                                                              \
+        NARROW_HALVE_ARG(b, r, 4, w, period, live, MERGE)                                          \
+        NARROW_HALVE_ARG(b, r, 3, w, period, live, MERGE)                                          \
+        NARROW_HALVE_ARG(b, r, 2, w, period, live, MERGE)                                          \
+        NARROW_HALVE_ARG(b, r, 1, w, period, live, MERGE)                                          \
     } while (0)
 
 /* Calls F with a constant accumulator count, so that its loops unroll into registers. */
@@ -224,6 +243,17 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
         default:                                                                                   \
             F(8, __VA_ARGS__);                                                                     \
             break;                                                                                 \
+    }
+
+/* Strided rows (not a narrow block) are walked in chunks of RCHUNK rows, every column tile of
+ * a chunk before the next chunk: DRAM then sees a few sequential streams rather than one
+ * scattered access per row, and the accumulators go back to L1 once per chunk. Calls
+ * F(xi, nr, ...) for the chunk of nr rows that starts at row i0, byte xi; the other arguments
+ * may use i0. */
+#define FOR_CHUNKS(x, rows, stride, F, ...)                                                        \
+    for (int64_t i0 = 0; i0 < rows; i0 += RCHUNK) {                                                \
+        const char *xi = x + i0 * stride;                                                          \
+        F(xi, rows - i0 < RCHUNK ? rows - i0 : RCHUNK, __VA_ARGS__);                               \
     }
 
 /* ---- Sums and squared deviations, on double lanes. ---- */
@@ -276,6 +306,33 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             acc[c] += lane[q];                                                                     \
     }                                                                                              \
                                                                                                    \
+    /* One tile of columns j.. (all full when full is 1, masks otherwise). */                      \
+    INLINE void sum_tile_##S(int full, const char *x, int64_t rows, int64_t stride, int64_t j,     \
+                             int64_t m, double *acc) {                                             \
+        __mmask8 t[NTILE];                                                                         \
+        __m512d a[NTILE];                                                                          \
+        UNROLL for (int k = 0; k < NTILE; k++) {                                                   \
+            t[k] = lanes_f64(full ? DW : m - j - k * DW);                                          \
+            a[k] = _mm512_maskz_loadu_pd(t[k], acc + j + k * DW);                                  \
+        }                                                                                          \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride) + j;                                                 \
+            UNROLL for (int k = 0; k < NTILE; k++) a[k] =                                          \
+                _mm512_add_pd(a[k], full ? dload_##S(r + k * DW) : dloadz_##S(t[k], r + k * DW));  \
+        }                                                                                          \
+        UNROLL for (int k = 0; k < NTILE; k++)                                                     \
+            _mm512_mask_storeu_pd(acc + j + k * DW, t[k], a[k]);                                   \
+    }                                                                                              \
+                                                                                                   \
+    static void sum_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
+                                double *acc) {                                                     \
+        int64_t j = 0;                                                                             \
+        for (; j + NTILE * DW <= m; j += NTILE * DW)                                               \
+            sum_tile_##S(1, x, rows, stride, j, m, acc);                                           \
+        if (j < m)                                                                                 \
+            sum_tile_##S(0, x, rows, stride, j, m, acc);                                           \
+    }                                                                                              \
+                                                                                                   \
     static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
                              double *acc) {                                                        \
         int A = narrow_acc(stride, m, sizeof(T), DW);                                              \
@@ -283,21 +340,7 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             NARROW_DISPATCH(A, sum_narrow_##S, x, rows, m, acc);                                   \
             return;                                                                                \
         }                                                                                          \
-        for (int64_t j = 0; j < m; j += NTILE * DW) {                                              \
-            __mmask8 t[NTILE];                                                                     \
-            __m512d a[NTILE];                                                                      \
-            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
-                t[k] = lanes_f64(m - j - k * DW);                                                  \
-                a[k] = _mm512_maskz_loadu_pd(t[k], acc + j + k * DW);                              \
-            }                                                                                      \
-            for (int64_t i = 0; i < rows; i++) {                                                   \
-                const T *r = ROW(T, x, i, stride) + j;                                             \
-                UNROLL for (int k = 0; k < NTILE; k++) a[k] =                                      \
-                    _mm512_add_pd(a[k], dloadz_##S(t[k], r + k * DW));                             \
-            }                                                                                      \
-            UNROLL for (int k = 0; k < NTILE; k++)                                                 \
-                _mm512_mask_storeu_pd(acc + j + k * DW, t[k], a[k]);                               \
-        }                                                                                          \
+        FOR_CHUNKS(x, rows, stride, sum_strided_##S, stride, m, acc);                              \
     }                                                                                              \
                                                                                                    \
     INLINE void sqdev_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m,                \
@@ -330,6 +373,37 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             acc[c] += lane[q];                                                                     \
     }                                                                                              \
                                                                                                    \
+    /* The tile of columns j..: all whole vectors when full, else masked to m. */                  \
+    INLINE void sqdev_tile_##S(int full, const char *x, int64_t rows, int64_t stride, int64_t m,   \
+                               const double *center, double *acc, int64_t j) {                     \
+        __mmask8 t[NTILE];                                                                         \
+        __m512d a[NTILE], c[NTILE];                                                                \
+        UNROLL for (int k = 0; k < NTILE; k++) {                                                   \
+            t[k] = lanes_f64(full ? DW : m - j - k * DW);                                          \
+            a[k] = _mm512_maskz_loadu_pd(t[k], acc + j + k * DW);                                  \
+            c[k] = _mm512_maskz_loadu_pd(t[k], center + j + k * DW);                               \
+        }                                                                                          \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride) + j;                                                 \
+            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
+                __m512d d = _mm512_sub_pd(                                                         \
+                    (full ? dload_##S(r + k * DW) : dloadz_##S(t[k], r + k * DW)), c[k]);          \
+                a[k] = _mm512_fmadd_pd(d, d, a[k]);                                                \
+            }                                                                                      \
+        }                                                                                          \
+        UNROLL for (int k = 0; k < NTILE; k++)                                                     \
+            _mm512_mask_storeu_pd(acc + j + k * DW, t[k], a[k]);                                   \
+    }                                                                                              \
+                                                                                                   \
+    static void sqdev_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,          \
+                                  const double *center, double *acc) {                             \
+        int64_t j = 0;                                                                             \
+        for (; j + NTILE * DW <= m; j += NTILE * DW)                                               \
+            sqdev_tile_##S(1, x, rows, stride, m, center, acc, j);                                 \
+        if (j < m)                                                                                 \
+            sqdev_tile_##S(0, x, rows, stride, m, center, acc, j);                                 \
+    }                                                                                              \
+                                                                                                   \
     static void sqdev_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,             \
                                const double *center, double *acc) {                                \
         int A = narrow_acc(stride, m, sizeof(T), DW);                                              \
@@ -337,24 +411,7 @@ static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
             NARROW_DISPATCH(A, sqdev_narrow_##S, x, rows, m, center, acc);                         \
             return;                                                                                \
         }                                                                                          \
-        for (int64_t j = 0; j < m; j += NTILE * DW) {                                              \
-            __mmask8 t[NTILE];                                                                     \
-            __m512d a[NTILE], c[NTILE];                                                            \
-            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
-                t[k] = lanes_f64(m - j - k * DW);                                                  \
-                a[k] = _mm512_maskz_loadu_pd(t[k], acc + j + k * DW);                              \
-                c[k] = _mm512_maskz_loadu_pd(t[k], center + j + k * DW);                           \
-            }                                                                                      \
-            for (int64_t i = 0; i < rows; i++) {                                                   \
-                const T *r = ROW(T, x, i, stride) + j;                                             \
-                UNROLL for (int k = 0; k < NTILE; k++) {                                           \
-                    __m512d d = _mm512_sub_pd(dloadz_##S(t[k], r + k * DW), c[k]);                 \
-                    a[k] = _mm512_fmadd_pd(d, d, a[k]);                                            \
-                }                                                                                  \
-            }                                                                                      \
-            UNROLL for (int k = 0; k < NTILE; k++)                                                 \
-                _mm512_mask_storeu_pd(acc + j + k * DW, t[k], a[k]);                               \
-        }                                                                                          \
+        FOR_CHUNKS(x, rows, stride, sqdev_strided_##S, stride, m, center, acc);                    \
     }
 
 DEFINE_SUMS(f32, float)
@@ -409,7 +466,7 @@ DEFINE_SUMS(f64, double)
             a[k] = vec##OP##m_##S(a[k], t, v, a[k]);                                               \
         }                                                                                          \
         if (nan) {                                                                                 \
-            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, m *(int64_t)sizeof(T), m, acc);     \
+            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, (int64_t)sizeof(T) * m, m, acc);    \
             return;                                                                                \
         }                                                                                          \
         int live;                                                                                  \
@@ -422,34 +479,47 @@ DEFINE_SUMS(f64, double)
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
+    /* The tile of columns j..: all whole vectors when full, else masked to m. */                  \
+    INLINE void OP##_tile_##S(int full, const char *x, int64_t rows, int64_t stride, int64_t m,    \
+                              T *acc, int64_t j) {                                                 \
+        msk_##S t[NTILE], nan = 0;                                                                 \
+        vec_##S a[NTILE];                                                                          \
+        UNROLL for (int k = 0; k < NTILE; k++) {                                                   \
+            t[k] = lanes_##S(full ? W_##S : m - j - k * W_##S);                                    \
+            a[k] = vloadz_##S(t[k], acc + j + k * W_##S);                                          \
+        }                                                                                          \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride) + j;                                                 \
+            vec_##S v[NTILE];                                                                      \
+            UNROLL for (int k = 0; k < NTILE; k++) v[k] =                                          \
+                (full ? vload_##S(r + k * W_##S) : vloadz_##S(t[k], r + k * W_##S));               \
+            UNROLL for (int k = 0; k < NTILE; k += 2) nan |= unord_##S(v[k], v[k + 1]);            \
+            UNROLL for (int k = 0; k < NTILE; k++) a[k] = vec##OP##_##S(v[k], a[k]);               \
+        }                                                                                          \
+        if (nan) {                                                                                 \
+            int64_t w = m - j < NTILE * W_##S ? m - j : NTILE * W_##S;                             \
+            kb_reduce_kernels_scalar()->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride, w, \
+                                                      acc + j);                                    \
+            return;                                                                                \
+        }                                                                                          \
+        UNROLL for (int k = 0; k < NTILE; k++) vstorem_##S(acc + j + k * W_##S, t[k], a[k]);       \
+    }                                                                                              \
+                                                                                                   \
+    static void OP##_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) { \
+        int64_t j = 0;                                                                             \
+        for (; j + NTILE * W_##S <= m; j += NTILE * W_##S)                                         \
+            OP##_tile_##S(1, x, rows, stride, m, acc, j);                                          \
+        if (j < m)                                                                                 \
+            OP##_tile_##S(0, x, rows, stride, m, acc, j);                                          \
+    }                                                                                              \
+                                                                                                   \
     static void OP##_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) {    \
         int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
         if (A) {                                                                                   \
             NARROW_DISPATCH(A, OP##_narrow_##S, x, rows, m, acc);                                  \
             return;                                                                                \
         }                                                                                          \
-        for (int64_t j = 0; j < m; j += NTILE * W_##S) {                                           \
-            msk_##S t[NTILE], nan = 0;                                                             \
-            vec_##S a[NTILE];                                                                      \
-            UNROLL for (int k = 0; k < NTILE; k++) {                                               \
-                t[k] = lanes_##S(m - j - k * W_##S);                                               \
-                a[k] = vloadz_##S(t[k], acc + j + k * W_##S);                                      \
-            }                                                                                      \
-            for (int64_t i = 0; i < rows; i++) {                                                   \
-                const T *r = ROW(T, x, i, stride) + j;                                             \
-                vec_##S v[NTILE];                                                                  \
-                UNROLL for (int k = 0; k < NTILE; k++) v[k] = vloadz_##S(t[k], r + k * W_##S);     \
-                UNROLL for (int k = 0; k < NTILE; k += 2) nan |= unord_##S(v[k], v[k + 1]);        \
-                UNROLL for (int k = 0; k < NTILE; k++) a[k] = vec##OP##_##S(v[k], a[k]);           \
-            }                                                                                      \
-            if (nan) {                                                                             \
-                int64_t w = m - j < NTILE * W_##S ? m - j : NTILE * W_##S;                         \
-                kb_reduce_kernels_scalar()->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows,        \
-                                                          stride, w, acc + j);                     \
-                continue;                                                                          \
-            }                                                                                      \
-            UNROLL for (int k = 0; k < NTILE; k++) vstorem_##S(acc + j + k * W_##S, t[k], a[k]);   \
-        }                                                                                          \
+        FOR_CHUNKS(x, rows, stride, OP##_strided_##S, stride, m, acc);                             \
     }
 
 DEFINE_EXTREME(f32, float, min, <, INFINITY)
@@ -505,6 +575,17 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
         return ihmin_##S(eq_##S(b[0], vset1_##S(h##HOP##_##S(b[0]))), r[0]);                       \
     }                                                                                              \
                                                                                                    \
+    /* Keeps in (*b0, *r0) the better of two lanes of a column, the second shift elements on:      \
+     * its group start moves by shift, and of equal values the earlier element wins. A lane that   \
+     * never improved (r -1) holds the column's starting value and so never wins. */               \
+    INLINE void NAME##_merge_##S(vec_##S *b0, __m512i *r0, vec_##S b1, __m512i r1,                 \
+                                 int64_t shift) {                                                  \
+        r1 = iadd_##S(r1, iset1_##S(shift));                                                       \
+        msk_##S u = BETTER##_##S(b1, *b0) | (eq_##S(b1, *b0) & ilt_##S(r1, *r0));                  \
+        *b0 = vsel_##S(*b0, u, b1);                                                                \
+        *r0 = isel_##S(*r0, u, r1);                                                                \
+    }                                                                                              \
+                                                                                                   \
     /* Lanes start from the columns' best values with no index (-1): a lane only records a         \
      * strict improvement, so the best already held wins ties. */                                  \
     INLINE void NAME##_narrow_##S(int A, const char *x, int64_t rows, int64_t m, int64_t first,    \
@@ -543,10 +624,12 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             r[k] = isel_##S(r[k], u, iset1_##S(i));                                                \
         }                                                                                          \
         if (nan) {                                                                                 \
-            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, m *(int64_t)sizeof(T), m, first,  \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, (int64_t)sizeof(T) * m, m, first, \
                                                         best, index);                              \
             return;                                                                                \
         }                                                                                          \
+        int live;                                                                                  \
+        NARROW_COMBINE_ARG(b, r, A, W_##S, lane_period(m, W_##S), live, NAME##_merge_##S);         \
         UNROLL for (int k = 0; k < A; k++) {                                                       \
             vstore_##S(lb + k * W_##S, b[k]);                                                      \
             istore_##S(lr + k * W_##S, r[k]);                                                      \
@@ -558,7 +641,7 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             cb[c] = best[c];                                                                       \
             ce[c] = -1;                                                                            \
         }                                                                                          \
-        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m)) {                       \
+        for (int64_t q = 0, c = 0; q < live * W_##S; q++, c = next_col(c, m)) {                    \
             if (lr[q] < 0)                                                                         \
                 continue;                                                                          \
             int64_t e = lr[q] + q;                                                                 \
@@ -574,50 +657,63 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
             }                                                                                      \
     }                                                                                              \
                                                                                                    \
-    static void NAME##_tiles_##S(const char *x, int64_t rows, int64_t stride, int64_t m,           \
-                                 int64_t first, T *best, int64_t *index) {                         \
+    /* The tile of columns j..: all whole vectors when full, else masked to m. */                  \
+    INLINE void NAME##_tile_##S(int full, const char *x, int64_t rows, int64_t stride, int64_t m,  \
+                                int64_t first, T *best, int64_t *index, int64_t j) {               \
+        msk_##S t[NTILE_ARG], nan = 0;                                                             \
+        vec_##S b[NTILE_ARG];                                                                      \
+        __m512i r[NTILE_ARG];                                                                      \
+        UNROLL for (int k = 0; k < NTILE_ARG; k++) {                                               \
+            t[k] = lanes_##S(full ? W_##S : m - j - k * W_##S);                                    \
+            b[k] = vloadz_##S(t[k], best + j + k * W_##S);                                         \
+            r[k] = iset1_##S(-1);                                                                  \
+        }                                                                                          \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *row = ROW(T, x, i, stride) + j;                                               \
+            __m512i at = iset1_##S(i);                                                             \
+            vec_##S v[NTILE_ARG];                                                                  \
+            UNROLL for (int k = 0; k < NTILE_ARG; k++) v[k] =                                      \
+                (full ? vload_##S(row + k * W_##S) : vloadz_##S(t[k], row + k * W_##S));           \
+            UNROLL for (int k = 0; k < NTILE_ARG; k += 2) nan |= unord_##S(v[k], v[k + 1]);        \
+            UNROLL for (int k = 0; k < NTILE_ARG; k++) {                                           \
+                msk_##S u = BETTER##_##S(v[k], b[k]);                                              \
+                b[k] = vsel_##S(b[k], u, v[k]);                                                    \
+                r[k] = isel_##S(r[k], u, at);                                                      \
+            }                                                                                      \
+        }                                                                                          \
+        int64_t w = m - j < NTILE_ARG * W_##S ? m - j : NTILE_ARG * W_##S;                         \
+        if (nan) {                                                                                 \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,  \
+                                                        w, first, best + j, index + j);            \
+            return;                                                                                \
+        }                                                                                          \
+        idx_##S lr[NTILE_ARG * W_##S];                                                             \
+        UNROLL for (int k = 0; k < NTILE_ARG; k++) {                                               \
+            vstorem_##S(best + j + k * W_##S, t[k], b[k]);                                         \
+            istore_##S(lr + k * W_##S, r[k]);                                                      \
+        }                                                                                          \
+        for (int64_t l = 0; l < w; l++)                                                            \
+            if (lr[l] >= 0)                                                                        \
+                index[j + l] = first + lr[l];                                                      \
+    }                                                                                              \
+                                                                                                   \
+    static void NAME##_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,         \
+                                   int64_t first, T *best, int64_t *index) {                       \
+        int64_t j = 0;                                                                             \
+        for (; j + NTILE_ARG * W_##S <= m; j += NTILE_ARG * W_##S)                                 \
+            NAME##_tile_##S(1, x, rows, stride, m, first, best, index, j);                         \
+        if (j < m)                                                                                 \
+            NAME##_tile_##S(0, x, rows, stride, m, first, best, index, j);                         \
+    }                                                                                              \
+                                                                                                   \
+    static void NAME##_pass_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
+                                int64_t first, T *best, int64_t *index) {                          \
         int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
         if (A) {                                                                                   \
             NARROW_DISPATCH(A, NAME##_narrow_##S, x, rows, m, first, best, index);                 \
             return;                                                                                \
         }                                                                                          \
-        for (int64_t j = 0; j < m; j += NTILE_ARG * W_##S) {                                       \
-            msk_##S t[NTILE_ARG], nan = 0;                                                         \
-            vec_##S b[NTILE_ARG];                                                                  \
-            __m512i r[NTILE_ARG];                                                                  \
-            UNROLL for (int k = 0; k < NTILE_ARG; k++) {                                           \
-                t[k] = lanes_##S(m - j - k * W_##S);                                               \
-                b[k] = vloadz_##S(t[k], best + j + k * W_##S);                                     \
-                r[k] = iset1_##S(-1);                                                              \
-            }                                                                                      \
-            for (int64_t i = 0; i < rows; i++) {                                                   \
-                const T *row = ROW(T, x, i, stride) + j;                                           \
-                __m512i at = iset1_##S(i);                                                         \
-                vec_##S v[NTILE_ARG];                                                              \
-                UNROLL for (int k = 0; k < NTILE_ARG; k++) v[k] =                                  \
-                    vloadz_##S(t[k], row + k * W_##S);                                             \
-                UNROLL for (int k = 0; k < NTILE_ARG; k += 2) nan |= unord_##S(v[k], v[k + 1]);    \
-                UNROLL for (int k = 0; k < NTILE_ARG; k++) {                                       \
-                    msk_##S u = BETTER##_##S(v[k], b[k]);                                          \
-                    b[k] = vsel_##S(b[k], u, v[k]);                                                \
-                    r[k] = isel_##S(r[k], u, at);                                                  \
-                }                                                                                  \
-            }                                                                                      \
-            int64_t w = m - j < NTILE_ARG * W_##S ? m - j : NTILE_ARG * W_##S;                     \
-            if (nan) {                                                                             \
-                kb_reduce_kernels_scalar()->NAME##_cols_##S(                                       \
-                    x + j * (int64_t)sizeof(T), rows, stride, w, first, best + j, index + j);      \
-                continue;                                                                          \
-            }                                                                                      \
-            idx_##S lr[NTILE_ARG * W_##S];                                                         \
-            UNROLL for (int k = 0; k < NTILE_ARG; k++) {                                           \
-                vstorem_##S(best + j + k * W_##S, t[k], b[k]);                                     \
-                istore_##S(lr + k * W_##S, r[k]);                                                  \
-            }                                                                                      \
-            for (int64_t l = 0; l < w; l++)                                                        \
-                if (lr[l] >= 0)                                                                    \
-                    index[j + l] = first + lr[l];                                                  \
-        }                                                                                          \
+        FOR_CHUNKS(x, rows, stride, NAME##_strided_##S, stride, m, first + i0, best, index);       \
     }                                                                                              \
                                                                                                    \
     /* f32 lanes hold 32-bit offsets: each pass keeps its element offsets below 2^30. */           \
@@ -625,8 +721,8 @@ DEFINE_EXTREME(f64, double, max, >, -INFINITY)
                                 int64_t first, T *best, int64_t *index) {                          \
         int64_t chunk = m < (INT64_C(1) << 30) ? (INT64_C(1) << 30) / m : 1;                       \
         for (int64_t i = 0; i < rows; i += chunk)                                                  \
-            NAME##_tiles_##S(x + i * stride, rows - i < chunk ? rows - i : chunk, stride, m,       \
-                             first + i, best, index);                                              \
+            NAME##_pass_##S(x + i * stride, rows - i < chunk ? rows - i : chunk, stride, m,        \
+                            first + i, best, index);                                               \
     }
 
 DEFINE_ARG(f32, float, argmin, lt, min, <, INFINITY)

@@ -217,8 +217,8 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
                       kind k) {
     const kb_reduce_kernels *t = lv->table();
     const char *name = kb_simd_name(lv->id), *ty = f32 ? "f32" : "f64";
-    const float *xf = (const float *)x;
-    const double *xd = (const double *)x;
+    const float *xf = (const float *)(const void *)x;
+    const double *xd = (const double *)(const void *)x;
     double center = v[below(n)];
     if (!isfinite(center))
         center = 0.5;
@@ -446,9 +446,9 @@ static void cols(bool f32) {
             cols_case_run(f32, 1 + below(300), m, adjacent, NANS, NAN_LAST);
             cols_case_run(f32, 1 + below(300), m, adjacent, NANS, NAN_ONE);
         }
-        /* a few rows of many columns: several full tiles and a ragged last one */
+        /* many columns: several full tiles and a ragged last one, over a few row chunks */
         for (int rep = 0; rep < 6; rep++)
-            cols_case_run(f32, 1 + below(8), 100 + below(600), adjacent, (kind)below(KINDS),
+            cols_case_run(f32, 1 + below(40), 100 + below(600), adjacent, (kind)below(KINDS),
                           NAN_ANYWHERE);
     }
 }

@@ -299,8 +299,8 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     s.tiles = (s.columns + s.tile - 1) / s.tile;
     s.groups = p->nout / s.columns;
     s.block_rows = KB_REDUCE_BLOCK_ELEMENTS / s.tile;
-    if (s.block_rows < 8)
-        s.block_rows = 8;
+    if (s.block_rows < 64)
+        s.block_rows = 64;
     if (s.block_rows > KB_REDUCE_BLOCK)
         s.block_rows = KB_REDUCE_BLOCK;
     s.blocks = (s.rows + s.block_rows - 1) / s.block_rows;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus for fuzz_npy into tests/fuzz/seeds/: small valid .npy files for
+"""Writes the seed corpus for fuzz_npy into tests/fuzz/seeds_npy/: small valid .npy files for
 every dtype, byte order, order and format version kbench reads, and broken ones near the
 edges of the format. Plain Python, so that the seeds can be regenerated anywhere:
 
@@ -10,7 +10,7 @@ import os
 import shutil
 import struct
 
-SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
+SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds_npy")
 MAGIC = b"\x93NUMPY"
 
 

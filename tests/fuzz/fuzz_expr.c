@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(src, data, size);
     src[size] = '\0';
 
-    kb_expr *e = (kb_expr *)src;
+    kb_expr *e = (kb_expr *)(void *)src; /* a non-NULL poison: failure must reset it */
     kb_status st = kb_expr_parse(src, &e);
     if (st != KB_OK) {
         if (e)

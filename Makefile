@@ -1,5 +1,6 @@
 # Entry points. Each installs what is missing first (scripts/install-deps is idempotent).
-#   make run      build the Release configuration into build/ and run the main job
+#   make run      build the Release configuration into build/ and run the main job: kbench
+#                 info, then the quick benchmark selection into results/latest.{json,md}
 #   make test     Release, sanitizer, aarch64 (qemu) and fuzz builds, every test through CTest
 #   make install  PREFIX=/usr/local by default
 
@@ -15,6 +16,8 @@ CTEST = ctest --output-on-failure -j $(JOBS)
 
 run: build
 	./build/kbench info
+	mkdir -p results
+	./build/kbench run -o results/latest.json -o results/latest.md
 
 deps:
 	@scripts/install-deps

@@ -4,7 +4,10 @@
 /* Everything public in libkbench. Link with `pkg-config --cflags --libs kbench`. */
 
 #include "kbench/array.h"
+#include "kbench/bench.h"
+#include "kbench/bench_main.h"
 #include "kbench/cpu.h"
+#include "kbench/datasheet.h"
 #include "kbench/dtype.h"
 #include "kbench/environment.h"
 #include "kbench/error.h"
@@ -13,7 +16,10 @@
 #include "kbench/machine.h"
 #include "kbench/memory.h"
 #include "kbench/npy.h"
+#include "kbench/peaks.h"
 #include "kbench/reduce.h"
+#include "kbench/results.h"
+#include "kbench/roofline.h"
 #include "kbench/simd.h"
 #include "kbench/threads.h"
 #include "kbench/version.h"

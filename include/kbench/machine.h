@@ -48,6 +48,16 @@ const char *kb_clock_source_name(kb_clock_source source);
 
 #define KB_MACHINE_NAME_SIZE 128
 
+/* What identifies a CPU model when its brand string does not (under KVM an AMD EPYC is just
+ * "AMD EPYC"): x86 CPUID family and model, extended fields included (AMD Genoa is family 25,
+ * model 17), or the implementer and part number of an Arm MIDR_EL1. -1 when unknown. */
+typedef struct kb_cpu_signature {
+    int x86_family;
+    int x86_model;
+    int arm_implementer;
+    int arm_part;
+} kb_cpu_signature;
+
 typedef struct kb_machine {
     char os[KB_MACHINE_NAME_SIZE];             /* PRETTY_NAME of os-release, else kernel name */
     char kernel_name[KB_MACHINE_NAME_SIZE];    /* "Linux" */
@@ -64,6 +74,7 @@ typedef struct kb_machine {
     kb_cache caches[KB_CACHE_LEVEL_COUNT];
     double nominal_mhz; /* 0 when unknown */
     kb_clock_source nominal_source;
+    kb_cpu_signature signature;
 } kb_machine;
 
 /* Describes this machine. Reads /proc, /sys and /etc and, on x86-64, CPUID. */

@@ -6,5 +6,8 @@
 int kb_cmd_info(int argc, char **argv);
 int kb_cmd_npy(int argc, char **argv);
 int kb_cmd_eval(int argc, char **argv);
+int kb_cmd_run(int argc, char **argv);
+int kb_cmd_list(int argc, char **argv);
+int kb_cmd_peaks(int argc, char **argv);
 
 #endif

@@ -13,6 +13,9 @@ static const struct command {
     {"info", kb_cmd_info, "describe this machine, this build and the settings in force"},
     {"npy", kb_cmd_npy, "inspect and convert NumPy .npy files"},
     {"eval", kb_cmd_eval, "evaluate a reduction on .npy inputs"},
+    {"run", kb_cmd_run, "measure benchmark cases and report their statistics"},
+    {"list", kb_cmd_list, "list the benchmark cases a run would measure"},
+    {"peaks", kb_cmd_peaks, "measure peak bandwidth and FLOP/s; compare with the datasheet"},
 };
 
 static void print_help(FILE *out) {

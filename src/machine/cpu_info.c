@@ -85,7 +85,7 @@ static bool hex_field(const char *cpuinfo, const char *key, unsigned *out) {
 
 /* MIDR_EL1 rebuilt from the fields Linux prints; the architecture field is 0xf for every
  * Armv8 and later core. */
-static bool arm_midr_from_cpuinfo(const char *cpuinfo, unsigned *midr) {
+bool kb_arm_midr_from_cpuinfo(const char *cpuinfo, unsigned *midr) {
     unsigned implementer, part, variant = 0, revision = 0;
     if (!hex_field(cpuinfo, "CPU implementer", &implementer) ||
         !hex_field(cpuinfo, "CPU part", &part))
@@ -97,7 +97,7 @@ static bool arm_midr_from_cpuinfo(const char *cpuinfo, unsigned *midr) {
     return true;
 }
 
-static bool arm_midr_from_register(bool live, unsigned *midr) {
+bool kb_arm_midr_from_register(bool live, unsigned *midr) {
 #if defined(__aarch64__)
     /* Linux emulates the read for user space when it advertises HWCAP_CPUID. */
     if (live && (getauxval(AT_HWCAP) & HWCAP_CPUID)) {
@@ -120,7 +120,7 @@ void kb_probe_cpu_name(kb_machine *m, const char *root, bool live, const char *c
         return;
 
     unsigned midr;
-    if (arm_midr_from_cpuinfo(cpuinfo, &midr) || arm_midr_from_register(live, &midr)) {
+    if (kb_arm_midr_from_cpuinfo(cpuinfo, &midr) || kb_arm_midr_from_register(live, &midr)) {
         arm_names(m, midr);
         return;
     }

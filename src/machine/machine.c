@@ -16,6 +16,7 @@ void kb_machine_probe_at(kb_machine *out, const char *root) {
     kb_cpuinfo_read(root, cpuinfo);
     kb_probe_os(out, root, live);
     kb_probe_cpu_name(out, root, live, cpuinfo);
+    kb_probe_cpu_signature(out, root, live, cpuinfo);
     kb_probe_topology(out, root, live);
     kb_probe_caches(out, root);
     /* After the CPU's name, which may carry the rated clock. */

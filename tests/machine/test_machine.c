@@ -233,6 +233,39 @@ static void fake_x86_vm_is_described(void **state) {
     assert_string_equal(m.hypervisor, "unknown");
 }
 
+/* The CPU's identity beyond its name: KVM calls an EPYC Genoa just "AMD EPYC", but its
+ * family and model (25 and 17) tell it from a Milan; an Arm core is its MIDR part. */
+static void signature_from_fake_trees(void **state) {
+    fake_tree t;
+    assert_int_equal(fake_tree_create(&t), 0);
+    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo",
+                                     "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+                                     "cpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n"),
+                     0);
+    kb_machine m;
+    kb_machine_probe_at(&m, t.root);
+    assert_int_equal(m.signature.x86_family, 25);
+    assert_int_equal(m.signature.x86_model, 17);
+    assert_int_equal(m.signature.arm_implementer, -1);
+    assert_int_equal(m.signature.arm_part, -1);
+
+    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo",
+                                     "CPU implementer\t: 0x41\nCPU variant\t: 0x1\n"
+                                     "CPU part\t: 0xd40\nCPU revision\t: 1\n"),
+                     0);
+    kb_machine_probe_at(&m, t.root);
+    assert_int_equal(m.signature.x86_family, -1);
+    assert_int_equal(m.signature.arm_implementer, 0x41);
+    assert_int_equal(m.signature.arm_part, 0xd40);
+
+    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo", "processor\t: 0\n"), 0);
+    kb_machine_probe_at(&m, t.root);
+    fake_tree_destroy(&t);
+    assert_int_equal(m.signature.x86_family, -1);
+    assert_int_equal(m.signature.x86_model, -1);
+    assert_int_equal(m.signature.arm_part, -1);
+}
+
 static void cpu_mhz_is_the_last_resort(void **state) {
     fake_tree t;
     assert_int_equal(fake_tree_create(&t), 0);
@@ -312,6 +345,7 @@ int main(void) {
         cmocka_unit_test(fake_arm_server_is_described),
         cmocka_unit_test(unknown_arm_part_is_shown_as_midr),
         cmocka_unit_test(fake_x86_vm_is_described),
+        cmocka_unit_test(signature_from_fake_trees),
         cmocka_unit_test(cpu_mhz_is_the_last_resort),
         cmocka_unit_test(base_frequency_wins),
         cmocka_unit_test(empty_tree_is_unknown_not_an_error),

@@ -1,0 +1,351 @@
+#ifndef KBENCH_BENCH_H
+#define KBENCH_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kbench/environment.h"
+#include "kbench/error.h"
+#include "kbench/machine.h"
+#include "kbench/simd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The benchmark harness: define cases, measure them, get statistics.
+ *
+ * A benchmark is a kb_bench_def: a name, a parameter space (axes whose values combine as a
+ * cartesian product into cases), optional setup and teardown, a run function that calls the
+ * code under test a given number of times, and the bytes moved and FLOPs done per call. The
+ * harness times samples of calls_per_sample calls each on CLOCK_MONOTONIC_RAW, chosen so that
+ * a sample lasts at least 1000 times the timer's measured resolution, and reports robust
+ * statistics of the time per call. docs/measurement.md explains the protocol;
+ * docs/results-schema.md the results file. kb_bench_main (kbench/bench_main.h) turns a list
+ * of definitions into a program with the options of `kbench run`. */
+
+/* ---- Barriers, for the body of a run function ----
+ *
+ * kb_do_not_optimize(&x) makes the compiler assume x (and any memory) is read at this point,
+ * so the computation that produced x cannot be removed; kb_clobber_memory() makes it assume
+ * all memory may be read and written, so stores before it happen and loads after it repeat.
+ * Both compile to no instruction. */
+#if defined(__GNUC__) || defined(__clang__)
+static inline void kb_do_not_optimize(const void *value) {
+    __asm__ __volatile__("" : : "r"(value) : "memory");
+}
+static inline void kb_clobber_memory(void) {
+    __asm__ __volatile__("" : : : "memory");
+}
+#else
+#error "kbench/bench.h needs GCC or Clang inline assembly for its barriers"
+#endif
+
+/* ---- Defining benchmarks ---- */
+
+enum kb_bench_axis_flags {
+    /* The case name shows the value alone ("f32") rather than "name=value" ("dtype=f32"). */
+    KB_BENCH_AXIS_BARE = 1u << 0,
+    /* The axis chooses an implementation of the same computation. Cases that differ only in
+     * implementation axes form a group: set up once and sampled in interleaved rounds (A B C
+     * A B C ...; a much faster implementation takes a block of samples per round), so that
+     * drift in the machine's speed falls on all of them alike. The axes named "simd" and
+     * "threads" are implementation axes whatever their flags. */
+    KB_BENCH_AXIS_IMPLEMENTATION = 1u << 1,
+};
+
+/* One parameter of a benchmark and its values, in the order cases are named and run.
+ *
+ * Two names are applied by the harness before each sample: "simd" (auto, scalar, avx2,
+ * avx512, neon, sve, or "all" for scalar, each available level and auto; levels this build or
+ * CPU cannot run are left out) sets kb_simd_set, and "threads" (a count, or "all" for
+ * kb_usable_cores()) sets kb_threads_set. */
+typedef struct kb_bench_axis {
+    const char *name;          /* letters, digits and '_' */
+    const char *const *values; /* NULL-terminated; no '/' in a value */
+    unsigned flags;            /* kb_bench_axis_flags */
+} kb_bench_axis;
+
+#define KB_BENCH_MAX_PARAMS 16
+
+/* What the callbacks of a kb_bench_def see. setup and teardown run once per group, with
+ * the group's name and only its non-implementation parameters; run sees one case, with all
+ * of them. data, and the counts set by setup, are shared by the whole group. */
+typedef struct kb_bench_case {
+    const char *name;
+    int nparams;
+    const char *param_names[KB_BENCH_MAX_PARAMS];
+    const char *param_values[KB_BENCH_MAX_PARAMS];
+    void *user;               /* kb_bench_def.user */
+    void *data;               /* for setup to fill, for run and teardown to use */
+    double bytes_per_call;    /* bytes read plus bytes written by one call */
+    double flops_per_call;    /* floating-point operations of one call */
+    double working_set_bytes; /* memory one call touches (for the cache level); 0: bytes */
+    /* Private to the harness: set through kb_bench_fail. */
+    kb_status status;
+    char error[256];
+} kb_bench_case;
+
+typedef struct kb_bench_def {
+    const char *name;          /* first part of the case names ("mylib/dot"); no spaces */
+    const kb_bench_axis *axes; /* ends with an axis whose name is NULL; NULL for no axes */
+    /* Prepares the group (allocates and fills inputs, sets data and the counts). Optional;
+     * a failure (kb_bench_fail, or a failing kbench call's status) fails every case of the
+     * group and skips run and teardown. */
+    kb_status (*setup)(kb_bench_case *c);
+    /* Calls the code under test `calls` times; the harness times the whole call. Required.
+     * Reports a failure with kb_bench_fail and returns. */
+    void (*run)(kb_bench_case *c, int64_t calls);
+    void (*teardown)(kb_bench_case *c); /* optional */
+    double bytes_per_call;              /* defaults copied into the case before setup */
+    double flops_per_call;
+    /* Relative cost of one case, for cost-balanced --shard (1: an ordinary case). Optional;
+     * sees the case's parameters only (no setup has run). */
+    double (*cost)(const kb_bench_case *c);
+    void *user; /* handed to the callbacks; must outlive the run */
+} kb_bench_def;
+
+/* Records a failure of the case, for setup and run: a one-line message kept in the
+ * results. Returns status (KB_EINVAL when status is KB_OK) so that setup can
+ *     return kb_bench_fail(c, KB_ENOMEM, "cannot allocate %lld bytes", (long long)n); */
+kb_status kb_bench_fail(kb_bench_case *c, kb_status status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The value of the named parameter, or NULL when the case has none by that name. */
+const char *kb_bench_param(const kb_bench_case *c, const char *name);
+
+/* ---- Settings of a run ---- */
+
+typedef enum kb_bench_cache {
+    KB_BENCH_CACHE_HOT,  /* samples follow one another; caches keep what the last one left */
+    KB_BENCH_CACHE_COLD, /* a buffer twice the last-level cache is read before each sample */
+} kb_bench_cache;
+
+/* "hot", "cold"; "?" for an invalid value. */
+const char *kb_bench_cache_name(kb_bench_cache cache);
+
+#define KB_BENCH_DEFAULT_MIN_TIME 0.1
+#define KB_BENCH_MIN_SAMPLES 10
+/* A sample lasts at least this many timer resolutions. */
+#define KB_BENCH_RESOLUTION_FACTOR 1000
+/* Hot samples are sized so that about this many fit the time budget: short enough that
+ * preemption spoils few of them (the median ignores those), few enough to keep files small. */
+#define KB_BENCH_TARGET_SAMPLES 1000
+
+typedef struct kb_bench_settings {
+    double min_time; /* seconds of samples per case and repetition */
+    int min_samples; /* at least KB_BENCH_MIN_SAMPLES */
+    int repetitions; /* the whole measurement (warm-up and samples) this many times */
+    kb_bench_cache cache;
+    bool pin; /* pin the calling thread and each OpenMP thread to its own core */
+} kb_bench_settings;
+
+void kb_bench_settings_default(kb_bench_settings *settings);
+
+/* KB_EINVAL with a message for a setting out of range. */
+kb_status kb_bench_settings_check(const kb_bench_settings *settings);
+
+/* ---- The timer ---- */
+
+typedef struct kb_bench_timer {
+    double resolution_ns; /* smallest positive step seen between two consecutive readings */
+    double overhead_ns;   /* mean cost of one reading */
+    double reported_ns;   /* what clock_getres reports */
+} kb_bench_timer;
+
+/* Nanoseconds on CLOCK_MONOTONIC_RAW, which NTP does not slew. */
+int64_t kb_bench_now_ns(void);
+
+/* Measures the timer's resolution and overhead (a few milliseconds). */
+kb_status kb_bench_timer_measure(kb_bench_timer *out);
+
+/* ---- Statistics ---- */
+
+/* Robust summary of a sample set (times per call, in nanoseconds). Quartiles interpolate
+ * linearly between order statistics (NumPy's default); mad is the unscaled median absolute
+ * deviation; stddev uses n - 1; the confidence interval of the median is [x(l), x(n+1-l)]
+ * with the largest l whose binomial tail P(B <= l - 1), B ~ Bin(n, 1/2), is at most 2.5%,
+ * and ci_coverage is its exact coverage (below 0.95 only when n < 6, where the interval is
+ * [min, max]). Outliers lie beyond Tukey's fences, q1 - 1.5 IQR and q3 + 1.5 IQR; they are
+ * counted, never removed. */
+typedef struct kb_bench_stats {
+    int64_t n;
+    double median, mean, min, max, stddev, mad, q1, q3, iqr, cv;
+    double ci_low, ci_high, ci_coverage;
+    int64_t outliers_low, outliers_high;
+    bool unstable; /* the spread is large: mad/median or the CI's width/median, see below */
+} kb_bench_stats;
+
+/* A case is flagged unstable when mad/median exceeds the first or (ci_high - ci_low)/median
+ * the second. */
+#define KB_BENCH_UNSTABLE_MAD 0.05
+#define KB_BENCH_UNSTABLE_CI 0.10
+
+/* Computes the statistics of n >= 1 values (KB_EINVAL for n < 1 or a NaN). */
+kb_status kb_bench_stats_compute(const double *values, int64_t n, kb_bench_stats *out);
+
+/* The 1-based ranks [*low, *high] of the order statistics bounding a confidence interval of
+ * the median of n values at the given level (such as 0.95), and its exact coverage. */
+void kb_bench_median_ci_ranks(int64_t n, double level, int64_t *low, int64_t *high,
+                              double *coverage);
+
+/* ---- Results ---- */
+
+typedef struct kb_bench_result_param {
+    char *name;
+    char *value;
+    bool implementation;
+} kb_bench_result_param;
+
+/* One measured case. Times are nanoseconds. */
+typedef struct kb_bench_result {
+    char *name;  /* "reduce/mean/f32/4096x4096/axis=0/simd=avx512/threads=2" */
+    char *group; /* the name without implementation parameters */
+    int nparams;
+    kb_bench_result_param *params;
+    bool failed;
+    char *error;        /* one line; NULL unless failed */
+    kb_simd_level simd; /* level in force while sampling ("auto" resolved) */
+    int threads;        /* thread count in force while sampling */
+    double bytes_per_call;
+    double flops_per_call;
+    double working_set_bytes;
+    int64_t calls_per_sample;
+    int nrepetitions;
+    int64_t *repetition_samples; /* samples taken in each repetition */
+    int64_t nsamples;
+    int64_t *sample_ns;   /* duration of each sample, all repetitions in order */
+    kb_bench_stats stats; /* of the times per call, sample_ns / calls_per_sample */
+    /* Rates at the median and at the ends of its confidence interval; 0 when the count is 0. */
+    double gb_per_s, gb_per_s_low, gb_per_s_high;
+    double gflop_per_s, gflop_per_s_low, gflop_per_s_high;
+} kb_bench_result;
+
+/* Fills stats and the rates from sample_ns, calls_per_sample and the counts. */
+kb_status kb_bench_result_summarize(kb_bench_result *r);
+
+/* How the build that ran the benchmarks was made (kb_build_info, kept by value). */
+typedef struct kb_bench_build {
+    char version[32];
+    char git_commit[64];
+    char compiler[128];
+    char c_flags[512];
+    char build_type[32];
+    char arch[32];
+    bool optimized, sanitizers;
+} kb_bench_build;
+
+/* Environment variables that change how kernels run (KB_*, OMP_*, GOMP_*), as found. */
+#define KB_BENCH_MAX_ENV_VARS 16
+
+/* Everything a number depends on besides the code: where, when, how. */
+typedef struct kb_bench_context {
+    char date[32]; /* start of the run, UTC, "2024-06-12T09:30:00Z" */
+    char *command; /* the command line; NULL when not known */
+    kb_bench_build build;
+    kb_machine machine;
+    char instruction_sets[256];
+    kb_clock_measurement clock_start, clock_end; /* repetitions 0: not measured */
+    unsigned simd_compiled, simd_available;      /* bit (1u << level) per kb_simd_level */
+    kb_simd_level simd_selected;                 /* in force when the run started */
+    int threads;                                 /* in force when the run started */
+    int usable_cores;
+    kb_env_report env;
+    kb_bench_timer timer;
+    kb_bench_settings settings;
+    int64_t sample_target_ns; /* hot samples are sized to last about this long */
+    int64_t flush_bytes;      /* size of the cold-cache buffer; 0 when hot */
+    char pinned_cpus[256];    /* "0,1" when pinned, "" otherwise */
+    int nenv_vars;
+    char *env_names[KB_BENCH_MAX_ENV_VARS];
+    char *env_values[KB_BENCH_MAX_ENV_VARS];
+    /* The selection: suites, --filter patterns and --shard. */
+    int nsuites;
+    char **suites;
+    int nfilters;
+    char **filters;
+    int shard_index, shard_count; /* 1-based; 1 of 1 when not sharded */
+} kb_bench_context;
+
+/* A run: its context and its cases, in the order they were planned. */
+typedef struct kb_results {
+    kb_bench_context context;
+    int ncases;
+    kb_bench_result *cases;
+} kb_results;
+
+/* Releases everything a kb_results owns and zeroes it. */
+void kb_results_free(kb_results *results);
+
+/* Number of failed cases. */
+int kb_results_failed(const kb_results *results);
+
+/* ---- Plans: which cases to run ---- */
+
+typedef struct kb_bench_plan kb_bench_plan;
+
+kb_status kb_bench_plan_new(kb_bench_plan **out);
+void kb_bench_plan_free(kb_bench_plan *plan); /* NULL allowed */
+
+/* Adds the cases of a definition: the cartesian product of its axes. The definition's
+ * strings are copied; its callbacks and user pointer are kept. KB_EINVAL for a malformed
+ * definition or a case name already in the plan. */
+kb_status kb_bench_plan_add(kb_bench_plan *plan, const kb_bench_def *def);
+
+/* Adds a built-in suite by name: "quick" (the default of `kbench run`), "reduce", "selftest"
+ * (the harness timing an empty body and an empty function call) or "failing" (cases that
+ * fail on purpose, to check failure reporting). KB_EINVAL for an unknown name. */
+kb_status kb_bench_plan_add_suite(kb_bench_plan *plan, const char *suite);
+
+/* Names of the built-in suites, NULL-terminated, and a one-line description of each. */
+const char *const *kb_bench_suite_names(void);
+const char *kb_bench_suite_summary(const char *suite);
+
+/* Keeps the cases whose name matches: a pattern is a POSIX extended regular expression
+ * found anywhere in the name; one starting with '-' excludes what the rest matches. A case
+ * is kept when it matches an including pattern (or there is none) and no excluding one.
+ * KB_EINVAL for a pattern that does not compile. */
+kb_status kb_bench_plan_filter(kb_bench_plan *plan, const char *const *patterns, int npatterns);
+
+/* Keeps part `index` (1-based) of `count`: groups are dealt, costliest first, to the part
+ * with the least cost so far, so the parts cover the plan exactly once between them with
+ * nearly equal cost. Deterministic for a given plan. */
+kb_status kb_bench_plan_shard(kb_bench_plan *plan, int index, int count);
+
+int kb_bench_plan_size(const kb_bench_plan *plan);
+const char *kb_bench_plan_case_name(const kb_bench_plan *plan, int i);
+const char *kb_bench_plan_case_group(const kb_bench_plan *plan, int i);
+double kb_bench_plan_case_cost(const kb_bench_plan *plan, int i);
+
+/* ---- Running ---- */
+
+typedef struct kb_bench_progress {
+    int done;            /* cases finished */
+    int total;           /* cases in the plan */
+    const char *current; /* group being measured, or NULL when finished */
+    double elapsed_s;
+    double remaining_s; /* estimate from the cost of what is left; < 0 when unknown */
+} kb_bench_progress;
+
+/* Callbacks during a run, all optional: once the context is known (before any case),
+ * before each group, and after each case. */
+typedef struct kb_bench_observer {
+    void *arg;
+    void (*run_started)(void *arg, const kb_bench_context *context, int ncases);
+    void (*group_started)(void *arg, const kb_bench_progress *progress);
+    void (*case_finished)(void *arg, const kb_bench_result *result,
+                          const kb_bench_progress *progress);
+} kb_bench_observer;
+
+/* Runs the plan and fills results (context and one result per case, failed cases included).
+ * Fails only when the run cannot start (bad settings, an invalid KB_SIMD or KB_NUM_THREADS,
+ * no memory for the cold-cache buffer); a case that fails is recorded as failed. Leaves the
+ * SIMD level and thread count as it found them. */
+kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *settings,
+                       const kb_bench_observer *observer, kb_results *results);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,226 @@
+#ifndef KBENCH_PEAKS_H
+#define KBENCH_PEAKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kbench/error.h"
+#include "kbench/machine.h"
+#include "kbench/simd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Peaks measured on this machine: memory bandwidth of three streaming kernels for working
+ * sets in each level of the memory hierarchy, and floating-point throughput of FMA chains,
+ * at one thread and at all cores. They are what the roofline (kbench/roofline.h) holds every
+ * result against, so they are counted the way likwid-bench counts (docs/roofline.md). */
+
+/* The bandwidth kernels, on arrays of doubles. Bytes per element, as likwid-bench counts:
+ * load (s += a[i]): 8 read; copy (a[i] = b[i]): 8 read + 8 written; triad (a[i] = b[i] +
+ * s * c[i], STREAM's triad): 16 read + 8 written. Write-allocate traffic (the read of a
+ * destination line before it is written) is not in those counts; see kb_bw_traffic. */
+typedef enum kb_bw_kernel { KB_BW_LOAD, KB_BW_COPY, KB_BW_TRIAD, KB_BW_KERNEL_COUNT } kb_bw_kernel;
+
+/* "load", "copy", "triad"; "?" for an invalid value. */
+const char *kb_bw_kernel_name(kb_bw_kernel kernel);
+
+/* Where a working set lives: the smallest level it fits in. */
+typedef enum kb_mem_level {
+    KB_MEM_L1,
+    KB_MEM_L2,
+    KB_MEM_L3,
+    KB_MEM_DRAM,
+    KB_MEM_LEVEL_COUNT
+} kb_mem_level;
+
+/* "L1", "L2", "L3", "DRAM"; "?" for an invalid value. */
+const char *kb_mem_level_name(kb_mem_level level);
+
+typedef enum kb_flop_type { KB_FLOP_F32, KB_FLOP_F64, KB_FLOP_TYPE_COUNT } kb_flop_type;
+
+/* "float32", "float64"; "?" for an invalid value. */
+const char *kb_flop_type_name(kb_flop_type type);
+
+/* Bytes per element of a bandwidth kernel. write_allocate is what a write-allocate cache adds
+ * when a written line is not already in the cache being measured: one read of each written
+ * byte (likwid-bench leaves it out, as kbench does in its headline numbers). */
+typedef struct kb_bw_traffic {
+    int read_bytes;
+    int write_bytes;
+    int write_allocate_bytes;
+} kb_bw_traffic;
+
+void kb_bw_kernel_traffic(kb_bw_kernel kernel, kb_bw_traffic *out);
+
+/* The scalar s of the triad. */
+#define KB_BW_TRIAD_SCALAR 3.0
+
+/* What one run of a microkernel did, as the kernel itself counts it. */
+typedef struct kb_bw_work {
+    double bytes;                     /* likwid-bench counting */
+    double bytes_with_write_allocate; /* bytes plus one read per written byte */
+    double checksum;                  /* load: the sum of a in the last sweep; else 0 */
+} kb_bw_work;
+
+/* Runs a bandwidth kernel sweeps times over n elements with the inner loop of a SIMD level:
+ * load reads a (b and c may be NULL), copy writes a from b, triad writes a from b and c. The
+ * arrays need no particular alignment. KB_EUNSUPPORTED when the level is not available;
+ * KB_EINVAL for negative sizes or missing arrays. */
+kb_status kb_bw_run(kb_bw_kernel kernel, kb_simd_level level, int64_t n, int64_t sweeps, double *a,
+                    const double *b, const double *c, kb_bw_work *out);
+
+/* The FMA chains: every lane of every accumulator runs x = x * KB_FMA_A + KB_FMA_B for the
+ * given number of iterations, starting from lane k's value KB_FMA_INIT + k * KB_FMA_STEP
+ * (lanes numbered accumulator by accumulator). The values converge to 1 and stay normal, so
+ * a chain of any length runs at full speed. Each lane update is 2 FLOPs. The scalar level is
+ * portable C (a multiply and an add, which the compiler may pack into the baseline vector
+ * unit); the others use the FMA instructions of their instruction set. */
+#define KB_FMA_A 0.9990234375 /* 1 - 2^-10 */
+#define KB_FMA_B 0.0009765625 /* 2^-10 */
+#define KB_FMA_INIT 0.5
+#define KB_FMA_STEP 0.0078125 /* 2^-7 */
+
+typedef struct kb_fma_work {
+    double flops;     /* 2 per lane update */
+    double checksum;  /* sum over every lane of its final value */
+    int lanes;        /* per vector */
+    int accumulators; /* independent vectors, enough to cover FMA latency x pipes */
+} kb_fma_work;
+
+/* Runs the FMA chain of a type and SIMD level for iterations steps. KB_EUNSUPPORTED when the
+ * level is not available or has no FMA kernel (sve: its NEON kernel reaches the same peak on
+ * every SVE core kbench targets); KB_EINVAL for a negative count. */
+kb_status kb_fma_run(kb_flop_type type, kb_simd_level level, int64_t iterations, kb_fma_work *out);
+
+/* True when kb_fma_run has a kernel for the level in this build and this CPU can run it. */
+bool kb_fma_available(kb_simd_level level);
+
+/* A rate measured over repetitions, in units per second (bytes or FLOPs). */
+typedef struct kb_rate {
+    double best; /* the fastest repetition: the peak */
+    double median;
+    double min;
+    double max;
+    int repetitions; /* 0: not measured */
+} kb_rate;
+
+/* How long a measurement runs: repetitions timings of at least seconds each, after a warm-up
+ * that also sizes them. Zeros mean the defaults (0.02 s, 11). */
+typedef struct kb_measure_settings {
+    double seconds;
+    int repetitions;
+} kb_measure_settings;
+
+#define KB_MEASURE_MAX_REPETITIONS 101
+
+/* A bandwidth peak and the working set it was measured on. */
+typedef struct kb_bw_peak {
+    int64_t working_set_bytes; /* every array of every thread together */
+    kb_rate bytes_per_second;  /* likwid-bench counting */
+} kb_bw_peak;
+
+/* Measures a bandwidth kernel with threads OpenMP threads, each on its own slice of the
+ * working set, allocated and first touched by the thread that uses it. The working set is
+ * rounded down to whole 512-byte blocks per array and thread (at least one). */
+kb_status kb_bw_measure(kb_bw_kernel kernel, kb_simd_level level, int threads,
+                        int64_t working_set_bytes, const kb_measure_settings *settings,
+                        kb_bw_peak *out);
+
+/* Measures the FMA chain of a type and level on threads threads, each running its own chain. */
+kb_status kb_fma_measure(kb_flop_type type, kb_simd_level level, int threads,
+                         const kb_measure_settings *settings, kb_rate *out);
+
+/* The working set, in bytes of all threads together, that kbench measures a level with: half
+ * of each thread's share of the cache for L1, L2 and L3; for DRAM four times every last-level
+ * cache together (STREAM's rule) and, unless quick, at least 1 GiB, which averages over enough
+ * pages that the run-to-run spread of where the memory lands (large in a VM) evens out; at
+ * least 64 MiB and at most a quarter of physical memory. caches holds kb_machine's caches;
+ * unknown sizes take defaults (32 KiB L1d, 1 MiB L2, 8 MiB L3 shared by all). */
+int64_t kb_peaks_working_set(const kb_cache caches[KB_CACHE_LEVEL_COUNT], int logical_cpus,
+                             kb_mem_level level, int threads, bool quick);
+
+/* One thread count's peaks. */
+typedef struct kb_peak_set {
+    int threads;
+    kb_bw_peak bandwidth[KB_BW_KERNEL_COUNT][KB_MEM_LEVEL_COUNT];
+    kb_rate flops[KB_FLOP_TYPE_COUNT][KB_SIMD_LEVEL_COUNT]; /* repetitions 0: not measured */
+} kb_peak_set;
+
+enum { KB_PEAKS_ONE_THREAD, KB_PEAKS_ALL_THREADS, KB_PEAKS_SET_COUNT };
+
+typedef struct kb_peaks {
+    kb_peak_set sets[KB_PEAKS_SET_COUNT];  /* at 1 thread and at all cores (threads may be 1) */
+    kb_simd_level bandwidth_simd;          /* the level the bandwidth kernels ran at */
+    kb_cache caches[KB_CACHE_LEVEL_COUNT]; /* as used for the working sets, defaults filled in */
+    int logical_cpus;
+    double clock_mhz;    /* core clock measured just before (the fastest repetition of
+                            kb_clock_measure), 0 when it could not be */
+    int64_t measured_at; /* seconds since the epoch */
+    double load_average; /* 1-minute load average when measuring began; -1 when unknown.
+                            Other work on the cores lowers every peak. */
+    bool quick;          /* measured with --quick's short settings */
+} kb_peaks;
+
+/* Progress for people, one line per measurement ("bandwidth load L2, 1 thread"); the library
+ * never prints, so a caller that wants it shown passes a function. */
+typedef void (*kb_progress_fn)(void *context, const char *message);
+
+typedef struct kb_peaks_options {
+    int threads; /* the all-cores count; 0 means kb_usable_cores() */
+    bool quick;  /* short measurements (a second or two in all), for tests */
+    kb_progress_fn progress;
+    void *progress_context;
+} kb_peaks_options;
+
+/* Measures every peak: bandwidth at the best available SIMD level for each kernel and level,
+ * FMA throughput for each type at each available level, at 1 thread and at options->threads.
+ * Takes some 15 s (quick: 1-2 s). */
+kb_status kb_peaks_measure(const kb_peaks_options *options, kb_peaks *out);
+
+/* The peaks as a JSON object (docs/roofline.md), malloc'ed; free with free(). And back:
+ * KB_EFORMAT, with the reason, when text is not such an object. */
+kb_status kb_peaks_to_json(const kb_peaks *peaks, char **text);
+kb_status kb_peaks_from_json(const char *text, kb_peaks *out);
+
+/* The cache of measured peaks, one file per machine. The key names what the peaks depend on:
+ * the CPU (vendor, model string and CPUID family/model or Arm MIDR part), the logical CPUs,
+ * the kernel release, the kbench version, whether the build is optimized and sanitized, and
+ * the all-cores thread count. */
+kb_status kb_peaks_cache_key(const kb_machine *machine, int threads, char *key, int size);
+
+/* The cache file for a key: $KB_CACHE_DIR, else $XDG_CACHE_HOME/kbench, else
+ * $HOME/.cache/kbench, then peaks-<16 hex digits of a hash of the key>.json. */
+kb_status kb_peaks_cache_path(const char *key, char *path, int size);
+
+/* Reads the cache file: *found is false (and KB_OK) when it is missing or holds another key;
+ * KB_EFORMAT when it is not a peaks cache file. */
+kb_status kb_peaks_cache_read(const char *path, const char *key, kb_peaks *out, bool *found);
+
+/* Writes the cache file, creating its directory, through a temporary file and a rename so
+ * that a concurrent reader never sees half a file. */
+kb_status kb_peaks_cache_write(const char *path, const char *key, const kb_peaks *peaks);
+
+/* Where kb_peaks_get found the peaks. */
+typedef struct kb_peaks_source {
+    char cache_path[4096];
+    char cache_key[1024];
+    bool reused; /* read from the cache rather than measured by this call */
+    /* Why the cache could not be read or written ("" when it could): not an error, since the
+     * peaks were measured anyway; for the caller to show. */
+    char cache_warning[640];
+} kb_peaks_source;
+
+/* This machine's peaks at options->threads: from the cache when it holds them (unless
+ * refresh; peaks measured with quick serve only quick requests), else measured with
+ * kb_peaks_measure and written to the cache. What a benchmark runner calls before holding
+ * its results against the roofline. Fails only when measuring fails. */
+kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *out,
+                       kb_peaks_source *source);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,62 @@
+#ifndef KBENCH_RESULTS_H
+#define KBENCH_RESULTS_H
+
+#include <stdio.h>
+
+#include "kbench/bench.h"
+#include "kbench/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Results files and reports: the JSON file of a run (docs/results-schema.md), read back with
+ * validation, and the same results as CSV, markdown or a terminal table. */
+
+#define KB_RESULTS_SCHEMA "kbench-results"
+#define KB_RESULTS_SCHEMA_VERSION 1
+
+typedef enum kb_results_format {
+    KB_RESULTS_TABLE,    /* aligned text for a terminal */
+    KB_RESULTS_CSV,      /* one row per case, parameters as columns */
+    KB_RESULTS_MARKDOWN, /* the context and a table, ready to paste into a pull request */
+    KB_RESULTS_JSON,     /* the results file */
+} kb_results_format;
+
+/* "table", "csv", "markdown", "json"; "?" for an invalid value. */
+const char *kb_results_format_name(kb_results_format format);
+
+/* Parses a format name ("md" is markdown). */
+kb_status kb_results_format_parse(const char *name, kb_results_format *out);
+
+/* The format a file name's extension asks for: .json, .csv, .md or .markdown. */
+kb_status kb_results_format_of_path(const char *path, kb_results_format *out);
+
+/* Writes results to a stream in the given format. */
+kb_status kb_results_print(const kb_results *results, kb_results_format format, FILE *out);
+
+/* Writes results to a file: whole or not at all (a temporary beside it, then renamed). */
+kb_status kb_results_save(const kb_results *results, kb_results_format format, const char *path);
+
+/* Reads a results file, checking it against the schema: KB_EIO when it cannot be read,
+ * KB_EFORMAT with a message naming the file and the field ("r.json: cases[3].samples_ns:
+ * expected an array of integers") when it is not a valid results file. Unknown keys are
+ * ignored, so that newer minor additions still read. */
+kb_status kb_results_load(const char *path, kb_results *out);
+
+/* The same from JSON text in memory; label names it in messages. */
+kb_status kb_results_parse(const char *text, size_t length, const char *label, kb_results *out);
+
+/* The terminal table, row by row, for output as cases finish. name_width is the width of the
+ * case column (the longest name to come). */
+void kb_results_table_header(FILE *out, int name_width);
+void kb_results_table_row(FILE *out, const kb_bench_result *result, int name_width);
+
+/* "12.3 ns", "4.56 us", "7.89 ms", "1.23 s": three significant digits. */
+void kb_format_duration(char *buf, size_t size, double ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,97 @@
+#ifndef KBENCH_ROOFLINE_H
+#define KBENCH_ROOFLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kbench/error.h"
+#include "kbench/peaks.h"
+#include "kbench/simd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Roofline metrics of one measured result: how fast it went, what bound the hardware puts on
+ * it, how close it came, and whether that is plausible. Pure functions of their arguments,
+ * for the benchmark runner and for anyone with a time and a byte and FLOP count. Units are
+ * SI: bytes, FLOPs, seconds. docs/roofline.md explains every metric and flag. */
+
+/* The peaks that bound a result: for one thread count, one traffic pattern and one FLOP type
+ * and SIMD level. 0 means unknown. */
+typedef struct kb_roofline_peaks {
+    int threads;
+    double bytes_per_second[KB_MEM_LEVEL_COUNT]; /* bandwidth of the working set's level */
+    double flops_per_second;
+    int64_t capacity[KB_MEM_LEVEL_COUNT]; /* bytes the threads can hold in L1, L2, L3 together;
+                                             the DRAM entry is ignored */
+} kb_roofline_peaks;
+
+/* The bounds for threads threads from measured peaks. A result is held against the measured
+ * peak of its own traffic pattern (a reduction reads: KB_BW_LOAD; an elementwise a = f(b):
+ * KB_BW_COPY; a = f(b, c): KB_BW_TRIAD), type and level. Between 1 thread and the all-cores
+ * count, bounds are interpolated optimistically, min(threads x one-thread peak, all-cores
+ * peak), so that `impossible` is never raised by the interpolation; above it they stay at the
+ * all-cores peak. A level without a measured FLOP peak gets 0 (unknown). */
+kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kernel traffic,
+                                 kb_flop_type type, kb_simd_level level, kb_roofline_peaks *out);
+
+/* One result: the work of one call and how long it took. */
+typedef struct kb_roofline_input {
+    double seconds; /* per call, > 0 */
+    double bytes;   /* moved per call (as the peaks count them: no write-allocate), >= 0 */
+    double flops;   /* per call, >= 0 */
+    int64_t working_set_bytes; /* every byte the call touches, to find its level */
+    /* suspicious-low applies only when the hardware needs at least this long for the call's
+     * work (the bound time); 0 means KB_ROOFLINE_LOW_MIN_SECONDS. */
+    double low_min_seconds;
+} kb_roofline_input;
+
+/* 10 us: far above the cost of a call and an OpenMP fork-join (about 1-5 us), so a result
+ * below 10% of its bound at this size is not explained by overhead alone. */
+#define KB_ROOFLINE_LOW_MIN_SECONDS 1e-5
+
+enum {
+    KB_ROOFLINE_IMPOSSIBLE = 1 << 0,      /* above 100% of its bound */
+    KB_ROOFLINE_SUSPICIOUS_HIGH = 1 << 1, /* above 90% (and not impossible) */
+    KB_ROOFLINE_SUSPICIOUS_LOW = 1 << 2   /* below 10%, when large enough */
+};
+
+#define KB_ROOFLINE_HIGH_PERCENT 90.0
+#define KB_ROOFLINE_LOW_PERCENT 10.0
+
+typedef struct kb_roofline {
+    double bytes_per_second; /* achieved */
+    double flops_per_second; /* achieved */
+    double intensity;        /* FLOPs per byte; INFINITY when no bytes but some FLOPs */
+    kb_mem_level level;      /* the smallest level the working set fits in */
+    /* The least time the peaks allow for the call, max(bytes / bandwidth, flops / FLOP peak):
+     * the classic min(FLOP peak, intensity x bandwidth) roofline written as a time, which
+     * also covers results without FLOPs (copies, integer sums) or without bytes. */
+    double bound_seconds;
+    double bound_flops_per_second; /* min(FLOP peak, intensity x bandwidth); NAN without FLOPs */
+    double percent_of_bound;       /* bound_seconds / seconds x 100 */
+    double percent_of_bandwidth;   /* of the level's bandwidth */
+    double percent_of_flops;       /* of the FLOP peak */
+    bool memory_bound;             /* the bandwidth term is the larger (ties: memory) */
+    bool bound_known;              /* false when a peak it needs is unknown: the percentages
+                                      that need it are NAN and no flag is set */
+    unsigned flags;                /* KB_ROOFLINE_* */
+} kb_roofline;
+
+/* Computes the metrics. KB_EINVAL for a time that is not positive, negative counts, or no
+ * work at all (no bytes and no FLOPs). */
+kb_status kb_roofline_compute(const kb_roofline_input *input, const kb_roofline_peaks *peaks,
+                              kb_roofline *out);
+
+/* "impossible", "suspicious-high", "suspicious-low"; "?" for anything else. */
+const char *kb_roofline_flag_name(unsigned flag);
+
+/* The flags as a comma-separated list ("" for none), written into buf. */
+void kb_roofline_flags_describe(unsigned flags, char *buf, int size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

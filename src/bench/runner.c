@@ -1,0 +1,127 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/context.h"
+#include "bench/flush.h"
+#include "bench/measure.h"
+#include "bench/pin.h"
+#include "bench/plan.h"
+#include "core/fail.h"
+#include "kbench/threads.h"
+
+static double plan_cost(const kb_bench_plan *plan, int first, int end) {
+    double cost = 0;
+    for (int i = first; i < end; i++)
+        cost += plan->cases[i].cost;
+    return cost;
+}
+
+static void progress_at(kb_bench_progress *p, int done, const char *current, int64_t start,
+                        double done_cost, double total_cost) {
+    p->done = done;
+    p->current = current;
+    p->elapsed_s = (double)(kb_bench_now_ns() - start) * 1e-9;
+    p->remaining_s = done_cost > 0 ? p->elapsed_s * (total_cost - done_cost) / done_cost : -1;
+}
+
+static int most_threads(const kb_bench_plan *plan, int fallback) {
+    int most = fallback;
+    for (int i = 0; i < plan->count; i++)
+        for (int k = 0; k < plan->cases[i].nparams; k++)
+            if (strcmp(plan->cases[i].param_names[k], "threads") == 0) {
+                int t = atoi(plan->cases[i].param_values[k]);
+                if (t > most)
+                    most = t;
+            }
+    return most;
+}
+
+kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *settings,
+                       const kb_bench_observer *observer, kb_results *results) {
+    memset(results, 0, sizeof *results);
+    kb_status st = kb_bench_settings_check(settings);
+    if (st != KB_OK)
+        return st;
+    kb_simd_level saved_simd;
+    int saved_threads;
+    if ((st = kb_simd_current(&saved_simd)) != KB_OK ||
+        (st = kb_threads_current(&saved_threads)) != KB_OK)
+        return st;
+    kb_bench_context *ctx = &results->context;
+    if ((st = kb_context_fill(ctx, settings, plan)) != KB_OK) {
+        kb_results_free(results);
+        return st;
+    }
+
+    /* A sample lasts at least 1000 timer resolutions; hot samples are lengthened so that
+     * about KB_BENCH_TARGET_SAMPLES fill the time budget, cold ones stay as short as the
+     * timer allows. */
+    double floor_ns = KB_BENCH_RESOLUTION_FACTOR * fmax(ctx->timer.resolution_ns, 1);
+    double hot_ns = fmax(floor_ns, settings->min_time * 1e9 / KB_BENCH_TARGET_SAMPLES);
+    bool cold = settings->cache == KB_BENCH_CACHE_COLD;
+    kb_measure_env env = {
+        .settings = settings,
+        .target_ns = (int64_t)(cold ? floor_ns : hot_ns),
+        .warmup_ns = (int64_t)(settings->min_time * 1e9 * 0.1),
+    };
+    ctx->sample_target_ns = env.target_ns;
+
+    kb_flush flush = {0};
+    kb_pin pin;
+    memset(&pin, 0, sizeof pin);
+    int pin_team = most_threads(plan, saved_threads);
+    if (cold) {
+        if ((st = kb_flush_init(&flush, 2 * kb_context_llc_bytes(&ctx->machine))) != KB_OK) {
+            kb_results_free(results);
+            return st;
+        }
+        env.flush = &flush;
+        ctx->flush_bytes = flush.bytes;
+    }
+    if (settings->pin) {
+        if ((st = kb_pin_init(&pin)) != KB_OK) {
+            kb_flush_free(&flush);
+            kb_results_free(results);
+            return st;
+        }
+        env.pin = &pin;
+        kb_pin_describe(&pin, pin_team, ctx->pinned_cpus, (int)sizeof ctx->pinned_cpus);
+    }
+
+    if (observer && observer->run_started)
+        observer->run_started(observer->arg, ctx, plan->count);
+    results->cases = calloc((size_t)(plan->count ? plan->count : 1), sizeof *results->cases);
+    if (!results->cases)
+        st = kb_fail(KB_ENOMEM, "out of memory");
+    double total_cost = plan_cost(plan, 0, plan->count), done_cost = 0;
+    int64_t start = kb_bench_now_ns();
+    kb_bench_progress progress = {.total = plan->count};
+    for (int i = 0; i < plan->count && st == KB_OK;) {
+        int end = kb_plan_group_end(plan, i);
+        if (observer && observer->group_started) {
+            progress_at(&progress, i, plan->cases[i].group, start, done_cost, total_cost);
+            observer->group_started(observer->arg, &progress);
+        }
+        st = kb_measure_group(plan, i, end, &env, &results->cases[i]);
+        results->ncases = end;
+        done_cost += plan_cost(plan, i, end);
+        for (int k = i; k < end && st == KB_OK && observer && observer->case_finished; k++) {
+            progress_at(&progress, k + 1, end < plan->count ? plan->cases[end].group : NULL, start,
+                        done_cost, total_cost);
+            observer->case_finished(observer->arg, &results->cases[k], &progress);
+        }
+        i = end;
+    }
+
+    if (kb_clock_measure(0, 0, &ctx->clock_end) != KB_OK)
+        memset(&ctx->clock_end, 0, sizeof ctx->clock_end);
+    kb_simd_set((int)saved_simd);
+    kb_threads_set(saved_threads);
+    if (settings->pin)
+        kb_pin_restore(&pin, pin_team);
+    kb_flush_free(&flush);
+    if (st != KB_OK)
+        kb_results_free(results);
+    return st;
+}

@@ -1,0 +1,36 @@
+#include <math.h>
+
+#include "core/fail.h"
+#include "kbench/bench.h"
+
+const char *kb_bench_cache_name(kb_bench_cache cache) {
+    switch (cache) {
+        case KB_BENCH_CACHE_HOT:
+            return "hot";
+        case KB_BENCH_CACHE_COLD:
+            return "cold";
+    }
+    return "?";
+}
+
+void kb_bench_settings_default(kb_bench_settings *settings) {
+    settings->min_time = KB_BENCH_DEFAULT_MIN_TIME;
+    settings->min_samples = KB_BENCH_MIN_SAMPLES;
+    settings->repetitions = 1;
+    settings->cache = KB_BENCH_CACHE_HOT;
+    settings->pin = false;
+}
+
+kb_status kb_bench_settings_check(const kb_bench_settings *s) {
+    if (!(s->min_time > 0 && s->min_time <= 3600) || !isfinite(s->min_time))
+        return kb_fail(KB_EINVAL, "minimum time must be above 0 and at most 3600 seconds, not %g",
+                       s->min_time);
+    if (s->min_samples < KB_BENCH_MIN_SAMPLES || s->min_samples > 1000000)
+        return kb_fail(KB_EINVAL, "minimum samples must be from %d to 1000000, not %d",
+                       KB_BENCH_MIN_SAMPLES, s->min_samples);
+    if (s->repetitions < 1 || s->repetitions > 1000)
+        return kb_fail(KB_EINVAL, "repetitions must be from 1 to 1000, not %d", s->repetitions);
+    if (s->cache != KB_BENCH_CACHE_HOT && s->cache != KB_BENCH_CACHE_COLD)
+        return kb_fail(KB_EINVAL, "invalid cache mode %d", (int)s->cache);
+    return KB_OK;
+}

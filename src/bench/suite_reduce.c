@@ -1,0 +1,221 @@
+/* The built-in `reduce` suite: kb_reduce_into timed on random inputs, for every reduction,
+ * shape, dtype, axis, SIMD level and thread count; and `quick`, a subset of the same cases
+ * (same names) that runs in about a minute on a quiet machine. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/inputs.h"
+#include "bench/plan.h"
+#include "bench/suites.h"
+#include "core/fail.h"
+#include "kbench/machine.h"
+#include "kbench/reduce.h"
+#include "kbench/threads.h"
+
+typedef struct reduce_data {
+    kb_array in, out;
+    kb_reduce_args args;
+} reduce_data;
+
+static kb_status parse_shape(const char *text, int *ndim, int64_t *shape) {
+    *ndim = 0;
+    const char *p = text;
+    while (*ndim < 2) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0)
+            break;
+        shape[(*ndim)++] = v;
+        if (*end == '\0')
+            return KB_OK;
+        if (*end != 'x')
+            break;
+        p = end + 1;
+    }
+    return kb_fail(KB_EINVAL, "bad shape '%s' (expected N or NxM)", text);
+}
+
+static kb_status reduce_setup(kb_bench_case *c) {
+    const char *op_name = kb_bench_param(c, "op"), *dtype_name = kb_bench_param(c, "dtype");
+    const char *shape_text = kb_bench_param(c, "shape"), *axis = kb_bench_param(c, "axis");
+    kb_reduce_op op;
+    kb_dtype dtype;
+    int ndim;
+    int64_t shape[2];
+    kb_status st;
+    if (!op_name || !dtype_name || !shape_text || !axis)
+        return kb_bench_fail(c, KB_EINVAL, "a reduce case needs op, dtype, shape and axis");
+    if ((st = kb_reduce_op_from_name(op_name, &op)) != KB_OK ||
+        (st = kb_dtype_from_name(dtype_name, &dtype)) != KB_OK ||
+        (st = parse_shape(shape_text, &ndim, shape)) != KB_OK)
+        return kb_bench_fail(c, st, "%s", kb_last_error());
+
+    reduce_data *d = calloc(1, sizeof *d);
+    if (!d)
+        return kb_bench_fail(c, KB_ENOMEM, "out of memory");
+    d->args =
+        strcmp(axis, "None") == 0 ? kb_reduce_args_all(op) : kb_reduce_args_axis(op, atoi(axis));
+    kb_dtype out_dtype;
+    int out_ndim;
+    int64_t out_shape[KB_MAX_DIMS];
+    /* prod of many values away from 1 under- or overflows, and denormal arithmetic would
+     * then be what is timed: its inputs stay close to 1. */
+    bool near_one = op == KB_REDUCE_PROD;
+    if ((st = kb_array_new(&d->in, dtype, ndim, shape, KB_ORDER_C)) != KB_OK ||
+        (st = kb_bench_fill_uniform(&d->in, KB_BENCH_SEED, near_one ? 1 - 0x1p-10 : -1,
+                                    near_one ? 1 + 0x1p-10 : 1)) != KB_OK ||
+        (st = kb_reduce_result(&d->in, &d->args, &out_dtype, &out_ndim, out_shape)) != KB_OK ||
+        (st = kb_array_new(&d->out, out_dtype, out_ndim, out_shape, KB_ORDER_C)) != KB_OK) {
+        kb_bench_fail(c, st, "%s", kb_last_error());
+        kb_array_free(&d->in);
+        kb_array_free(&d->out);
+        free(d);
+        return st;
+    }
+    /* What a call must move at least: the input read once, the output written once. One
+     * FLOP per element (an add, a multiply or a compare), three for var and std (subtract
+     * the mean, multiply, add). */
+    double n = (double)kb_array_size(&d->in);
+    c->bytes_per_call = n * (double)kb_array_itemsize(&d->in) +
+                        (double)kb_array_size(&d->out) * (double)kb_array_itemsize(&d->out);
+    c->flops_per_call = n * (op == KB_REDUCE_VAR || op == KB_REDUCE_STD ? 3 : 1);
+    c->working_set_bytes = c->bytes_per_call;
+    c->data = d;
+    return KB_OK;
+}
+
+static void reduce_run(kb_bench_case *c, int64_t calls) {
+    reduce_data *d = c->data;
+    for (int64_t i = 0; i < calls; i++) {
+        kb_status st = kb_reduce_into(&d->in, &d->args, &d->out);
+        if (st != KB_OK) {
+            kb_bench_fail(c, st, "%s", kb_last_error());
+            return;
+        }
+        kb_clobber_memory();
+    }
+}
+
+static void reduce_teardown(kb_bench_case *c) {
+    reduce_data *d = c->data;
+    kb_array_free(&d->in);
+    kb_array_free(&d->out);
+    free(d);
+}
+
+static const kb_bench_def reduce_def = {
+    .name = "reduce",
+    .setup = reduce_setup,
+    .run = reduce_run,
+    .teardown = reduce_teardown,
+};
+
+/* ---- The parameter space ---- */
+
+static const char *const all_ops[] = {"sum",    "prod",   "mean", "min", "max",
+                                      "argmin", "argmax", "var",  "std", NULL};
+static const char *const quick_ops[] = {"sum", "mean", "max", "argmax", "std", NULL};
+static const char *const dtypes[] = {"f32", "f64", NULL};
+
+typedef struct shape_axes {
+    char shape[32];
+    const char *axes[4]; /* NULL-terminated */
+} shape_axes;
+
+enum { max_shapes = 16 };
+
+/* 1-D sizes for each cache level: half of it, so the input fits with room for the rest;
+ * and DRAM, four times the last-level cache. A level the machine does not report is
+ * skipped, and the DRAM size assumes a 32 MiB last level when none is known. */
+static int one_d_shapes(const kb_machine *m, kb_dtype dtype, bool quick, shape_axes *out) {
+    int64_t l1 = m->caches[KB_CACHE_L1D].size, l2 = m->caches[KB_CACHE_L2].size;
+    int64_t l3 = m->caches[KB_CACHE_L3].size;
+    int64_t llc = l3 > 0 ? l3 : l2 > 0 ? l2 : (int64_t)32 << 20;
+    int64_t bytes[4] = {l1 / 2, l2 / 2, l3 / 2, 4 * llc};
+    bool in_quick[4] = {false, true, false, false}; /* 4096x4096 covers DRAM there */
+    int n = 0;
+    size_t item = kb_dtype_size(dtype);
+    for (int level = 0; level < 4; level++) {
+        if (bytes[level] <= 0 || (quick && !in_quick[level]))
+            continue;
+        snprintf(out[n].shape, sizeof out[n].shape, "%lld",
+                 (long long)(bytes[level] / (int64_t)item));
+        out[n].axes[0] = "None";
+        out[n].axes[1] = NULL;
+        n++;
+    }
+    return n;
+}
+
+static int shapes_for(const kb_machine *m, kb_dtype dtype, bool quick, shape_axes *out) {
+    static const shape_axes full[] = {
+        {"64x64", {"None", "0", "1", NULL}},     {"1024x1024", {"None", "0", "1", NULL}},
+        {"4096x4096", {"None", "0", "1", NULL}}, {"100000x32", {"None", "0", "1", NULL}},
+        {"32x100000", {"None", "0", "1", NULL}}, {"1000000x4", {"None", "0", "1", NULL}},
+    };
+    static const shape_axes quick_2d[] = {
+        {"64x64", {"None", NULL}},
+        {"1024x1024", {"0", "1", NULL}},
+        {"4096x4096", {"0", "1", NULL}},
+    };
+    const shape_axes *two_d = quick ? quick_2d : full;
+    int n2 =
+        quick ? (int)(sizeof quick_2d / sizeof quick_2d[0]) : (int)(sizeof full / sizeof full[0]);
+    memcpy(out, two_d, (size_t)n2 * sizeof *out);
+    return n2 + one_d_shapes(m, dtype, quick, out + n2);
+}
+
+/* Relative cost: an ordinary case is 1; a large input adds its generation and its longer
+ * calls (about one unit per 32 MiB). */
+static double case_cost(const char *shape, kb_dtype dtype) {
+    int ndim;
+    int64_t s[2];
+    if (parse_shape(shape, &ndim, s) != KB_OK)
+        return 1;
+    double bytes = (double)kb_dtype_size(dtype) * (double)s[0] * (ndim == 2 ? (double)s[1] : 1);
+    return 1 + bytes / (32.0 * 1024 * 1024);
+}
+
+kb_status kb_suite_reduce_add(kb_bench_plan *plan, const char *suite, int quick) {
+    const char *simd[KB_SIMD_LEVEL_COUNT + 2];
+    int nsimd = 0;
+    simd[nsimd++] = "scalar";
+    for (int l = 1; l < KB_SIMD_LEVEL_COUNT; l++)
+        if (kb_simd_available((kb_simd_level)l))
+            simd[nsimd++] = kb_simd_name((kb_simd_level)l);
+    simd[nsimd++] = "auto";
+    char all_cores[16];
+    int cores = kb_usable_cores();
+    snprintf(all_cores, sizeof all_cores, "%d", cores);
+    const char *threads[2] = {"1", all_cores};
+    int nthreads = cores > 1 ? 2 : 1;
+
+    static const char *const names[] = {"op", "dtype", "shape", "axis", "simd", "threads"};
+    static const unsigned flags[] = {KB_BENCH_AXIS_BARE,           KB_BENCH_AXIS_BARE,
+                                     KB_BENCH_AXIS_BARE,           0,
+                                     KB_BENCH_AXIS_IMPLEMENTATION, KB_BENCH_AXIS_IMPLEMENTATION};
+    kb_machine machine;
+    kb_machine_probe(&machine);
+    int before = kb_bench_plan_size(plan);
+    kb_status st = KB_OK;
+    for (const char *const *op = quick ? quick_ops : all_ops; *op && st == KB_OK; op++) {
+        for (const char *const *dt = dtypes; *dt && st == KB_OK; dt++) {
+            kb_dtype dtype;
+            kb_dtype_from_name(*dt, &dtype);
+            shape_axes shapes[max_shapes];
+            int nshapes = shapes_for(&machine, dtype, quick, shapes);
+            for (int s = 0; s < nshapes && st == KB_OK; s++) {
+                double cost = case_cost(shapes[s].shape, dtype);
+                for (const char *const *ax = shapes[s].axes; *ax && st == KB_OK; ax++)
+                    for (int i = 0; i < nsimd && st == KB_OK; i++)
+                        for (int t = 0; t < nthreads && st == KB_OK; t++) {
+                            const char *values[] = {*op, *dt,     shapes[s].shape,
+                                                    *ax, simd[i], threads[t]};
+                            st = kb_plan_add_case(plan, &reduce_def, 6, names, values, flags, cost);
+                        }
+            }
+        }
+    }
+    return kb_plan_finish_suite(plan, before, suite, st);
+}

@@ -1,0 +1,54 @@
+#include <string.h>
+
+#include "bench/plan.h"
+#include "bench/suites.h"
+#include "core/fail.h"
+
+static kb_status add_quick(kb_bench_plan *plan, const char *suite) {
+    return kb_suite_reduce_add(plan, suite, 1);
+}
+
+static kb_status add_reduce(kb_bench_plan *plan, const char *suite) {
+    return kb_suite_reduce_add(plan, suite, 0);
+}
+
+static const struct suite {
+    const char *name;
+    const char *summary;
+    kb_status (*add)(kb_bench_plan *plan, const char *suite);
+} suites[] = {
+    {"quick", "a quick selection of the reduce suite (the default; a minute or two)", add_quick},
+    {"reduce", "every reduction x shape x dtype x axis x SIMD level x thread count", add_reduce},
+    {"selftest", "the harness itself: an empty loop body and an empty function call",
+     kb_suite_selftest_add},
+    {"failing", "cases that fail on purpose, to check how failures are reported",
+     kb_suite_failing_add},
+};
+
+enum { nsuites = sizeof suites / sizeof suites[0] };
+
+/* The table's names again, as the NULL-terminated list callers iterate over. */
+static const char *const names[] = {"quick", "reduce", "selftest", "failing", NULL};
+_Static_assert(sizeof names / sizeof names[0] == nsuites + 1, "one name per suite");
+
+const char *const *kb_bench_suite_names(void) {
+    return names;
+}
+
+const char *kb_bench_suite_summary(const char *suite) {
+    for (int i = 0; i < nsuites; i++)
+        if (strcmp(suites[i].name, suite) == 0)
+            return suites[i].summary;
+    return NULL;
+}
+
+kb_status kb_bench_plan_add_suite(kb_bench_plan *plan, const char *suite) {
+    for (int i = 0; i < plan->nsuites; i++)
+        if (strcmp(plan->suites[i], suite) == 0)
+            return KB_OK;
+    for (int i = 0; i < nsuites; i++)
+        if (strcmp(suites[i].name, suite) == 0)
+            return suites[i].add(plan, suite);
+    return kb_fail(KB_EINVAL, "unknown suite '%s' (expected quick, reduce, selftest or failing)",
+                   suite);
+}

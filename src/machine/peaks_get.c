@@ -1,0 +1,50 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "kbench/peaks.h"
+#include "kbench/threads.h"
+
+static void warn(kb_peaks_source *src, const char *what) {
+    size_t used = strlen(src->cache_warning);
+    snprintf(src->cache_warning + used, sizeof src->cache_warning - used, "%s%s: %s",
+             used ? "; " : "", what, kb_last_error());
+}
+
+kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *out,
+                       kb_peaks_source *src) {
+    memset(src, 0, sizeof *src);
+    kb_peaks_options o = options ? *options : (kb_peaks_options){0};
+    if (o.threads < 0 || o.threads > 4096)
+        return kb_fail(KB_EINVAL,
+                       "thread count must be from 1 to 4096 (or 0 for all cores), "
+                       "not %d",
+                       o.threads);
+    if (o.threads == 0)
+        o.threads = kb_usable_cores(); /* the key names the count actually measured */
+
+    kb_machine m;
+    kb_machine_probe(&m);
+    bool cache =
+        kb_peaks_cache_key(&m, o.threads, src->cache_key, (int)sizeof src->cache_key) == KB_OK &&
+        kb_peaks_cache_path(src->cache_key, src->cache_path, (int)sizeof src->cache_path) == KB_OK;
+    if (!cache)
+        warn(src, "no cache");
+
+    if (cache && !refresh) {
+        bool found = false;
+        if (kb_peaks_cache_read(src->cache_path, src->cache_key, out, &found) != KB_OK)
+            warn(src, "ignoring the cache");
+        /* Peaks from --quick's short measurements do not stand in for full ones. */
+        else if (found && (o.quick || !out->quick)) {
+            src->reused = true;
+            return KB_OK;
+        }
+    }
+    kb_status st = kb_peaks_measure(&o, out);
+    if (st != KB_OK)
+        return st;
+    if (cache && kb_peaks_cache_write(src->cache_path, src->cache_key, out) != KB_OK)
+        warn(src, "not cached");
+    return KB_OK;
+}

@@ -1,0 +1,87 @@
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "kbench/roofline.h"
+
+static kb_mem_level level_of(int64_t working_set, const kb_roofline_peaks *p) {
+    for (int l = KB_MEM_L1; l < KB_MEM_DRAM; l++)
+        if (p->capacity[l] > 0 && working_set <= p->capacity[l])
+            return (kb_mem_level)l;
+    return KB_MEM_DRAM;
+}
+
+static double percent(double achieved, double peak) {
+    return peak > 0 ? 100.0 * achieved / peak : NAN;
+}
+
+kb_status kb_roofline_compute(const kb_roofline_input *in, const kb_roofline_peaks *peaks,
+                              kb_roofline *out) {
+    memset(out, 0, sizeof *out);
+    if (!(in->seconds > 0) || !isfinite(in->seconds))
+        return kb_fail(KB_EINVAL, "roofline: time per call must be positive, not %g", in->seconds);
+    if (!(in->bytes >= 0) || !(in->flops >= 0) || !isfinite(in->bytes) || !isfinite(in->flops))
+        return kb_fail(KB_EINVAL, "roofline: byte and FLOP counts must be finite and not negative");
+    if (in->bytes == 0 && in->flops == 0)
+        return kb_fail(KB_EINVAL, "roofline: a call with no bytes and no FLOPs has no bound");
+    if (in->working_set_bytes < 0)
+        return kb_fail(KB_EINVAL, "roofline: working set must not be negative");
+
+    out->bytes_per_second = in->bytes / in->seconds;
+    out->flops_per_second = in->flops / in->seconds;
+    out->intensity = in->flops == 0 ? 0 : in->bytes == 0 ? INFINITY : in->flops / in->bytes;
+    out->level = level_of(in->working_set_bytes, peaks);
+
+    double bandwidth = peaks->bytes_per_second[out->level], flops = peaks->flops_per_second;
+    out->percent_of_bandwidth = in->bytes == 0 ? 0 : percent(out->bytes_per_second, bandwidth);
+    out->percent_of_flops = in->flops == 0 ? 0 : percent(out->flops_per_second, flops);
+
+    /* A term whose peak is unknown could be the larger one: without it there is no bound. */
+    out->bound_known = (in->bytes == 0 || bandwidth > 0) && (in->flops == 0 || flops > 0);
+    if (!out->bound_known) {
+        out->bound_seconds = out->bound_flops_per_second = out->percent_of_bound = NAN;
+        return KB_OK;
+    }
+    double memory_time = in->bytes > 0 ? in->bytes / bandwidth : 0;
+    double compute_time = in->flops > 0 ? in->flops / flops : 0;
+    out->memory_bound = memory_time >= compute_time;
+    out->bound_seconds = fmax(memory_time, compute_time);
+    out->bound_flops_per_second = in->flops > 0 ? in->flops / out->bound_seconds : NAN;
+    out->percent_of_bound = 100.0 * out->bound_seconds / in->seconds;
+
+    double low_min = in->low_min_seconds > 0 ? in->low_min_seconds : KB_ROOFLINE_LOW_MIN_SECONDS;
+    if (out->percent_of_bound > 100.0)
+        out->flags |= KB_ROOFLINE_IMPOSSIBLE;
+    else if (out->percent_of_bound > KB_ROOFLINE_HIGH_PERCENT)
+        out->flags |= KB_ROOFLINE_SUSPICIOUS_HIGH;
+    else if (out->percent_of_bound < KB_ROOFLINE_LOW_PERCENT && out->bound_seconds >= low_min)
+        out->flags |= KB_ROOFLINE_SUSPICIOUS_LOW;
+    return KB_OK;
+}
+
+const char *kb_roofline_flag_name(unsigned flag) {
+    switch (flag) {
+        case KB_ROOFLINE_IMPOSSIBLE:
+            return "impossible";
+        case KB_ROOFLINE_SUSPICIOUS_HIGH:
+            return "suspicious-high";
+        case KB_ROOFLINE_SUSPICIOUS_LOW:
+            return "suspicious-low";
+        default:
+            return "?";
+    }
+}
+
+void kb_roofline_flags_describe(unsigned flags, char *buf, int size) {
+    if (size <= 0)
+        return;
+    buf[0] = '\0';
+    for (unsigned f = 1; f <= KB_ROOFLINE_SUSPICIOUS_LOW; f <<= 1) {
+        if (!(flags & f))
+            continue;
+        size_t used = strlen(buf);
+        snprintf(buf + used, (size_t)size - used, "%s%s", used ? "," : "",
+                 kb_roofline_flag_name(f));
+    }
+}

@@ -1,0 +1,240 @@
+/* The program behind `kbench run`, `kbench list` and kb_bench_main: options, plan, run,
+ * output. Everything it prints goes through here and run_display.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbench/bench_main.h"
+#include "kbench/results.h"
+#include "results/bench_cli.h"
+#include "results/options.h"
+#include "results/run_display.h"
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+static void print_help(const char *program, bool list, bool builtin) {
+    const char *suites = builtin ? " [SUITE ...]" : "";
+    if (list)
+        printf("usage: %s%s [--filter REGEX ...] [--shard K/N]\n\n"
+               "Lists the cases a run with the same arguments would measure, one name per line,\n"
+               "in the order they run.\n\n",
+               program, suites);
+    else
+        printf("usage: %s%s [OPTIONS]\n\n"
+               "Measures each case: calibrated samples, warm-up, interleaved implementations,\n"
+               "robust statistics (docs/measurement.md). Prints a table on stdout and progress\n"
+               "on stderr; -o writes the results (docs/results-schema.md).\n\n",
+               program, suites);
+    if (builtin) {
+        printf("suites (default: quick):\n");
+        for (const char *const *s = kb_bench_suite_names(); *s; s++)
+            printf("  %-10s %s\n", *s, kb_bench_suite_summary(*s));
+        printf("\n");
+    }
+    printf("selection:\n"
+           "  -f, --filter REGEX   keep cases whose name matches REGEX (POSIX extended, anywhere\n"
+           "                       in the name); a leading '-' excludes instead; repeatable: a\n"
+           "                       case is kept if it matches any including filter (or there is\n"
+           "                       none) and no excluding one\n"
+           "      --shard K/N      keep part K of N (1 <= K <= N): deterministic, balanced by\n"
+           "                       estimated cost, each case in exactly one part\n");
+    if (!list)
+        printf("\nmeasurement:\n"
+               "      --min-time S     seconds of samples per case (default %g)\n"
+               "      --min-samples N  at least N samples per case (default and minimum %d)\n"
+               "      --repetitions N  repeat the whole measurement N times (default 1)\n"
+               "      --cache hot|cold cold reads a buffer twice the last-level cache before\n"
+               "                       each sample (default hot)\n"
+               "      --pin            pin this thread and each OpenMP thread to its own core\n"
+               "\noutput:\n"
+               "  -o, --output FILE    also write the results to FILE, in the format its\n"
+               "                       extension names: .json, .csv or .md; repeatable\n"
+               "      --format F       stdout as table (default), csv, markdown or json\n"
+               "  -q, --quiet          no progress on stderr\n",
+               KB_BENCH_DEFAULT_MIN_TIME, KB_BENCH_MIN_SAMPLES);
+    printf("  -h, --help           show this help\n\n"
+           "exit status: 0 %s, 1 %s, 2 bad arguments.\n",
+           list ? "success" : "every case ran",
+           list ? "failure" : "a case failed (recorded in the results) or an output failed");
+}
+
+static int usage_error(const char *program, const char *message) {
+    fprintf(stderr, "%s: %s\nTry '%s --help'.\n", program, message, program);
+    return EXIT_USAGE;
+}
+
+static bool wants_help(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return false;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The plan for the options; on failure the exit status is in *status. */
+static kb_bench_plan *make_plan(const char *program, const kb_bench_options *o,
+                                const kb_bench_def *defs, int ndefs, int *status) {
+    kb_bench_plan *plan;
+    if (kb_bench_plan_new(&plan) != KB_OK) {
+        fprintf(stderr, "%s: %s\n", program, kb_last_error());
+        *status = EXIT_FAILED;
+        return NULL;
+    }
+    kb_status st = KB_OK;
+    if (defs) {
+        /* A malformed definition is the program's bug, not a bad argument. */
+        for (int i = 0; i < ndefs && st == KB_OK; i++)
+            st = kb_bench_plan_add(plan, &defs[i]);
+        *status = EXIT_FAILED;
+    } else {
+        *status = EXIT_USAGE;
+        if (o->nsuites == 0)
+            st = kb_bench_plan_add_suite(plan, "quick");
+        for (int i = 0; i < o->nsuites && st == KB_OK; i++)
+            st = kb_bench_plan_add_suite(plan, o->suites[i]);
+        if (st == KB_ENOMEM)
+            *status = EXIT_FAILED;
+    }
+    if (st == KB_OK) {
+        *status = EXIT_USAGE;
+        st = kb_bench_plan_filter(plan, o->filters, o->nfilters);
+    }
+    if (st == KB_OK && kb_bench_plan_size(plan) == 0) {
+        kb_bench_plan_free(plan);
+        *status = usage_error(program, "no case matches the selection");
+        return NULL;
+    }
+    if (st == KB_OK && o->shard_count > 0)
+        st = kb_bench_plan_shard(plan, o->shard_index, o->shard_count);
+    if (st != KB_OK) {
+        if (*status == EXIT_USAGE)
+            usage_error(program, kb_last_error());
+        else
+            fprintf(stderr, "%s: %s\n", program, kb_last_error());
+        kb_bench_plan_free(plan);
+        return NULL;
+    }
+    *status = EXIT_OK;
+    return plan;
+}
+
+static char *join_command(const char *prefix, int argc, char **argv) {
+    size_t n = strlen(prefix) + 1;
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) + 3;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    strcpy(s, prefix);
+    for (int i = 0; i < argc; i++) {
+        if (s[0])
+            strcat(s, " ");
+        bool quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t'\"*?[]()|$\\") != NULL;
+        if (quote)
+            strcat(s, "'");
+        strcat(s, argv[i]);
+        if (quote)
+            strcat(s, "'");
+    }
+    return s;
+}
+
+static int run(const char *program, const kb_bench_options *o, const kb_bench_plan *plan,
+               char *command) {
+    int n = kb_bench_plan_size(plan), width = 4;
+    for (int i = 0; i < n; i++) {
+        int len = (int)strlen(kb_bench_plan_case_name(plan, i));
+        if (len > width)
+            width = len;
+    }
+    kb_run_display display;
+    kb_run_display_init(&display, program, o->format == KB_RESULTS_TABLE, !o->quiet, width);
+    kb_bench_observer observer;
+    kb_run_display_observer(&display, &observer);
+    kb_results results;
+    kb_status st = kb_bench_run(plan, &o->settings, &observer, &results);
+    kb_run_display_finish(&display);
+    if (st != KB_OK) {
+        fprintf(stderr, "%s: %s\n", program, kb_last_error());
+        free(command);
+        return EXIT_FAILED;
+    }
+    results.context.command = command;
+
+    int status = EXIT_OK;
+    if (o->format != KB_RESULTS_TABLE && kb_results_print(&results, o->format, stdout) != KB_OK) {
+        fprintf(stderr, "%s: stdout: %s\n", program, kb_last_error());
+        status = EXIT_FAILED;
+    }
+    fflush(stdout);
+    for (int i = 0; i < o->noutputs; i++) {
+        if (kb_results_save(&results, o->output_formats[i], o->outputs[i]) != KB_OK) {
+            fprintf(stderr, "%s: %s\n", program, kb_last_error());
+            status = EXIT_FAILED;
+        } else if (!o->quiet) {
+            fprintf(stderr, "%s: wrote %s\n", program, o->outputs[i]);
+        }
+    }
+    int unstable = 0;
+    for (int i = 0; i < results.ncases; i++)
+        unstable += !results.cases[i].failed && results.cases[i].stats.unstable;
+    if (unstable > 0)
+        fprintf(stderr,
+                "%s: warning: %d of %d cases are unstable (MAD above %.0f%% or confidence "
+                "interval wider than %.0f%% of the median); see the environment warnings\n",
+                program, unstable, results.ncases, 100 * KB_BENCH_UNSTABLE_MAD,
+                100 * KB_BENCH_UNSTABLE_CI);
+    int failed = kb_results_failed(&results);
+    if (failed > 0) {
+        const kb_bench_result *first = NULL;
+        for (int i = 0; i < results.ncases && !first; i++)
+            if (results.cases[i].failed)
+                first = &results.cases[i];
+        fprintf(stderr, "%s: %d of %d cases failed; the first, %s: %s\n", program, failed,
+                results.ncases, first->name, first->error ? first->error : "");
+        status = EXIT_FAILED;
+    }
+    kb_results_free(&results);
+    return status;
+}
+
+int kb_bench_cli(const char *program, const char *command_prefix, bool list, int argc, char **argv,
+                 const kb_bench_def *defs, int ndefs) {
+    bool builtin = defs == NULL;
+    if (wants_help(argc, argv)) {
+        print_help(program, list, builtin);
+        return EXIT_OK;
+    }
+    kb_bench_options o;
+    if (kb_bench_options_parse(argc, argv, builtin, &o) != KB_OK)
+        return usage_error(program, kb_last_error());
+    int status;
+    kb_bench_plan *plan = make_plan(program, &o, defs, ndefs, &status);
+    if (plan && list) {
+        for (int i = 0; i < kb_bench_plan_size(plan); i++)
+            printf("%s\n", kb_bench_plan_case_name(plan, i));
+        status = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+    } else if (plan) {
+        status = run(program, &o, plan, join_command(command_prefix, argc, argv));
+    }
+    kb_bench_plan_free(plan);
+    kb_bench_options_free(&o);
+    return status;
+}
+
+int kb_bench_main(int argc, char **argv, const kb_bench_def *defs, int ndefs) {
+    const char *program = argc > 0 && argv[0] ? argv[0] : "bench";
+    if (!defs || ndefs <= 0) {
+        fprintf(stderr, "%s: no benchmarks defined\n", program);
+        return EXIT_FAILED;
+    }
+    if (argc > 1 && (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "list") == 0)) {
+        bool list = strcmp(argv[1], "list") == 0;
+        char name[512];
+        snprintf(name, sizeof name, "%s %s", program, argv[1]);
+        return kb_bench_cli(name, program, list, argc - 1, argv + 1, defs, ndefs);
+    }
+    return kb_bench_cli(program, "", false, argc, argv, defs, ndefs);
+}

@@ -1,0 +1,188 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/fail.h"
+#include "results/json.h"
+#include "results/report.h"
+
+const char *kb_results_format_name(kb_results_format format) {
+    switch (format) {
+        case KB_RESULTS_TABLE:
+            return "table";
+        case KB_RESULTS_CSV:
+            return "csv";
+        case KB_RESULTS_MARKDOWN:
+            return "markdown";
+        case KB_RESULTS_JSON:
+            return "json";
+    }
+    return "?";
+}
+
+kb_status kb_results_format_parse(const char *name, kb_results_format *out) {
+    static const struct {
+        const char *name;
+        kb_results_format format;
+    } names[] = {{"table", KB_RESULTS_TABLE},
+                 {"csv", KB_RESULTS_CSV},
+                 {"markdown", KB_RESULTS_MARKDOWN},
+                 {"md", KB_RESULTS_MARKDOWN},
+                 {"json", KB_RESULTS_JSON}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i].name) == 0) {
+            *out = names[i].format;
+            return KB_OK;
+        }
+    return kb_fail(KB_EINVAL, "unknown format '%s' (expected table, csv, markdown or json)", name);
+}
+
+kb_status kb_results_format_of_path(const char *path, kb_results_format *out) {
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (dot && (!slash || dot > slash)) {
+        if (strcmp(dot, ".json") == 0)
+            return *out = KB_RESULTS_JSON, KB_OK;
+        if (strcmp(dot, ".csv") == 0)
+            return *out = KB_RESULTS_CSV, KB_OK;
+        if (strcmp(dot, ".md") == 0 || strcmp(dot, ".markdown") == 0)
+            return *out = KB_RESULTS_MARKDOWN, KB_OK;
+    }
+    return kb_fail(KB_EINVAL,
+                   "cannot tell the format of '%s' from its extension (.json, .csv or .md)", path);
+}
+
+/* The context indented for people, then one compact line per case: a file of thousands of
+ * samples stays short enough to read and to diff. */
+static kb_status print_json(const kb_results *results, FILE *out) {
+    json_t *root = kb_results_to_json(results);
+    if (!root)
+        return kb_fail(KB_ENOMEM, "out of memory while building JSON");
+    json_t *cases = json_incref(json_object_get(root, "cases"));
+    json_object_del(root, "cases");
+    size_t flags = JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII;
+    char *head = json_dumps(root, flags | JSON_INDENT(2));
+    kb_status st = head ? KB_OK : kb_fail(KB_ENOMEM, "out of memory while writing JSON");
+    if (st == KB_OK) {
+        char *close = strrchr(head, '}'); /* the root object's own closing brace */
+        *close = '\0';
+        while (close > head && (close[-1] == '\n' || close[-1] == ' '))
+            *--close = '\0';
+        fprintf(out, "%s,\n  \"cases\": [", head);
+        size_t i;
+        json_t *c;
+        json_array_foreach(cases, i, c) {
+            char *line = json_dumps(c, flags | JSON_COMPACT);
+            if (!line) {
+                st = kb_fail(KB_ENOMEM, "out of memory while writing JSON");
+                break;
+            }
+            fprintf(out, "%s\n    %s", i ? "," : "", line);
+            free(line);
+        }
+        fprintf(out, "%s]\n}\n", json_array_size(cases) ? "\n  " : "");
+    }
+    free(head);
+    json_decref(cases);
+    json_decref(root);
+    return st;
+}
+
+kb_status kb_results_print(const kb_results *results, kb_results_format format, FILE *out) {
+    kb_status st;
+    switch (format) {
+        case KB_RESULTS_TABLE:
+            st = kb_report_table(results, out);
+            break;
+        case KB_RESULTS_CSV:
+            st = kb_report_csv(results, out);
+            break;
+        case KB_RESULTS_MARKDOWN:
+            st = kb_report_markdown(results, out);
+            break;
+        case KB_RESULTS_JSON:
+            st = print_json(results, out);
+            break;
+        default:
+            return kb_fail(KB_EINVAL, "invalid format %d", (int)format);
+    }
+    if (st == KB_OK && ferror(out))
+        st = kb_fail(KB_EIO, "write error: %s", strerror(errno));
+    return st;
+}
+
+/* A temporary name beside path, claimed atomically with O_EXCL, as kb_npy_write does:
+ * unlike mkstemp's 0600, the file gets the usual 0666 less umask. */
+static int create_temp(const char *path, char *name, size_t cap) {
+    static atomic_uint counter;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        snprintf(name, cap, "%s.kbtmp.%ld.%u", path, (long)getpid(),
+                 atomic_fetch_add(&counter, 1u));
+        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+kb_status kb_results_save(const kb_results *results, kb_results_format format, const char *path) {
+    size_t cap = strlen(path) + 64;
+    char *tmp = malloc(cap);
+    if (!tmp)
+        return kb_fail(KB_ENOMEM, "out of memory");
+    int fd = create_temp(path, tmp, cap);
+    if (fd < 0) {
+        kb_status st = kb_fail(KB_EIO, "%s: cannot create: %s", path, strerror(errno));
+        free(tmp);
+        return st;
+    }
+    FILE *f = fdopen(fd, "w");
+    kb_status st = f ? kb_results_print(results, format, f)
+                     : kb_fail(KB_EIO, "%s: cannot write: %s", path, strerror(errno));
+    if (st != KB_OK && st != KB_ENOMEM)
+        st = kb_fail(st, "%s: %s", path, kb_last_error());
+    if (f && fclose(f) != 0 && st == KB_OK)
+        st = kb_fail(KB_EIO, "%s: cannot write: %s", path, strerror(errno));
+    if (!f)
+        close(fd);
+    if (st == KB_OK && rename(tmp, path) != 0)
+        st = kb_fail(KB_EIO, "%s: cannot write: %s", path, strerror(errno));
+    if (st != KB_OK)
+        unlink(tmp);
+    free(tmp);
+    return st;
+}
+
+kb_status kb_results_parse(const char *text, size_t length, const char *label, kb_results *out) {
+    memset(out, 0, sizeof *out);
+    json_error_t error;
+    json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &error);
+    if (!root)
+        return kb_fail(KB_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", label, error.text,
+                       error.line, error.column);
+    kb_status st = kb_results_from_json(root, label, out);
+    json_decref(root);
+    return st;
+}
+
+kb_status kb_results_load(const char *path, kb_results *out) {
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kb_fail(KB_EIO, "%s: %s", path, strerror(errno));
+    json_error_t error;
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &error);
+    int read_error = ferror(f);
+    fclose(f);
+    if (!root)
+        return read_error ? kb_fail(KB_EIO, "%s: read error", path)
+                          : kb_fail(KB_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", path,
+                                    error.text, error.line, error.column);
+    kb_status st = kb_results_from_json(root, path, out);
+    json_decref(root);
+    return st;
+}

@@ -1,0 +1,14 @@
+#ifndef KB_RESULTS_JSON_H
+#define KB_RESULTS_JSON_H
+
+#include <jansson.h>
+
+#include "kbench/results.h"
+
+/* The results file as a JSON value (docs/results-schema.md); NULL when out of memory. */
+json_t *kb_results_to_json(const kb_results *results);
+
+/* The reverse, with validation; label names the source in messages. */
+kb_status kb_results_from_json(const json_t *root, const char *label, kb_results *out);
+
+#endif

@@ -1,0 +1,114 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "results/report.h"
+#include "results/units.h"
+
+/* Text inside a table cell: a '|' would end the cell. */
+static void cell(FILE *out, const char *s) {
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', out);
+        fputc(*s == '\n' ? ' ' : *s, out);
+    }
+}
+
+static void size_text(char *buf, size_t size, int64_t bytes) {
+    if (bytes <= 0)
+        snprintf(buf, size, "?");
+    else if (bytes >= (int64_t)1 << 20)
+        snprintf(buf, size, "%g MiB", (double)bytes / (1 << 20));
+    else
+        snprintf(buf, size, "%g KiB", (double)bytes / 1024);
+}
+
+static void list(FILE *out, char *const *items, int n) {
+    if (n == 0)
+        fputs("none", out);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s`%s`", i ? ", " : "", items[i]);
+}
+
+static void context(const kb_bench_context *c, FILE *out) {
+    const kb_machine *m = &c->machine;
+    const kb_bench_build *b = &c->build;
+    char l1[32], l2[32], l3[32];
+    size_text(l1, sizeof l1, m->caches[KB_CACHE_L1D].size);
+    size_text(l2, sizeof l2, m->caches[KB_CACHE_L2].size);
+    size_text(l3, sizeof l3, m->caches[KB_CACHE_L3].size);
+    fprintf(out, "- **run**: %s, `", c->date);
+    cell(out, c->command ? c->command : "?");
+    fprintf(out, "`\n- **kbench**: %s (commit `%s`), %s, %s %s\n", b->version, b->git_commit,
+            b->compiler, b->build_type, b->c_flags);
+    fprintf(out, "- **machine**: %s (%s), %d logical CPUs, L1d %s, L2 %s, L3 %s; %s; %s %s%s%s\n",
+            m->cpu_model, m->arch, m->logical_cpus, l1, l2, l3, m->os, m->kernel_name,
+            m->kernel_release, m->hypervisor[0] ? "; hypervisor " : "", m->hypervisor);
+    fprintf(out, "- **clock**: nominal ");
+    if (m->nominal_mhz > 0)
+        fprintf(out, "%.0f MHz", m->nominal_mhz);
+    else
+        fprintf(out, "unknown");
+    if (c->clock_start.repetitions > 0)
+        fprintf(out, "; measured %.0f MHz at the start", c->clock_start.mhz);
+    if (c->clock_end.repetitions > 0)
+        fprintf(out, ", %.0f MHz at the end", c->clock_end.mhz);
+    fprintf(out,
+            "\n- **settings**: min-time %g s, at least %d samples, %d repetition%s, %s "
+            "cache, %s; SIMD %s, %d threads by default\n",
+            c->settings.min_time, c->settings.min_samples, c->settings.repetitions,
+            c->settings.repetitions == 1 ? "" : "s", kb_bench_cache_name(c->settings.cache),
+            c->settings.pin ? "pinned" : "not pinned", kb_simd_name(c->simd_selected), c->threads);
+    char target[32];
+    kb_format_duration(target, sizeof target, (double)c->sample_target_ns);
+    fprintf(out,
+            "- **timer**: CLOCK_MONOTONIC_RAW, resolution %.0f ns, overhead %.0f ns; "
+            "samples of about %s\n",
+            c->timer.resolution_ns, c->timer.overhead_ns, target);
+    fprintf(out, "- **selection**: suites ");
+    list(out, c->suites, c->nsuites);
+    fprintf(out, "; filters ");
+    list(out, c->filters, c->nfilters);
+    fprintf(out, "; shard %d/%d\n", c->shard_index, c->shard_count);
+    fprintf(out, "- **warnings**: ");
+    if (c->env.count == 0)
+        fputs("none", out);
+    for (int i = 0; i < c->env.count; i++) {
+        fprintf(out, "%s`%s` ", i ? "; " : "", kb_env_code_name(c->env.warnings[i].code));
+        cell(out, c->env.warnings[i].message);
+    }
+    fputs("\n", out);
+}
+
+kb_status kb_report_markdown(const kb_results *results, FILE *out) {
+    int failed = kb_results_failed(results);
+    fprintf(out, "# kbench results\n\n%d cases", results->ncases);
+    if (failed)
+        fprintf(out, ", **%d failed**", failed);
+    fputs("; times are the median per call with its 95% confidence interval.\n\n", out);
+    context(&results->context, out);
+    fputs("\n| case | time/call | 95% CI | MAD | GB/s | GFLOP/s | samples | notes |\n"
+          "|---|---:|---|---:|---:|---:|---:|---|\n",
+          out);
+    for (int i = 0; i < results->ncases; i++) {
+        const kb_bench_result *r = &results->cases[i];
+        fputs("| `", out);
+        cell(out, r->name);
+        if (r->failed) {
+            fputs("` | | | | | | | **failed**: ", out);
+            cell(out, r->error ? r->error : "");
+            fputs(" |\n", out);
+            continue;
+        }
+        char time[32], low[32], high[32], gb[32], gflop[32], notes[64];
+        kb_format_duration(time, sizeof time, r->stats.median);
+        kb_format_duration(low, sizeof low, r->stats.ci_low);
+        kb_format_duration(high, sizeof high, r->stats.ci_high);
+        kb_format_3(gb, sizeof gb, r->gb_per_s);
+        kb_format_3(gflop, sizeof gflop, r->gflop_per_s);
+        kb_report_notes(r, notes, sizeof notes);
+        fprintf(out, "` | %s | %s to %s | %.1f%% | %s | %s | %lld x %lld | %s |\n", time, low, high,
+                kb_report_mad_percent(&r->stats), gb, gflop, (long long)r->nsamples,
+                (long long)r->calls_per_sample, notes);
+    }
+    return KB_OK;
+}

@@ -1,0 +1,20 @@
+#ifndef KB_RESULTS_REPORT_H
+#define KB_RESULTS_REPORT_H
+
+#include <stdio.h>
+
+#include "kbench/results.h"
+
+/* The people-facing formats of kb_results_print. */
+kb_status kb_report_table(const kb_results *results, FILE *out);
+kb_status kb_report_csv(const kb_results *results, FILE *out);
+kb_status kb_report_markdown(const kb_results *results, FILE *out);
+
+/* Spread of a result for people: half the CI's width and the MAD, in % of the median. */
+double kb_report_ci_percent(const kb_bench_stats *s);
+double kb_report_mad_percent(const kb_bench_stats *s);
+
+/* "unstable, 3 outliers", "" when there is nothing to say. */
+void kb_report_notes(const kb_bench_result *r, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,60 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "results/report.h"
+#include "results/units.h"
+
+double kb_report_ci_percent(const kb_bench_stats *s) {
+    return s->median > 0 ? 50 * (s->ci_high - s->ci_low) / s->median : 0;
+}
+
+double kb_report_mad_percent(const kb_bench_stats *s) {
+    return s->median > 0 ? 100 * s->mad / s->median : 0;
+}
+
+void kb_report_notes(const kb_bench_result *r, char *buf, size_t size) {
+    int64_t outliers = r->stats.outliers_low + r->stats.outliers_high;
+    buf[0] = '\0';
+    if (r->stats.unstable)
+        snprintf(buf, size, "unstable");
+    if (outliers > 0) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, "%s%lld outlier%s", n ? ", " : "", (long long)outliers,
+                 outliers == 1 ? "" : "s");
+    }
+}
+
+void kb_results_table_header(FILE *out, int name_width) {
+    fprintf(out, "%-*s %10s %7s %6s %8s %8s %14s  %s\n", name_width, "case", "time/call", "+/-CI",
+            "MAD", "GB/s", "GFLOP/s", "samples", "notes");
+}
+
+void kb_results_table_row(FILE *out, const kb_bench_result *r, int name_width) {
+    if (r->failed) {
+        fprintf(out, "%-*s FAILED: %s\n", name_width, r->name, r->error ? r->error : "");
+        return;
+    }
+    char time[32], gb[32], gflop[32], samples[48], notes[64];
+    kb_format_duration(time, sizeof time, r->stats.median);
+    kb_format_3(gb, sizeof gb, r->gb_per_s);
+    kb_format_3(gflop, sizeof gflop, r->gflop_per_s);
+    snprintf(samples, sizeof samples, "%lldx%lld", (long long)r->nsamples,
+             (long long)r->calls_per_sample);
+    kb_report_notes(r, notes, sizeof notes);
+    fprintf(out, "%-*s %10s %6.1f%% %5.1f%% %8s %8s %14s  %s\n", name_width, r->name, time,
+            kb_report_ci_percent(&r->stats), kb_report_mad_percent(&r->stats), gb, gflop, samples,
+            notes);
+}
+
+kb_status kb_report_table(const kb_results *results, FILE *out) {
+    int width = 4;
+    for (int i = 0; i < results->ncases; i++) {
+        int n = (int)strlen(results->cases[i].name);
+        if (n > width)
+            width = n;
+    }
+    kb_results_table_header(out, width);
+    for (int i = 0; i < results->ncases; i++)
+        kb_results_table_row(out, &results->cases[i], width);
+    return KB_OK;
+}

@@ -1,0 +1,31 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kbench/results.h"
+#include "results/units.h"
+
+void kb_format_3(char *buf, size_t size, double v) {
+    if (!(v > 0)) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    /* Decimals by the value rounded to three digits, so 0.9997 prints as 1.00. */
+    char rounded[32];
+    snprintf(rounded, sizeof rounded, "%.2e", v);
+    double r = strtod(rounded, NULL);
+    int decimals = r < 1 ? 3 : r < 10 ? 2 : r < 100 ? 1 : 0;
+    snprintf(buf, size, "%.*f", decimals, r < 1000 ? r : v);
+}
+
+void kb_format_duration(char *buf, size_t size, double ns) {
+    static const struct {
+        double scale;
+        const char *unit;
+    } units[] = {{1, "ns"}, {1e3, "us"}, {1e6, "ms"}, {1e9, "s"}};
+    int u = 0;
+    while (u < 3 && ns >= 999.5 * units[u].scale)
+        u++;
+    char number[32];
+    kb_format_3(number, sizeof number, ns / units[u].scale);
+    snprintf(buf, size, "%s %s", number, units[u].unit);
+}

@@ -1,0 +1,242 @@
+"""End-to-end checks of `kbench peaks` with a temporary KB_CACHE_DIR: every key documented in
+the `kbench peaks` section of docs/cli.md is in `--json` with its documented type, the counts
+are likwid-bench's, a second run reads the cache, `--refresh` measures again, damaged cache
+and datasheet files are handled as documented, and bad usage exits 2. Always with --quick, and
+no number is judged by its size: timings belong in benchmarks, not tests.
+
+Usage: python3 test_peaks.py path/to/kbench
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+KERNELS = ["load", "copy", "triad"]
+LEVELS = ["L1", "L2", "L3", "DRAM"]
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+    return condition
+
+
+def run(kbench, cache, *args, env=None):
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in ("KB_SIMD", "KB_NUM_THREADS", "KB_DATASHEET")}
+    full_env["KB_CACHE_DIR"] = cache
+    full_env.update(env or {})
+    return subprocess.run([kbench, "peaks", *args], env=full_env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def documented():
+    """(key, type) rows of the keys table of the `kbench peaks` section of docs/cli.md."""
+    section = DOCS.read_text().split("## `kbench peaks`", 1)[1]
+    section = re.split(r"\n## ", section, maxsplit=1)[0]
+    keys = []
+    for line in section.split("`--json` keys", 1)[1].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].startswith("`"):
+            continue
+        names = re.findall(r"`([^`]+)`", cells[0])
+        # "`cpu.x86_family`, `cpu.x86_model`" are two keys; "`a.load`, `.copy`" share a prefix.
+        first = names[0]
+        for name in names:
+            if name.startswith("."):
+                name = first.rsplit(".", 1)[0] + name
+            keys.append((name, cells[1]))
+    return keys
+
+
+def lookup(obj, path):
+    """Values at a dotted path; `name[]` fans out over an array's items."""
+    values = [obj]
+    for part in path.split("."):
+        nxt = []
+        for v in values:
+            name = part[:-2] if part.endswith("[]") else part
+            if not isinstance(v, dict) or name not in v:
+                raise KeyError(path)
+            item = v[name]
+            if part.endswith("[]"):
+                if not isinstance(item, list):
+                    raise KeyError(path)
+                nxt.extend(item)
+            else:
+                nxt.append(item)
+        values = nxt
+    return values
+
+
+def type_ok(value, doc_type):
+    if value is None:
+        return "or null" in doc_type
+    base = doc_type.replace(" or null", "")
+    if base == "string":
+        return isinstance(value, str) and value != ""
+    if base == "bool":
+        return isinstance(value, bool)
+    if base == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if base == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if base == "object":
+        return isinstance(value, dict)
+    return False
+
+
+def check_documented_keys(out):
+    keys = documented()
+    check(len(keys) > 30, f"docs/cli.md lists only {len(keys)} peaks keys")
+    for key, doc_type in keys:
+        if key.startswith("datasheet.") and out["datasheet"] is None:
+            continue
+        try:
+            values = lookup(out, key)
+        except KeyError:
+            check(False, f"documented key {key} missing from --json")
+            continue
+        check(values, f"{key}: no values")
+        for v in values:
+            check(type_ok(v, doc_type), f"{key}: {v!r} is not {doc_type}")
+
+
+def rate_ok(rate, where):
+    check(set(rate) == {"best", "median", "min", "max"}, f"{where}: keys {sorted(rate)}")
+    check(0 < rate["min"] <= rate["median"] <= rate["max"] == rate["best"],
+          f"{where}: not ordered: {rate}")
+
+
+def check_peaks(out, threads):
+    peaks = out["peaks"]
+    check(peaks["format"] == "kbench-peaks/1", f"format {peaks['format']}")
+    check(peaks["quick"] is True, "a --quick run's peaks say quick")
+    counting = out["counting"]
+    check(counting["convention"] == "likwid-bench", "counting convention")
+    check(counting["write_allocate_included"] is False, "write-allocate is left out")
+    per = counting["bytes_per_element"]
+    check(per["load"] == {"read": 8, "write": 0, "write_allocate": 0}, f"load {per['load']}")
+    check(per["copy"] == {"read": 8, "write": 8, "write_allocate": 8}, f"copy {per['copy']}")
+    check(per["triad"] == {"read": 16, "write": 8, "write_allocate": 8}, f"triad {per['triad']}")
+    check(counting["flops_per_fma_lane"] == 2, "2 FLOPs per FMA lane")
+
+    sets = peaks["sets"]
+    check([s["threads"] for s in sets] == [1, threads], f"thread counts {[s['threads'] for s in sets]}")
+    for s in sets:
+        seen = {(b["kernel"], b["level"]) for b in s["bandwidth"]}
+        check(seen == {(k, l) for k in KERNELS for l in LEVELS},
+              f"{s['threads']} threads: bandwidth entries {sorted(seen)}")
+        for b in s["bandwidth"]:
+            where = f"{s['threads']}t {b['kernel']} {b['level']}"
+            rate_ok(b["gbytes_per_s"], where)
+            wa = b["gbytes_per_s_with_write_allocate"]
+            if b["kernel"] == "load" or b["level"] == "L1":
+                check(wa is None, f"{where}: write-allocate figure {wa}")
+            else:
+                # The same measurement counted with write-allocate: 24/16 and 32/24.
+                factor = {"copy": 1.5, "triad": 32 / 24}[b["kernel"]]
+                check(abs(wa["best"] / b["gbytes_per_s"]["best"] - factor) < 1e-6,
+                      f"{where}: write-allocate factor")
+        levels = [b["working_set_bytes"] for b in s["bandwidth"] if b["kernel"] == "load"]
+        check(levels == sorted(levels) and levels[-1] >= 64 << 20,
+              f"{s['threads']} threads: working sets {levels}")
+        simds = {(f["type"], f["simd"]) for f in s["flops"]}
+        for t in ("float32", "float64"):
+            check((t, "scalar") in simds, f"{t} scalar FLOP peak missing")
+        for f in s["flops"]:
+            rate_ok(f["gflops_per_s"], f"{s['threads']}t {f['type']} {f['simd']}")
+
+
+def main():
+    kbench = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = os.path.join(tmp, "cache")
+
+        # First run: measures (progress on stderr), writes the cache.
+        first = run(kbench, cache, "--quick", "--json", "--threads", "2")
+        check(first.returncode == 0, f"first run exit {first.returncode}: {first.stderr}")
+        out = json.loads(first.stdout)
+        check(out["cache"]["reused"] is False, "first run measures")
+        check("kbench peaks: measuring bandwidth load L1" in first.stderr,
+              f"no progress on stderr: {first.stderr[:200]}")
+        check(Path(out["cache"]["path"]).parent == Path(cache),
+              f"cache file {out['cache']['path']} not in KB_CACHE_DIR")
+        check(Path(out["cache"]["path"]).is_file(), "cache file written")
+        check("threads=2" in out["cache"]["key"], f"key {out['cache']['key']}")
+        check_documented_keys(out)
+        check_peaks(out, 2)
+
+        # Second run: the cache, nothing measured, the same peaks.
+        second = run(kbench, cache, "--quick", "--json", "--threads", "2")
+        check(second.returncode == 0, f"second run exit {second.returncode}: {second.stderr}")
+        again = json.loads(second.stdout)
+        check(again["cache"]["reused"] is True, "second run reuses the cache")
+        check("measuring bandwidth" not in second.stderr, "second run measured again")
+        check(again["peaks"] == out["peaks"], "second run's peaks differ from the cache")
+
+        # --refresh measures again and rewrites the cache.
+        third = run(kbench, cache, "--quick", "--json", "--threads", "2", "--refresh")
+        check(third.returncode == 0, f"--refresh exit {third.returncode}: {third.stderr}")
+        refreshed = json.loads(third.stdout)
+        check(refreshed["cache"]["reused"] is False, "--refresh measures")
+        check("measuring" in third.stderr, "--refresh shows progress")
+        cached = json.loads(Path(out["cache"]["path"]).read_text())
+        check(cached["format"] == "kbench-peaks-cache/1", "cache file format")
+        # The file keeps 17 digits, the output 7: compare what identifies the measurement.
+        check(cached["peaks"]["measured_at"] == refreshed["peaks"]["measured_at"]
+              and all(abs(a["gbytes_per_s"]["best"] / b["gbytes_per_s"]["best"] - 1) < 1e-6
+                      for s, r in zip(cached["peaks"]["sets"], refreshed["peaks"]["sets"])
+                      for a, b in zip(s["bandwidth"], r["bandwidth"])),
+              "--refresh rewrote the cache")
+
+        # Another thread count is another cache entry; text output works from the cache.
+        one = run(kbench, cache, "--quick", "--threads", "1")
+        check(one.returncode == 0, f"--threads 1 exit {one.returncode}: {one.stderr}")
+        check("measuring" in one.stderr, "--threads 1 is its own cache entry")
+        text = run(kbench, cache, "--quick", "--threads", "1")
+        check(text.returncode == 0 and "measuring" not in text.stderr, "text run reuses")
+        for word in ("bandwidth, GB/s", "flops, GFLOP/s", "DRAM", "float64", "read from"):
+            check(word in text.stdout, f"text output lacks '{word}'")
+
+        # A damaged cache file is reported and measured over.
+        Path(out["cache"]["path"]).write_text("{ not json")
+        damaged = run(kbench, cache, "--quick", "--json", "--threads", "2")
+        check(damaged.returncode == 0, f"damaged cache exit {damaged.returncode}")
+        check("ignoring the cache" in damaged.stderr, f"damaged cache: {damaged.stderr[:200]}")
+        check(json.loads(damaged.stdout)["cache"]["reused"] is False, "damaged cache remeasured")
+
+        # A malformed KB_DATASHEET is an error that names the file and line.
+        sheet = os.path.join(tmp, "sheet.csv")
+        Path(sheet).write_text("id,name\nx,y\n")
+        bad_sheet = run(kbench, cache, "--quick", env={"KB_DATASHEET": sheet})
+        check(bad_sheet.returncode == 1, f"bad datasheet exit {bad_sheet.returncode}")
+        check(sheet in bad_sheet.stderr and "line 1" in bad_sheet.stderr,
+              f"bad datasheet message: {bad_sheet.stderr}")
+        check(bad_sheet.stdout == "", "nothing on stdout after a failure")
+
+        # Usage errors exit 2 and measure nothing; --help exits 0.
+        for args in (["--threads", "0"], ["--threads", "abc"], ["--threads"], ["--bogus"],
+                     ["extra"], ["--threads=5000"]):
+            bad = run(kbench, cache, *args)
+            check(bad.returncode == 2, f"{args}: exit {bad.returncode}, not 2")
+            check("measuring" not in bad.stderr and bad.stdout == "", f"{args}: ran anyway")
+        helped = run(kbench, cache, "--help")
+        check(helped.returncode == 0 and "--refresh" in helped.stdout, "--help")
+
+    for f in failures:
+        print("FAIL:", f)
+    print(f"peaks: {len(failures)} failure(s)")
+    print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,276 @@
+/* The peak microkernels on tiny sizes: the bytes and FLOPs they report against hand-computed
+ * counts, and their results against scalar references, for every SIMD level this machine runs
+ * (so a kernel the compiler emptied, or one that skipped a tail, fails). The timed drivers
+ * run once each with tiny settings to check the pipeline, never how fast it went. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "kbench/peaks.h"
+
+static const int64_t sizes[] = {0, 1, 7, 31, 33, 37, 64, 100, 1000};
+
+/* Values whose sums and triads are exact in any order, fused or not: multiples of 1/4 below
+ * 2^20. */
+static void fill(double *a, double *b, double *c, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        a[i] = 1 + 0.5 * (double)(i % 97);
+        b[i] = (double)i;
+        c[i] = 0.25 * (double)(i % 13);
+    }
+}
+
+static void bandwidth_kernels_count_and_compute(void **state) {
+    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+        if (!kb_simd_available((kb_simd_level)level))
+            continue;
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            int64_t n = sizes[s];
+            /* One element past the end is a canary that no kernel may write. */
+            double *a = malloc((size_t)(n + 1) * sizeof(double));
+            double *b = malloc((size_t)(n + 1) * sizeof(double));
+            double *c = malloc((size_t)(n + 1) * sizeof(double));
+            fill(a, b, c, n);
+            a[n] = -7;
+            double sum = 0;
+            for (int64_t i = 0; i < n; i++)
+                sum += a[i];
+            kb_bw_work w;
+
+            /* load: 8 bytes per element and sweep. */
+            assert_int_equal(kb_bw_run(KB_BW_LOAD, (kb_simd_level)level, n, 3, a, NULL, NULL, &w),
+                             KB_OK);
+            assert_true(w.bytes == 8.0 * n * 3);
+            assert_true(w.bytes_with_write_allocate == w.bytes);
+            assert_true(w.checksum == sum);
+
+            /* copy: 8 read + 8 written; with write-allocate 24. */
+            assert_int_equal(kb_bw_run(KB_BW_COPY, (kb_simd_level)level, n, 2, a, b, NULL, &w),
+                             KB_OK);
+            assert_true(w.bytes == 16.0 * n * 2);
+            assert_true(w.bytes_with_write_allocate == 24.0 * n * 2);
+            for (int64_t i = 0; i < n; i++)
+                assert_true(a[i] == b[i]);
+            assert_true(a[n] == -7);
+
+            /* triad: 16 read + 8 written; with write-allocate 32. */
+            assert_int_equal(kb_bw_run(KB_BW_TRIAD, (kb_simd_level)level, n, 1, a, b, c, &w),
+                             KB_OK);
+            assert_true(w.bytes == 24.0 * n);
+            assert_true(w.bytes_with_write_allocate == 32.0 * n);
+            for (int64_t i = 0; i < n; i++)
+                assert_true(a[i] == b[i] + KB_BW_TRIAD_SCALAR * c[i]);
+            assert_true(a[n] == -7);
+            free(a);
+            free(b);
+            free(c);
+        }
+    }
+}
+
+static void bandwidth_kernels_refuse_bad_arguments(void **state) {
+    double a[4] = {0};
+    kb_bw_work w;
+    assert_int_equal(kb_bw_run(KB_BW_COPY, KB_SIMD_SCALAR, 4, 1, a, NULL, NULL, &w), KB_EINVAL);
+    assert_int_equal(kb_bw_run(KB_BW_TRIAD, KB_SIMD_SCALAR, 4, 1, a, a, NULL, &w), KB_EINVAL);
+    assert_int_equal(kb_bw_run(KB_BW_LOAD, KB_SIMD_SCALAR, -1, 1, a, NULL, NULL, &w), KB_EINVAL);
+    assert_int_equal(kb_bw_run(KB_BW_KERNEL_COUNT, KB_SIMD_SCALAR, 4, 1, a, a, a, &w), KB_EINVAL);
+    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++)
+        if (!kb_simd_available((kb_simd_level)level))
+            assert_int_equal(kb_bw_run(KB_BW_LOAD, (kb_simd_level)level, 4, 1, a, NULL, NULL, &w),
+                             KB_EUNSUPPORTED);
+}
+
+/* Lanes per vector for float32 and float64, and accumulators, of each level's FMA kernel, as
+ * the kernels are written: 12 scalar chains; 12 AVX2 and 12 AVX-512 vectors; 16 NEON. */
+static const struct {
+    int lanes32, lanes64, accumulators;
+} shape[KB_SIMD_LEVEL_COUNT] = {[KB_SIMD_SCALAR] = {1, 1, 12},
+                                [KB_SIMD_AVX2] = {8, 4, 12},
+                                [KB_SIMD_AVX512] = {16, 8, 12},
+                                [KB_SIMD_NEON] = {4, 2, 16}};
+
+/* The chains computed one lane at a time: fused multiply-adds for the vector levels, a
+ * rounded multiply then an add for the scalar level. */
+static double reference(kb_flop_type type, bool fused, int chains, int64_t iterations) {
+    double sum = 0;
+    for (int k = 0; k < chains; k++) {
+        if (type == KB_FLOP_F32) {
+            float x = (float)(KB_FMA_INIT + k * KB_FMA_STEP), a = (float)KB_FMA_A,
+                  b = (float)KB_FMA_B;
+            for (int64_t i = 0; i < iterations; i++) {
+                if (fused) {
+                    x = fmaf(x, a, b);
+                } else {
+                    volatile float t = x * a; /* rounded, as the scalar kernel rounds it */
+                    x = t + b;
+                }
+            }
+            sum += x;
+        } else {
+            double x = KB_FMA_INIT + k * KB_FMA_STEP;
+            for (int64_t i = 0; i < iterations; i++) {
+                if (fused) {
+                    x = fma(x, KB_FMA_A, KB_FMA_B);
+                } else {
+                    volatile double t = x * KB_FMA_A;
+                    x = t + KB_FMA_B;
+                }
+            }
+            sum += x;
+        }
+    }
+    return sum;
+}
+
+static void fma_kernels_count_and_compute(void **state) {
+    static const int64_t iterations[] = {0, 1, 2, 7, 100, 1000};
+    int tested = 0;
+    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+        if (!kb_fma_available((kb_simd_level)level))
+            continue;
+        tested++;
+        for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++) {
+            int lanes = t == KB_FLOP_F32 ? shape[level].lanes32 : shape[level].lanes64;
+            int chains = lanes * shape[level].accumulators;
+            double previous = -1;
+            for (size_t i = 0; i < sizeof iterations / sizeof iterations[0]; i++) {
+                int64_t n = iterations[i];
+                kb_fma_work w;
+                assert_int_equal(kb_fma_run((kb_flop_type)t, (kb_simd_level)level, n, &w), KB_OK);
+                assert_int_equal(w.lanes, lanes);
+                assert_int_equal(w.accumulators, shape[level].accumulators);
+                assert_true(w.flops == 2.0 * chains * (double)n); /* 2 FLOPs per lane update */
+                double ref = reference((kb_flop_type)t, level != KB_SIMD_SCALAR, chains, n);
+                double tolerance = (t == KB_FLOP_F32 ? 1e-6 : 1e-13) * fabs(ref);
+                if (!(fabs(w.checksum - ref) <= tolerance))
+                    fail_msg("%s %s, %lld iterations: %.17g, reference %.17g",
+                             kb_simd_name((kb_simd_level)level), kb_flop_type_name((kb_flop_type)t),
+                             (long long)n, w.checksum, ref);
+                /* Each step moves the values: a chain that did not run would not. */
+                assert_true(w.checksum != previous);
+                previous = w.checksum;
+            }
+        }
+    }
+    assert_true(tested >= 2); /* scalar and at least one vector level on x86-64 and aarch64 */
+    kb_fma_work w;
+    assert_false(kb_fma_available(KB_SIMD_SVE));
+    assert_int_equal(kb_fma_run(KB_FLOP_F32, KB_SIMD_SVE, 1, &w), KB_EUNSUPPORTED);
+    assert_int_equal(kb_fma_run(KB_FLOP_F32, KB_SIMD_SCALAR, -1, &w), KB_EINVAL);
+    assert_int_equal(kb_fma_run(KB_FLOP_TYPE_COUNT, KB_SIMD_SCALAR, 1, &w), KB_EINVAL);
+}
+
+static void assert_rate_sane(const kb_rate *r, int repetitions) {
+    assert_int_equal(r->repetitions, repetitions);
+    assert_true(r->min > 0 && isfinite(r->max));
+    assert_true(r->min <= r->median && r->median <= r->max && r->best == r->max);
+}
+
+/* The most threads the timed drivers run with: KB_TEST_THREADS (default 2). The cross-built
+ * tests set it to 1, since OpenMP teams hang under qemu-user on the project's machines. */
+static int test_threads(void) {
+    const char *v = getenv("KB_TEST_THREADS");
+    int n = v && *v ? atoi(v) : 2;
+    return n >= 1 ? n : 2;
+}
+
+static void timed_drivers_run(void **state) {
+    const kb_measure_settings tiny = {0.001, 2};
+    for (int threads = 1; threads <= test_threads() && threads <= 2; threads++) {
+        kb_bw_peak p;
+        /* 100,000 bytes over 3 arrays: at 1 thread 4166 doubles each, rounded down to whole
+         * 64-element blocks, 4160, so 4160 x 8 x 3 = 99,840 bytes; at 2 threads 2083, 2048,
+         * 2048 x 8 x 3 x 2 = 98,304. */
+        assert_int_equal(kb_bw_measure(KB_BW_TRIAD, KB_SIMD_SCALAR, threads, 100000, &tiny, &p),
+                         KB_OK);
+        assert_int_equal(p.working_set_bytes, threads == 1 ? 99840 : 98304);
+        assert_rate_sane(&p.bytes_per_second, 2);
+        /* Too small for one block: one block per array and thread. */
+        assert_int_equal(kb_bw_measure(KB_BW_LOAD, kb_simd_best(), threads, 8, &tiny, &p), KB_OK);
+        assert_int_equal(p.working_set_bytes, 512 * threads);
+        assert_rate_sane(&p.bytes_per_second, 2);
+
+        kb_rate r;
+        assert_int_equal(kb_fma_measure(KB_FLOP_F64, KB_SIMD_SCALAR, threads, &tiny, &r), KB_OK);
+        assert_rate_sane(&r, 2);
+    }
+    kb_bw_peak p;
+    kb_rate r;
+    const kb_measure_settings too_long = {11, 1}, too_many = {0.001, 1000};
+    assert_int_equal(kb_bw_measure(KB_BW_LOAD, KB_SIMD_SCALAR, 1, 4096, &too_long, &p), KB_EINVAL);
+    assert_int_equal(kb_fma_measure(KB_FLOP_F32, KB_SIMD_SCALAR, 1, &too_many, &r), KB_EINVAL);
+    assert_int_equal(kb_fma_measure(KB_FLOP_F32, KB_SIMD_SCALAR, 0, &tiny, &r), KB_EINVAL);
+    assert_int_equal(kb_bw_measure(KB_BW_LOAD, KB_SIMD_SCALAR, 1, -1, &tiny, &p), KB_EINVAL);
+}
+
+static void working_sets_follow_the_caches(void **state) {
+    /* 48 KiB L1d and 2 MiB L2 per core, 32 MiB L3 per 16 logical CPUs, 32 of them. */
+    kb_cache c[KB_CACHE_LEVEL_COUNT] = {
+        [KB_CACHE_L1D] = {48 << 10, 64, 1},
+        [KB_CACHE_L1I] = {32 << 10, 64, 1},
+        [KB_CACHE_L2] = {2 << 20, 64, 1},
+        [KB_CACHE_L3] = {32 << 20, 64, 16},
+    };
+    /* One thread: half of each cache. */
+    assert_int_equal(kb_peaks_working_set(c, 32, KB_MEM_L1, 1, true), 24 << 10);
+    assert_int_equal(kb_peaks_working_set(c, 32, KB_MEM_L2, 1, true), 1 << 20);
+    assert_int_equal(kb_peaks_working_set(c, 32, KB_MEM_L3, 1, true), 16 << 20);
+    /* Four threads: four private halves; the L3 shared four ways, half of each share. */
+    assert_int_equal(kb_peaks_working_set(c, 32, KB_MEM_L1, 4, true), 96 << 10);
+    assert_int_equal(kb_peaks_working_set(c, 32, KB_MEM_L3, 4, true), 16 << 20);
+    /* All 32: two L3 instances, half of each. */
+    assert_int_equal(kb_peaks_working_set(c, 32, KB_MEM_L3, 32, true), 32 << 20);
+    /* DRAM: four times both L3s, 256 MiB, whatever the threads; at least 1 GiB unless quick
+     * (both at most a quarter of memory, which any machine running this test has). */
+    assert_int_equal(kb_peaks_working_set(c, 32, KB_MEM_DRAM, 1, true), 256 << 20);
+    assert_int_equal(kb_peaks_working_set(c, 32, KB_MEM_DRAM, 32, true), 256 << 20);
+    int64_t full = kb_peaks_working_set(c, 32, KB_MEM_DRAM, 1, false);
+    int64_t memory = (int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+    assert_true(full == 1 << 30 || (memory < 4ll << 30 && full == memory / 4));
+    /* The cache levels do not depend on quick. */
+    assert_int_equal(kb_peaks_working_set(c, 32, KB_MEM_L2, 1, false), 1 << 20);
+
+    /* Nothing known: 32 KiB, 1 MiB, and 8 MiB shared by all; DRAM at least 64 MiB. */
+    kb_cache unknown[KB_CACHE_LEVEL_COUNT];
+    memset(unknown, 0, sizeof unknown);
+    assert_int_equal(kb_peaks_working_set(unknown, 2, KB_MEM_L1, 1, true), 16 << 10);
+    assert_int_equal(kb_peaks_working_set(unknown, 2, KB_MEM_L2, 2, true), 1 << 20);
+    assert_int_equal(kb_peaks_working_set(unknown, 2, KB_MEM_L3, 1, true), 4 << 20);
+    assert_int_equal(kb_peaks_working_set(unknown, 2, KB_MEM_L3, 2, true), 4 << 20);
+    assert_int_equal(kb_peaks_working_set(unknown, 2, KB_MEM_DRAM, 2, true), 64 << 20);
+}
+
+static void names(void **state) {
+    assert_string_equal(kb_bw_kernel_name(KB_BW_TRIAD), "triad");
+    assert_string_equal(kb_bw_kernel_name(KB_BW_KERNEL_COUNT), "?");
+    assert_string_equal(kb_mem_level_name(KB_MEM_DRAM), "DRAM");
+    assert_string_equal(kb_flop_type_name(KB_FLOP_F64), "float64");
+    kb_bw_traffic t;
+    kb_bw_kernel_traffic(KB_BW_TRIAD, &t);
+    assert_int_equal(t.read_bytes, 16);
+    assert_int_equal(t.write_bytes, 8);
+    assert_int_equal(t.write_allocate_bytes, 8);
+}
+
+int main(void) {
+    /* The whole file takes well under a second (a few under qemu); a hang, such as a qemu-user
+     * that cannot start threads, fails after two minutes instead of at CTest's timeout. */
+    alarm(120);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bandwidth_kernels_count_and_compute),
+        cmocka_unit_test(bandwidth_kernels_refuse_bad_arguments),
+        cmocka_unit_test(fma_kernels_count_and_compute),
+        cmocka_unit_test(timed_drivers_run),
+        cmocka_unit_test(working_sets_follow_the_caches),
+        cmocka_unit_test(names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

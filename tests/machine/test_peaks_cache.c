@@ -1,0 +1,250 @@
+/* The cache of measured peaks in a temporary KB_CACHE_DIR: the key names what peaks depend on,
+ * the path follows KB_CACHE_DIR, XDG_CACHE_HOME and HOME, a written file reads back the same
+ * peaks, another key or a missing file is a miss, and a damaged file is an error. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "fake_tree.h"
+#include "kbench/peaks.h"
+#include "kbench/version.h"
+
+static fake_tree dir;
+
+static int setup(void **state) {
+    if (fake_tree_create(&dir) != 0)
+        return -1;
+    setenv("KB_CACHE_DIR", dir.root, 1);
+    return 0;
+}
+
+static int teardown(void **state) {
+    fake_tree_destroy(&dir);
+    unsetenv("KB_CACHE_DIR");
+    return 0;
+}
+
+static kb_machine machine(void) {
+    kb_machine m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.cpu_vendor, sizeof m.cpu_vendor, "AuthenticAMD");
+    snprintf(m.cpu_model, sizeof m.cpu_model, "AMD EPYC");
+    snprintf(m.kernel_release, sizeof m.kernel_release, "6.1.0-18-amd64");
+    m.logical_cpus = 2;
+    m.signature = (kb_cpu_signature){25, 17, -1, -1};
+    return m;
+}
+
+static void key_names_what_peaks_depend_on(void **state) {
+    kb_machine m = machine();
+    char key[512], other[512];
+    assert_int_equal(kb_peaks_cache_key(&m, 2, key, sizeof key), KB_OK);
+    assert_non_null(strstr(key, "AMD EPYC"));
+    assert_non_null(strstr(key, "25,17"));
+    assert_non_null(strstr(key, "kernel=6.1.0-18-amd64"));
+    assert_non_null(strstr(key, "kbench=" KB_VERSION_STRING));
+    assert_non_null(strstr(key, "threads=2"));
+    /* Each ingredient changes the key. */
+    assert_int_equal(kb_peaks_cache_key(&m, 4, other, sizeof other), KB_OK);
+    assert_string_not_equal(key, other);
+    m.signature.x86_model = 1; /* a Milan VM is also just "AMD EPYC" */
+    assert_int_equal(kb_peaks_cache_key(&m, 2, other, sizeof other), KB_OK);
+    assert_string_not_equal(key, other);
+    m = machine();
+    snprintf(m.kernel_release, sizeof m.kernel_release, "6.2");
+    assert_int_equal(kb_peaks_cache_key(&m, 2, other, sizeof other), KB_OK);
+    assert_string_not_equal(key, other);
+    assert_int_equal(kb_peaks_cache_key(&m, 2, other, 10), KB_EINVAL);
+}
+
+static void path_follows_the_environment(void **state) {
+    char path[1024], again[1024], expected[1024];
+    assert_int_equal(kb_peaks_cache_path("some key", path, sizeof path), KB_OK);
+    snprintf(expected, sizeof expected, "%s/peaks-", dir.root);
+    assert_memory_equal(path, expected, strlen(expected));
+    assert_string_equal(path + strlen(path) - 5, ".json");
+    assert_int_equal(strlen(path), strlen(expected) + 16 + 5);
+    /* Stable for a key, different for another. */
+    assert_int_equal(kb_peaks_cache_path("some key", again, sizeof again), KB_OK);
+    assert_string_equal(path, again);
+    assert_int_equal(kb_peaks_cache_path("some other key", again, sizeof again), KB_OK);
+    assert_string_not_equal(path, again);
+
+    unsetenv("KB_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", "/xdg", 1);
+    assert_int_equal(kb_peaks_cache_path("k", path, sizeof path), KB_OK);
+    assert_memory_equal(path, "/xdg/kbench/peaks-", 18);
+    setenv("XDG_CACHE_HOME", "relative", 1); /* not absolute: ignored, as the spec says */
+    setenv("HOME", "/home/someone", 1);
+    assert_int_equal(kb_peaks_cache_path("k", path, sizeof path), KB_OK);
+    assert_memory_equal(path, "/home/someone/.cache/kbench/peaks-", 34);
+    unsetenv("XDG_CACHE_HOME");
+    setenv("KB_CACHE_DIR", dir.root, 1);
+}
+
+/* Peaks with a distinct value in every field that the file keeps. */
+static kb_peaks sample(void) {
+    kb_peaks p;
+    memset(&p, 0, sizeof p);
+    p.bandwidth_simd = KB_SIMD_AVX2;
+    p.logical_cpus = 2;
+    p.clock_mhz = 3712.5;
+    p.measured_at = 1767225600; /* 2026-01-01T00:00:00Z */
+    p.load_average = 0.25;
+    p.quick = true;
+    for (int c = 0; c < KB_CACHE_LEVEL_COUNT; c++)
+        p.caches[c] = (kb_cache){(int64_t)(32 << 10) << (3 * c), 64, c == KB_CACHE_L3 ? 2 : 1};
+    for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
+        kb_peak_set *set = &p.sets[s];
+        set->threads = s == 0 ? 1 : 2;
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++)
+            for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
+                double v = 1e9 * (1 + s + 10 * k + 100 * l) + 0.125;
+                set->bandwidth[k][l].working_set_bytes = (int64_t)(16 << 10) << (4 * l);
+                set->bandwidth[k][l].bytes_per_second = (kb_rate){v, v * 0.9, v * 0.8, v, 11};
+            }
+        set->flops[KB_FLOP_F32][KB_SIMD_AVX2] = (kb_rate){123.456e9, 120e9, 100e9, 123.456e9, 3};
+        set->flops[KB_FLOP_F64][KB_SIMD_SCALAR] = (kb_rate){7e9, 6e9, 5e9, 7e9, 1};
+    }
+    return p;
+}
+
+static void assert_rate(const kb_rate *a, const kb_rate *b) {
+    assert_int_equal(a->repetitions, b->repetitions);
+    const double ax[4] = {a->best, a->median, a->min, a->max},
+                 bx[4] = {b->best, b->median, b->min, b->max};
+    for (int i = 0; i < 4; i++)
+        if (!(fabs(ax[i] - bx[i]) <= 1e-9 * fabs(bx[i])))
+            fail_msg("rate %.17g read back as %.17g", bx[i], ax[i]);
+}
+
+static void assert_same_peaks(const kb_peaks *a, const kb_peaks *b) {
+    assert_int_equal(a->bandwidth_simd, b->bandwidth_simd);
+    assert_int_equal(a->logical_cpus, b->logical_cpus);
+    assert_true(a->clock_mhz == b->clock_mhz);
+    assert_int_equal(a->measured_at, b->measured_at);
+    assert_true(a->load_average == b->load_average);
+    assert_int_equal(a->quick, b->quick);
+    assert_memory_equal(a->caches, b->caches, sizeof a->caches);
+    for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
+        assert_int_equal(a->sets[s].threads, b->sets[s].threads);
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++)
+            for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
+                assert_int_equal(a->sets[s].bandwidth[k][l].working_set_bytes,
+                                 b->sets[s].bandwidth[k][l].working_set_bytes);
+                assert_rate(&a->sets[s].bandwidth[k][l].bytes_per_second,
+                            &b->sets[s].bandwidth[k][l].bytes_per_second);
+            }
+        for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
+            for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++)
+                assert_rate(&a->sets[s].flops[t][l], &b->sets[s].flops[t][l]);
+    }
+}
+
+static void file_round_trip(void **state) {
+    kb_peaks p = sample(), back;
+    char path[1024];
+    bool found = true;
+    assert_int_equal(kb_peaks_cache_path("key one", path, sizeof path), KB_OK);
+    /* Nothing there yet: a miss, not an error. */
+    assert_int_equal(kb_peaks_cache_read(path, "key one", &back, &found), KB_OK);
+    assert_false(found);
+
+    assert_int_equal(kb_peaks_cache_write(path, "key one", &p), KB_OK);
+    assert_int_equal(kb_peaks_cache_read(path, "key one", &back, &found), KB_OK);
+    assert_true(found);
+    assert_same_peaks(&back, &p);
+
+    /* The file repeats its key: another key is a miss. */
+    assert_int_equal(kb_peaks_cache_read(path, "key two", &back, &found), KB_OK);
+    assert_false(found);
+
+    /* A cache directory that does not exist yet is created. */
+    char nested[1100];
+    snprintf(nested, sizeof nested, "%s/a/b/peaks.json", dir.root);
+    assert_int_equal(kb_peaks_cache_write(nested, "k", &p), KB_OK);
+    assert_int_equal(kb_peaks_cache_read(nested, "k", &back, &found), KB_OK);
+    assert_true(found);
+}
+
+static void json_round_trip(void **state) {
+    kb_peaks p = sample(), back;
+    char *text;
+    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
+    assert_non_null(strstr(text, "\"format\": \"kbench-peaks/1\""));
+    assert_non_null(strstr(text, "\"measured_at\": \"2026-01-01T00:00:00Z\""));
+    assert_non_null(strstr(text, "\"gbytes_per_s_with_write_allocate\": null")); /* load, L1 */
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);
+    free(text);
+    assert_same_peaks(&back, &p);
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void damaged_files_are_errors(void **state) {
+    char path[1100];
+    snprintf(path, sizeof path, "%s/damaged.json", dir.root);
+    kb_peaks back;
+    bool found = true;
+    static const struct {
+        const char *text, *message;
+    } cases[] = {
+        {"{\"format\": \"kbench-peaks-cache/1\", \"key\": \"k\"", "line"},
+        {"[1, 2]", "not a kbench peaks cache file"},
+        {"{\"format\": \"other/1\", \"key\": \"k\", \"peaks\": {}}", "format is 'other/1'"},
+        {"{\"format\": \"kbench-peaks-cache/1\", \"key\": \"k\", \"peaks\": {}}", "peaks JSON"},
+        {"{\"format\": \"kbench-peaks-cache/1\", \"key\": \"k\", \"peaks\": {\"format\": "
+         "\"kbench-peaks/1\", \"measured_at\": \"yesterday\", \"load_average\": null, "
+         "\"quick\": false, "
+         "\"bandwidth_simd\": \"avx2\", \"clock_mhz\": null, \"logical_cpus\": 2, \"caches\": {}, "
+         "\"sets\": []}}",
+         "measured_at"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_file(path, cases[i].text);
+        assert_int_equal(kb_peaks_cache_read(path, "k", &back, &found), KB_EFORMAT);
+        assert_false(found);
+        if (!strstr(kb_last_error(), cases[i].message))
+            fail_msg("case %zu: '%s' does not say '%s'", i, kb_last_error(), cases[i].message);
+    }
+
+    /* A rate out of order and an unknown level are refused too. */
+    kb_peaks p = sample();
+    char *text;
+    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
+    char *avx2 = strstr(text, "\"simd\": \"avx2\"");
+    assert_non_null(avx2);
+    memcpy(avx2 + 9, "avx9", 4);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
+    assert_non_null(strstr(kb_last_error(), "unknown type or SIMD level"));
+    free(text);
+    p.sets[0].flops[KB_FLOP_F64][KB_SIMD_SCALAR].min = 8e9; /* above the median */
+    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
+    assert_non_null(strstr(kb_last_error(), "not ordered"));
+    free(text);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(key_names_what_peaks_depend_on),
+        cmocka_unit_test(path_follows_the_environment),
+        cmocka_unit_test(file_round_trip),
+        cmocka_unit_test(json_round_trip),
+        cmocka_unit_test(damaged_files_are_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,285 @@
+/* Roofline metrics against values computed by hand (in the comments), the plausibility flags
+ * at and around their thresholds, and the bounds interpolated from measured peaks. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kbench/roofline.h"
+
+static void assert_near(double actual, double expected) {
+    double tolerance = 1e-12 * fmax(1.0, fabs(expected));
+    if (!(fabs(actual - expected) <= tolerance))
+        fail_msg("%.17g is not %.17g", actual, expected);
+}
+
+/* Two threads: L1 100 GB/s, L2 50, L3 30, DRAM 10; 200 GFLOP/s; 64 KiB of L1, 2 MiB of L2 and
+ * 32 MiB of L3 between them. */
+static kb_roofline_peaks test_peaks(void) {
+    kb_roofline_peaks p;
+    memset(&p, 0, sizeof p);
+    p.threads = 2;
+    p.bytes_per_second[KB_MEM_L1] = 100e9;
+    p.bytes_per_second[KB_MEM_L2] = 50e9;
+    p.bytes_per_second[KB_MEM_L3] = 30e9;
+    p.bytes_per_second[KB_MEM_DRAM] = 10e9;
+    p.flops_per_second = 200e9;
+    p.capacity[KB_MEM_L1] = 64 << 10;
+    p.capacity[KB_MEM_L2] = 2 << 20;
+    p.capacity[KB_MEM_L3] = 32 << 20;
+    return p;
+}
+
+static kb_roofline compute(double seconds, double bytes, double flops, int64_t ws) {
+    kb_roofline_peaks p = test_peaks();
+    kb_roofline_input in = {seconds, bytes, flops, ws, 0};
+    kb_roofline r;
+    assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
+    return r;
+}
+
+static void memory_bound_in_dram(void **state) {
+    /* 8 MB and 1 MFLOP in 1 ms, 64 MiB working set: 8 GB/s, 1 GFLOP/s, 0.125 FLOP/byte. The
+     * bytes need 8e6 / 10e9 = 0.8 ms, the FLOPs 1e6 / 200e9 = 5 us: memory-bound, bound 0.8 ms,
+     * 80% of it; 80% of DRAM bandwidth, 0.5% of the FLOP peak; bound at that intensity
+     * 0.125 x 10e9 = 1.25 GFLOP/s. */
+    kb_roofline r = compute(1e-3, 8e6, 1e6, 64 << 20);
+    assert_int_equal(r.level, KB_MEM_DRAM);
+    assert_near(r.bytes_per_second, 8e9);
+    assert_near(r.flops_per_second, 1e9);
+    assert_near(r.intensity, 0.125);
+    assert_near(r.bound_seconds, 8e-4);
+    assert_near(r.bound_flops_per_second, 1.25e9);
+    assert_near(r.percent_of_bound, 80);
+    assert_near(r.percent_of_bandwidth, 80);
+    assert_near(r.percent_of_flops, 0.5);
+    assert_true(r.memory_bound);
+    assert_true(r.bound_known);
+    assert_int_equal(r.flags, 0);
+}
+
+static void compute_bound_in_l1_is_suspicious_high(void **state) {
+    /* 100 kB and 19 MFLOP in 100 us, 16 KiB: memory 1e5 / 100e9 = 1 us, compute 1.9e7 / 200e9
+     * = 95 us: compute-bound at 95% (> 90%); 1 GB/s is 1% of L1; 190 GFLOP/s is 95%. */
+    kb_roofline r = compute(1e-4, 1e5, 1.9e7, 16 << 10);
+    assert_int_equal(r.level, KB_MEM_L1);
+    assert_near(r.intensity, 190);
+    assert_near(r.bound_seconds, 9.5e-5);
+    assert_near(r.bound_flops_per_second, 200e9);
+    assert_near(r.percent_of_bound, 95);
+    assert_near(r.percent_of_flops, 95);
+    assert_near(r.percent_of_bandwidth, 1);
+    assert_false(r.memory_bound);
+    assert_int_equal(r.flags, KB_ROOFLINE_SUSPICIOUS_HIGH);
+}
+
+static void above_the_bound_is_impossible(void **state) {
+    /* The DRAM case in 0.5 ms: 16 GB/s against 10 GB/s, 160% of the bound; impossible only,
+     * not also suspicious-high. */
+    kb_roofline r = compute(5e-4, 8e6, 1e6, 64 << 20);
+    assert_near(r.percent_of_bound, 160);
+    assert_near(r.percent_of_bandwidth, 160);
+    assert_int_equal(r.flags, KB_ROOFLINE_IMPOSSIBLE);
+}
+
+static void thresholds(void **state) {
+    /* Exactly 100% (the same double over itself) is possible, if suspicious; either side of
+     * 90% and 10%. The bound is 8e6 / 10e9 = 0.8 ms. */
+    assert_int_equal(compute(8e-4, 8e6, 0, 64 << 20).flags, KB_ROOFLINE_SUSPICIOUS_HIGH);
+    assert_int_equal(compute(8e-4 / 0.901, 8e6, 0, 64 << 20).flags, KB_ROOFLINE_SUSPICIOUS_HIGH);
+    assert_int_equal(compute(8e-4 / 0.899, 8e6, 0, 64 << 20).flags, 0);
+    assert_int_equal(compute(8e-4 / 0.101, 8e6, 0, 64 << 20).flags, 0);
+    assert_int_equal(compute(8e-4 / 0.099, 8e6, 0, 64 << 20).flags, KB_ROOFLINE_SUSPICIOUS_LOW);
+}
+
+static void slow_large_case_is_suspicious_low(void **state) {
+    /* 8 MB in 10 ms: 0.8 GB/s, 8% of DRAM bandwidth; the bound (0.8 ms) is far above 10 us. */
+    kb_roofline r = compute(1e-2, 8e6, 0, 64 << 20);
+    assert_near(r.percent_of_bound, 8);
+    assert_int_equal(r.flags, KB_ROOFLINE_SUSPICIOUS_LOW);
+}
+
+static void small_case_is_not_suspicious_low(void **state) {
+    /* 8 kB in L1 needs 8e3 / 100e9 = 80 ns: a call taking 10 us (0.8%) is call overhead, not a
+     * suspicious kernel. With the size criterion lowered to 50 ns it is flagged. */
+    kb_roofline r = compute(1e-5, 8e3, 0, 8 << 10);
+    assert_near(r.bound_seconds, 8e-8);
+    assert_near(r.percent_of_bound, 0.8);
+    assert_int_equal(r.flags, 0);
+
+    kb_roofline_peaks p = test_peaks();
+    kb_roofline_input in = {1e-5, 8e3, 0, 8 << 10, 5e-8};
+    assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
+    assert_int_equal(r.flags, KB_ROOFLINE_SUSPICIOUS_LOW);
+}
+
+static void copy_without_flops(void **state) {
+    /* 2 MB moved in 50 us with a 1 MiB working set (L2): 40 GB/s of 50, 80%; intensity 0, no
+     * FLOP bound, memory-bound. */
+    kb_roofline r = compute(5e-5, 2e6, 0, 1 << 20);
+    assert_int_equal(r.level, KB_MEM_L2);
+    assert_near(r.intensity, 0);
+    assert_near(r.bound_seconds, 4e-5);
+    assert_near(r.percent_of_bound, 80);
+    assert_near(r.percent_of_flops, 0);
+    assert_true(isnan(r.bound_flops_per_second));
+    assert_true(r.memory_bound);
+}
+
+static void flops_without_bytes(void **state) {
+    /* 1 MFLOP from registers in 10 us: 100 GFLOP/s, 50% of the peak; infinite intensity. */
+    kb_roofline r = compute(1e-5, 0, 1e6, 0);
+    assert_true(isinf(r.intensity));
+    assert_near(r.bound_seconds, 5e-6);
+    assert_near(r.percent_of_bound, 50);
+    assert_near(r.percent_of_bandwidth, 0);
+    assert_false(r.memory_bound);
+}
+
+static void working_set_levels_at_capacity(void **state) {
+    assert_int_equal(compute(1, 1, 0, 0).level, KB_MEM_L1);
+    assert_int_equal(compute(1, 1, 0, 64 << 10).level, KB_MEM_L1);
+    assert_int_equal(compute(1, 1, 0, (64 << 10) + 1).level, KB_MEM_L2);
+    assert_int_equal(compute(1, 1, 0, 2 << 20).level, KB_MEM_L2);
+    assert_int_equal(compute(1, 1, 0, 32 << 20).level, KB_MEM_L3);
+    assert_int_equal(compute(1, 1, 0, (32 << 20) + 1).level, KB_MEM_DRAM);
+}
+
+static void unknown_peak_gives_no_bound(void **state) {
+    kb_roofline_peaks p = test_peaks();
+    p.bytes_per_second[KB_MEM_L3] = 0;
+    kb_roofline_input in = {1e-3, 8e6, 1e6, 8 << 20, 0};
+    kb_roofline r;
+    assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
+    assert_int_equal(r.level, KB_MEM_L3);
+    assert_false(r.bound_known);
+    assert_true(isnan(r.percent_of_bound) && isnan(r.percent_of_bandwidth));
+    assert_near(r.percent_of_flops, 0.5); /* that peak is known */
+    assert_int_equal(r.flags, 0);
+
+    /* FLOPs without a FLOP peak (an unmeasured level): no bound either. */
+    p = test_peaks();
+    p.flops_per_second = 0;
+    assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
+    assert_false(r.bound_known);
+    assert_true(isnan(r.percent_of_flops));
+}
+
+static void bad_inputs_are_refused(void **state) {
+    kb_roofline_peaks p = test_peaks();
+    kb_roofline r;
+    kb_roofline_input zero_time = {0, 1, 1, 1, 0}, negative = {1, -1, 0, 1, 0},
+                      no_work = {1, 0, 0, 1, 0}, nan_flops = {1, 1, NAN, 1, 0};
+    assert_int_equal(kb_roofline_compute(&zero_time, &p, &r), KB_EINVAL);
+    assert_non_null(strstr(kb_last_error(), "time"));
+    assert_int_equal(kb_roofline_compute(&negative, &p, &r), KB_EINVAL);
+    assert_int_equal(kb_roofline_compute(&no_work, &p, &r), KB_EINVAL);
+    assert_int_equal(kb_roofline_compute(&nan_flops, &p, &r), KB_EINVAL);
+}
+
+static void flag_names(void **state) {
+    char buf[64];
+    kb_roofline_flags_describe(0, buf, sizeof buf);
+    assert_string_equal(buf, "");
+    kb_roofline_flags_describe(KB_ROOFLINE_IMPOSSIBLE | KB_ROOFLINE_SUSPICIOUS_LOW, buf,
+                               sizeof buf);
+    assert_string_equal(buf, "impossible,suspicious-low");
+    assert_string_equal(kb_roofline_flag_name(KB_ROOFLINE_SUSPICIOUS_HIGH), "suspicious-high");
+    assert_string_equal(kb_roofline_flag_name(8), "?");
+}
+
+/* Measured peaks at 1 thread and 4: load 50 and 180 GB/s in L1, float64 avx512 40 and 150
+ * GFLOP/s; 32 KiB L1d and 1 MiB L2 private, 32 MiB L3 shared by 8. */
+static kb_peaks measured(void) {
+    kb_peaks p;
+    memset(&p, 0, sizeof p);
+    p.sets[0].threads = 1;
+    p.sets[1].threads = 4;
+    for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
+        p.sets[0].bandwidth[KB_BW_LOAD][l].bytes_per_second.best = 50e9 / (l + 1);
+        p.sets[1].bandwidth[KB_BW_LOAD][l].bytes_per_second.best = 180e9 / (l + 1);
+        p.sets[0].bandwidth[KB_BW_COPY][l].bytes_per_second.best = 1e9;
+    }
+    p.sets[0].flops[KB_FLOP_F64][KB_SIMD_AVX512].best = 40e9;
+    p.sets[1].flops[KB_FLOP_F64][KB_SIMD_AVX512].best = 150e9;
+    p.caches[KB_CACHE_L1D] = (kb_cache){32 << 10, 64, 1};
+    p.caches[KB_CACHE_L2] = (kb_cache){1 << 20, 64, 1};
+    p.caches[KB_CACHE_L3] = (kb_cache){32 << 20, 64, 8};
+    return p;
+}
+
+static void bounds_between_thread_counts(void **state) {
+    kb_peaks m = measured();
+    kb_roofline_peaks p;
+    /* 1 thread: the one-thread peaks. */
+    assert_int_equal(kb_roofline_peaks_from(&m, 1, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    assert_near(p.bytes_per_second[KB_MEM_L1], 50e9);
+    assert_near(p.bytes_per_second[KB_MEM_DRAM], 12.5e9);
+    assert_near(p.flops_per_second, 40e9);
+    assert_int_equal(p.capacity[KB_MEM_L1], 32 << 10);
+    assert_int_equal(p.capacity[KB_MEM_L3], 32 << 20);
+    /* 2 threads: min(2 x 50, 180) = 100 GB/s, min(2 x 40, 150) = 80 GFLOP/s; two private L1s
+     * and L2s, one L3. */
+    assert_int_equal(kb_roofline_peaks_from(&m, 2, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    assert_near(p.bytes_per_second[KB_MEM_L1], 100e9);
+    assert_near(p.flops_per_second, 80e9);
+    assert_int_equal(p.capacity[KB_MEM_L1], 64 << 10);
+    assert_int_equal(p.capacity[KB_MEM_L2], 2 << 20);
+    assert_int_equal(p.capacity[KB_MEM_L3], 32 << 20);
+    /* 3 threads: min(150, 180) and min(120, 150). */
+    assert_int_equal(kb_roofline_peaks_from(&m, 3, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    assert_near(p.bytes_per_second[KB_MEM_L1], 150e9);
+    assert_near(p.flops_per_second, 120e9);
+    /* 4 and 9 threads: the all-cores peaks; 9 threads span two L3 instances. */
+    assert_int_equal(kb_roofline_peaks_from(&m, 9, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    assert_near(p.bytes_per_second[KB_MEM_L2], 90e9);
+    assert_near(p.flops_per_second, 150e9);
+    assert_int_equal(p.capacity[KB_MEM_L3], 64 << 20);
+    /* Unmeasured: copy at 2 threads (no all-cores copy peak), float32 anywhere. */
+    assert_int_equal(kb_roofline_peaks_from(&m, 2, KB_BW_COPY, KB_FLOP_F32, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    assert_near(p.bytes_per_second[KB_MEM_L1], 0);
+    assert_near(p.flops_per_second, 0);
+}
+
+static void bounds_refuse_bad_arguments(void **state) {
+    kb_peaks m = measured();
+    kb_roofline_peaks p;
+    assert_int_equal(kb_roofline_peaks_from(&m, 0, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_EINVAL);
+    assert_int_equal(
+        kb_roofline_peaks_from(&m, 1, KB_BW_KERNEL_COUNT, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+        KB_EINVAL);
+    kb_peaks empty;
+    memset(&empty, 0, sizeof empty);
+    assert_int_equal(kb_roofline_peaks_from(&empty, 1, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_EINVAL);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(memory_bound_in_dram),
+        cmocka_unit_test(compute_bound_in_l1_is_suspicious_high),
+        cmocka_unit_test(above_the_bound_is_impossible),
+        cmocka_unit_test(thresholds),
+        cmocka_unit_test(slow_large_case_is_suspicious_low),
+        cmocka_unit_test(small_case_is_not_suspicious_low),
+        cmocka_unit_test(copy_without_flops),
+        cmocka_unit_test(flops_without_bytes),
+        cmocka_unit_test(working_set_levels_at_capacity),
+        cmocka_unit_test(unknown_peak_gives_no_bound),
+        cmocka_unit_test(bad_inputs_are_refused),
+        cmocka_unit_test(flag_names),
+        cmocka_unit_test(bounds_between_thread_counts),
+        cmocka_unit_test(bounds_refuse_bad_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

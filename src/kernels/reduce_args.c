@@ -99,8 +99,7 @@ kb_status kb_reduce_result(const kb_array *in, const kb_reduce_args *args, kb_dt
     kb_status st = kb_reduce_plan_axes(in, args, reduced);
     if (st != KB_OK)
         return st;
-    /* argmin/argmax over None give a 0-d result even with keepdims, as NumPy's does with
-     * keepdims=True: a shape of all ones. */
+    /* keepdims keeps each reduced axis as length 1, for argmin/argmax over None too. */
     int n = 0;
     for (int i = 0; i < in->ndim; i++) {
         if (!reduced[i])

@@ -7,8 +7,9 @@
 #include "kernels/reduce_plan.h"
 
 /* Reductions with fewer elements than this in total run on one thread: below it, waking
- * the second thread costs more than it saves (measured with `kbench run`, see
- * docs/methodology.md). */
+ * the second thread costs about what it saves. Measured on the 2-core Zen 4 machine (float32
+ * sum, axis=None, median of 41 interleaved runs): 64 Ki elements 5.1 us on one thread and
+ * 5.4 us on two, 128 Ki elements 9.7 us and 5.5 us (see docs/reductions.md). */
 #define KB_REDUCE_PARALLEL_MIN 65536
 
 /* Runs of at most this many elements per output take the narrow-rows loop. */

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from doc_types import type_ok
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 CACHE_LEVELS = ["L1d", "L1i", "L2", "L3"]
 SECTIONS = ["build", "system", "cpu", "simd", "threads", "warnings"]
@@ -66,27 +68,6 @@ def lookup(obj, path):
             nxt.extend(item if part.endswith("[]") else [item])
         values = nxt
     return values
-
-
-def type_ok(value, doc_type):
-    if value is None:
-        return "or null" in doc_type
-    base = doc_type.replace(" or null", "")
-    if base == "string":
-        return isinstance(value, str) and value != ""
-    if base == "bool":
-        return isinstance(value, bool)
-    if base == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if base == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if base == "object":
-        return isinstance(value, dict)
-    if base == "array of strings":
-        return isinstance(value, list) and all(isinstance(x, str) for x in value)
-    if base == "array of objects":
-        return isinstance(value, list) and all(isinstance(x, dict) for x in value)
-    return False
 
 
 def text_value(stdout, label):

@@ -15,6 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from doc_types import type_ok
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 KERNELS = ["load", "copy", "triad"]
 LEVELS = ["L1", "L2", "L3", "DRAM"]
@@ -74,23 +76,6 @@ def lookup(obj, path):
                 nxt.append(item)
         values = nxt
     return values
-
-
-def type_ok(value, doc_type):
-    if value is None:
-        return "or null" in doc_type
-    base = doc_type.replace(" or null", "")
-    if base == "string":
-        return isinstance(value, str) and value != ""
-    if base == "bool":
-        return isinstance(value, bool)
-    if base == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if base == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if base == "object":
-        return isinstance(value, dict)
-    return False
 
 
 def check_documented_keys(out):

@@ -18,6 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from doc_types import type_ok
+
 KBENCH = sys.argv[1]
 SCHEMA_DOC = Path(__file__).resolve().parents[2] / "docs" / "results-schema.md"
 CACHE_LEVELS = ["L1d", "L1i", "L2", "L3"]
@@ -75,24 +77,6 @@ def lookup(obj, path):
     return values
 
 
-def type_ok(value, doc_type):
-    if value is None:
-        return "or null" in doc_type
-    base = doc_type.replace(" or null", "")
-    is_int = isinstance(value, int) and not isinstance(value, bool)
-    return {
-        "string": isinstance(value, str),
-        "int": is_int,
-        "number": is_int or isinstance(value, float),
-        "bool": isinstance(value, bool),
-        "object": isinstance(value, dict),
-        "array of objects": isinstance(value, list) and all(isinstance(x, dict) for x in value),
-        "array of strings": isinstance(value, list) and all(isinstance(x, str) for x in value),
-        "array of arrays of int": isinstance(value, list) and all(
-            isinstance(r, list) and all(isinstance(x, int) for x in r) for r in value),
-    }.get(base, False)
-
-
 def check_schema(results, label):
     for key, doc_type in documented():
         try:
@@ -101,7 +85,7 @@ def check_schema(results, label):
             check(False, f"{label}: documented key {key} missing")
             continue
         for v in values:
-            check(type_ok(v, doc_type), f"{label}: {key} = {v!r} is not {doc_type}")
+            check(type_ok(v, doc_type, empty_strings=True), f"{label}: {key} = {v!r} is not {doc_type}")
 
 
 def check_case(case, label):

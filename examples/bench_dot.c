@@ -115,6 +115,9 @@ static const kb_bench_def benchmarks[] = {{
     .setup = dot_setup,
     .run = dot_run,
     .teardown = dot_teardown,
+    /* The roofline holds it against the read bandwidth and the float32 FLOP peak. */
+    .traffic = KB_BW_LOAD,
+    .flop_type = KB_FLOP_F32,
 }};
 
 int main(int argc, char **argv) {

@@ -7,6 +7,8 @@
 #include "kbench/environment.h"
 #include "kbench/error.h"
 #include "kbench/machine.h"
+#include "kbench/peaks.h"
+#include "kbench/roofline.h"
 #include "kbench/simd.h"
 
 #ifdef __cplusplus
@@ -81,6 +83,12 @@ typedef struct kb_bench_case {
     double bytes_per_call;    /* bytes read plus bytes written by one call */
     double flops_per_call;    /* floating-point operations of one call */
     double working_set_bytes; /* memory one call touches (for the cache level); 0: bytes */
+    /* What the roofline holds the case against (docs/roofline.md): the measured bandwidth of
+     * this traffic pattern (a reduction reads: KB_BW_LOAD, the default) and the FLOP peak of
+     * this type (default KB_FLOP_F32, the higher peak, so an unset type never makes a result
+     * look impossible). */
+    kb_bw_kernel traffic;
+    kb_flop_type flop_type;
     /* Private to the harness: set through kb_bench_fail. */
     kb_status status;
     char error[256];
@@ -99,6 +107,8 @@ typedef struct kb_bench_def {
     void (*teardown)(kb_bench_case *c); /* optional */
     double bytes_per_call;              /* defaults copied into the case before setup */
     double flops_per_call;
+    kb_bw_kernel traffic;
+    kb_flop_type flop_type;
     /* Relative cost of one case, for cost-balanced --shard (1: an ordinary case). Optional;
      * sees the case's parameters only (no setup has run). */
     double (*cost)(const kb_bench_case *c);
@@ -138,6 +148,9 @@ typedef struct kb_bench_settings {
     int repetitions; /* the whole measurement (warm-up and samples) this many times */
     kb_bench_cache cache;
     bool pin; /* pin the calling thread and each OpenMP thread to its own core */
+    /* The peaks every result is held against (roofline metrics and plausibility flags), or
+     * NULL for none; read during kb_bench_run only. See kb_peaks_get. */
+    const kb_peaks *peaks;
 } kb_bench_settings;
 
 void kb_bench_settings_default(kb_bench_settings *settings);
@@ -219,10 +232,21 @@ typedef struct kb_bench_result {
     /* Rates at the median and at the ends of its confidence interval; 0 when the count is 0. */
     double gb_per_s, gb_per_s_low, gb_per_s_high;
     double gflop_per_s, gflop_per_s_low, gflop_per_s_high;
+    kb_bw_kernel traffic; /* as the case declared them */
+    kb_flop_type flop_type;
+    /* The median held against the run's peaks for the thread count and SIMD level in force;
+     * has_roofline is false when the run had no peaks, the case failed, or it declared no
+     * bytes and no FLOPs. */
+    bool has_roofline;
+    kb_roofline roofline;
 } kb_bench_result;
 
 /* Fills stats and the rates from sample_ns, calls_per_sample and the counts. */
 kb_status kb_bench_result_summarize(kb_bench_result *r);
+
+/* Fills has_roofline and roofline from the median and the counts, against peaks (NULL:
+ * none). KB_EINVAL when the peaks hold no measurement. */
+kb_status kb_bench_result_roofline(kb_bench_result *r, const kb_peaks *peaks);
 
 /* How the build that ran the benchmarks was made (kb_build_info, kept by value). */
 typedef struct kb_bench_build {
@@ -265,6 +289,11 @@ typedef struct kb_bench_context {
     int nfilters;
     char **filters;
     int shard_index, shard_count; /* 1-based; 1 of 1 when not sharded */
+    /* The peaks the results were held against (kb_bench_settings.peaks), and where they came
+     * from ("cache FILE", "measured", "file FILE"; set by the caller, NULL when unknown). */
+    bool has_peaks;
+    kb_peaks peaks;
+    char *peaks_origin;
 } kb_bench_context;
 
 /* A run: its context and its cases, in the order they were planned. */

@@ -184,6 +184,11 @@ kb_status kb_peaks_measure(const kb_peaks_options *options, kb_peaks *out);
 kb_status kb_peaks_to_json(const kb_peaks *peaks, char **text);
 kb_status kb_peaks_from_json(const char *text, kb_peaks *out);
 
+/* Reads peaks from a file: the output of `kbench peaks --json`, a cache file, or the bare
+ * peaks object. KB_EIO when it cannot be read, KB_EFORMAT (naming the file) when it holds no
+ * peaks. */
+kb_status kb_peaks_load(const char *path, kb_peaks *out);
+
 /* The cache of measured peaks, one file per machine. The key names what the peaks depend on:
  * the CPU (vendor, model string and CPUID family/model or Arm MIDR part), the logical CPUs,
  * the kernel release, the kbench version, whether the build is optimized and sanitized, and

@@ -78,6 +78,36 @@ kb_status kb_reduce(const kb_array *in, const kb_reduce_args *args, kb_array *ou
  * allocating when the reduction is small; the form to time. */
 kb_status kb_reduce_into(const kb_array *in, const kb_reduce_args *args, kb_array *out);
 
+/* The work of one reduction call, as the roofline counts it (docs/roofline.md): the least
+ * traffic any implementation must have, each input element read once and each output
+ * element written once, and the floating-point operations the op needs.
+ *
+ * FLOPs, for a reduction of m elements into one output:
+ *   sum, prod, min, max, argmin, argmax: m (an add, multiply or compare per element; m - 1
+ *     rounded up, so that no count depends on how the first element is taken)
+ *   mean: m + 1 (the adds, then a divide)
+ *   var: 4m + 2 (one pass: per element an add for the block mean, then a subtract, a multiply
+ *     and an add for the squared deviation; per output the two divides)
+ *   std: 4m + 3 (var, then a square root)
+ * and none at all for an output of no elements.
+ * Ops on integers that stay integer (sum, prod, min, max, argmin, argmax of an integer or bool
+ * array) do no floating-point work: 0 FLOPs and flop_dtype KB_BOOL. */
+typedef struct kb_reduce_work {
+    int64_t elements;     /* input elements */
+    int64_t outputs;      /* output elements */
+    double bytes_read;    /* elements x input itemsize */
+    double bytes_written; /* outputs x output itemsize */
+    double flops;
+    /* The type the arithmetic runs in: KB_F64 for sums, products, mean, var and std (they
+     * accumulate in float64 whatever the input), the input's type for min, max, argmin and
+     * argmax of float32 and float64 (float16 and bfloat16 count as float32, the narrowest type
+     * they are widened to), KB_BOOL when there are no FLOPs. */
+    kb_dtype flop_dtype;
+} kb_reduce_work;
+
+/* The work of kb_reduce_into(in, args, out); fails as kb_reduce_result does. */
+kb_status kb_reduce_work_of(const kb_array *in, const kb_reduce_args *args, kb_reduce_work *out);
+
 #ifdef __cplusplus
 }
 #endif

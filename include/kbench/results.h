@@ -14,7 +14,7 @@ extern "C" {
  * validation, and the same results as CSV, markdown or a terminal table. */
 
 #define KB_RESULTS_SCHEMA "kbench-results"
-#define KB_RESULTS_SCHEMA_VERSION 1
+#define KB_RESULTS_SCHEMA_VERSION 2
 
 typedef enum kb_results_format {
     KB_RESULTS_TABLE,    /* aligned text for a terminal */

@@ -32,7 +32,8 @@ typedef struct kb_roofline_peaks {
  * KB_BW_COPY; a = f(b, c): KB_BW_TRIAD), type and level. Between 1 thread and the all-cores
  * count, bounds are interpolated optimistically, min(threads x one-thread peak, all-cores
  * peak), so that `impossible` is never raised by the interpolation; above it they stay at the
- * all-cores peak. A level without a measured FLOP peak gets 0 (unknown). */
+ * all-cores peak. A bound is never below the one-thread peak, which any thread count can
+ * reach by leaving the work to one thread. A level without a measured FLOP peak gets 0 (unknown). */
 kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kernel traffic,
                                  kb_flop_type type, kb_simd_level level, kb_roofline_peaks *out);
 
@@ -73,6 +74,8 @@ typedef struct kb_roofline {
     double percent_of_bound;       /* bound_seconds / seconds x 100 */
     double percent_of_bandwidth;   /* of the level's bandwidth */
     double percent_of_flops;       /* of the FLOP peak */
+    double peak_bytes_per_second;  /* the level's bandwidth it was held against; 0: unknown */
+    double peak_flops_per_second;  /* the FLOP peak it was held against; 0: unknown */
     bool memory_bound;             /* the bandwidth term is the larger (ties: memory) */
     bool bound_known;              /* false when a peak it needs is unknown: the percentages
                                       that need it are NAN and no flag is set */

@@ -105,6 +105,11 @@ kb_status kb_context_fill(kb_bench_context *c, const kb_bench_settings *settings
     if ((st = kb_bench_timer_measure(&c->timer)) != KB_OK)
         return st;
     c->settings = *settings;
+    c->settings.peaks = NULL; /* the caller's; the context keeps a copy */
+    if (settings->peaks) {
+        c->has_peaks = true;
+        c->peaks = *settings->peaks;
+    }
     if ((st = copy_env_vars(c)) != KB_OK ||
         (st = copy_list(&c->suites, &c->nsuites, plan->suites, plan->nsuites)) != KB_OK ||
         (st = copy_list(&c->filters, &c->nfilters, plan->filters, plan->nfilters)) != KB_OK)

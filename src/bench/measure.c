@@ -21,6 +21,8 @@ static void group_case(const kb_bench_spec *s, kb_bench_case *c) {
     c->user = s->user;
     c->bytes_per_call = s->bytes_per_call;
     c->flops_per_call = s->flops_per_call;
+    c->traffic = s->traffic;
+    c->flop_type = s->flop_type;
 }
 
 static void impl_init(kb_impl *m, const kb_bench_spec *s, const kb_bench_case *group) {
@@ -150,7 +152,7 @@ static kb_status sample_rounds(kb_impl *impls, int n, const kb_measure_env *env)
 
 /* Moves what an implementation measured into its result. */
 static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetitions,
-                             kb_bench_result *r) {
+                             const kb_peaks *peaks, kb_bench_result *r) {
     const kb_bench_spec *s = m->spec;
     memset(r, 0, sizeof *r);
     r->name = kb_strdup(s->name);
@@ -170,6 +172,8 @@ static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetit
     r->threads = m->threads_used;
     r->bytes_per_call = group->bytes_per_call;
     r->flops_per_call = group->flops_per_call;
+    r->traffic = group->traffic;
+    r->flop_type = group->flop_type;
     r->working_set_bytes =
         group->working_set_bytes > 0 ? group->working_set_bytes : group->bytes_per_call;
     if (!m->failed && m->nsamples == 0)
@@ -186,6 +190,8 @@ static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetit
     m->repetition_samples = NULL;
     m->samples = NULL;
     kb_status st = kb_bench_result_summarize(r);
+    if (st == KB_OK)
+        st = kb_bench_result_roofline(r, peaks);
     if (st != KB_OK) {
         r->failed = true;
         r->error = kb_strdup(kb_last_error());
@@ -244,6 +250,8 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
         impls[i].c.data = group.data;
         impls[i].c.bytes_per_call = group.bytes_per_call;
         impls[i].c.flops_per_call = group.flops_per_call;
+        impls[i].c.traffic = group.traffic;
+        impls[i].c.flop_type = group.flop_type;
         impls[i].c.working_set_bytes = group.working_set_bytes;
     }
 
@@ -258,7 +266,8 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
     if (set_up && lead->teardown)
         lead->teardown(&group);
     for (int i = 0; i < n && st != KB_ENOMEM; i++) {
-        kb_status rc = fill_result(&impls[i], &group, env->settings->repetitions, &results[i]);
+        kb_status rc = fill_result(&impls[i], &group, env->settings->repetitions,
+                                   env->settings->peaks, &results[i]);
         if (rc != KB_OK)
             st = rc;
     }

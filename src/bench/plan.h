@@ -19,6 +19,8 @@ typedef struct kb_bench_spec {
     void (*run)(kb_bench_case *c, int64_t calls);
     void (*teardown)(kb_bench_case *c);
     double bytes_per_call, flops_per_call;
+    kb_bw_kernel traffic;
+    kb_flop_type flop_type;
     void *user;
 } kb_bench_spec;
 

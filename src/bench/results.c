@@ -60,6 +60,7 @@ void kb_results_free(kb_results *results) {
     free(results->cases);
     kb_bench_context *c = &results->context;
     free(c->command);
+    free(c->peaks_origin);
     for (int i = 0; i < c->nenv_vars; i++) {
         free(c->env_names[i]);
         free(c->env_values[i]);

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stddef.h>
 
 #include "core/fail.h"
 #include "kbench/bench.h"
@@ -19,6 +20,7 @@ void kb_bench_settings_default(kb_bench_settings *settings) {
     settings->repetitions = 1;
     settings->cache = KB_BENCH_CACHE_HOT;
     settings->pin = false;
+    settings->peaks = NULL;
 }
 
 kb_status kb_bench_settings_check(const kb_bench_settings *s) {
@@ -32,5 +34,8 @@ kb_status kb_bench_settings_check(const kb_bench_settings *s) {
         return kb_fail(KB_EINVAL, "repetitions must be from 1 to 1000, not %d", s->repetitions);
     if (s->cache != KB_BENCH_CACHE_HOT && s->cache != KB_BENCH_CACHE_COLD)
         return kb_fail(KB_EINVAL, "invalid cache mode %d", (int)s->cache);
+    if (s->peaks && (s->peaks->sets[KB_PEAKS_ONE_THREAD].threads != 1 ||
+                     s->peaks->sets[KB_PEAKS_ALL_THREADS].threads < 1))
+        return kb_fail(KB_EINVAL, "the peaks hold no measurement");
     return KB_OK;
 }

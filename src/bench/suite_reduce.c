@@ -18,6 +18,12 @@ typedef struct reduce_data {
     kb_reduce_args args;
 } reduce_data;
 
+static void reduce_teardown_data(reduce_data *d) {
+    kb_array_free(&d->in);
+    kb_array_free(&d->out);
+    free(d);
+}
+
 static kb_status parse_shape(const char *text, int *ndim, int64_t *shape) {
     *ndim = 0;
     const char *p = text;
@@ -68,18 +74,23 @@ static kb_status reduce_setup(kb_bench_case *c) {
         (st = kb_reduce_result(&d->in, &d->args, &out_dtype, &out_ndim, out_shape)) != KB_OK ||
         (st = kb_array_new(&d->out, out_dtype, out_ndim, out_shape, KB_ORDER_C)) != KB_OK) {
         kb_bench_fail(c, st, "%s", kb_last_error());
-        kb_array_free(&d->in);
-        kb_array_free(&d->out);
-        free(d);
+        reduce_teardown_data(d);
         return st;
     }
-    /* What a call must move at least: the input read once, the output written once. One
-     * FLOP per element (an add, a multiply or a compare), three for var and std (subtract
-     * the mean, multiply, add). */
-    double n = (double)kb_array_size(&d->in);
-    c->bytes_per_call = n * (double)kb_array_itemsize(&d->in) +
-                        (double)kb_array_size(&d->out) * (double)kb_array_itemsize(&d->out);
-    c->flops_per_call = n * (op == KB_REDUCE_VAR || op == KB_REDUCE_STD ? 3 : 1);
+    /* The kernels' own count of the least traffic and the FLOPs (kb_reduce_work_of). A
+     * reduction reads: its writes, few beside its reads except for short rows, are held
+     * against the load bandwidth too, which errs towards a higher bound (never towards a
+     * false `impossible`). */
+    kb_reduce_work work;
+    if ((st = kb_reduce_work_of(&d->in, &d->args, &work)) != KB_OK) {
+        kb_bench_fail(c, st, "%s", kb_last_error());
+        reduce_teardown_data(d);
+        return st;
+    }
+    c->bytes_per_call = work.bytes_read + work.bytes_written;
+    c->flops_per_call = work.flops;
+    c->traffic = KB_BW_LOAD;
+    c->flop_type = work.flop_dtype == KB_F64 ? KB_FLOP_F64 : KB_FLOP_F32;
     c->working_set_bytes = c->bytes_per_call;
     c->data = d;
     return KB_OK;
@@ -98,10 +109,7 @@ static void reduce_run(kb_bench_case *c, int64_t calls) {
 }
 
 static void reduce_teardown(kb_bench_case *c) {
-    reduce_data *d = c->data;
-    kb_array_free(&d->in);
-    kb_array_free(&d->out);
-    free(d);
+    reduce_teardown_data(c->data);
 }
 
 static const kb_bench_def reduce_def = {

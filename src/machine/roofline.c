@@ -34,6 +34,8 @@ kb_status kb_roofline_compute(const kb_roofline_input *in, const kb_roofline_pea
     out->level = level_of(in->working_set_bytes, peaks);
 
     double bandwidth = peaks->bytes_per_second[out->level], flops = peaks->flops_per_second;
+    out->peak_bytes_per_second = bandwidth;
+    out->peak_flops_per_second = flops;
     out->percent_of_bandwidth = in->bytes == 0 ? 0 : percent(out->bytes_per_second, bandwidth);
     out->percent_of_flops = in->flops == 0 ? 0 : percent(out->flops_per_second, flops);
 

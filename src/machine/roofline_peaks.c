@@ -1,3 +1,4 @@
+#include <math.h>
 #include <string.h>
 
 #include "core/fail.h"
@@ -6,16 +7,16 @@
 
 /* A peak at threads threads from the 1-thread and all-cores measurements (0 when unknown).
  * Optimistic in between: each added thread could at most add a one-thread peak, and together
- * they could not beat the all-cores peak. */
+ * they could not beat the all-cores peak. Never below the one-thread peak: more threads are
+ * free to leave the work to one (a small call does, below the parallel threshold), so an
+ * all-cores peak measured lower, on cores shared with other work, does not bound them. */
 static double between(double one, double all, int threads, int all_threads) {
     if (threads <= 1)
         return one;
-    if (threads >= all_threads)
-        return all;
     if (one <= 0 || all <= 0)
         return 0;
-    double scaled = one * threads;
-    return scaled < all ? scaled : all;
+    double scaled = threads >= all_threads ? all : fmin(one * threads, all);
+    return fmax(scaled, one);
 }
 
 kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kernel traffic,

@@ -39,23 +39,32 @@ static void print_help(const char *program, bool list, bool builtin) {
            "      --shard K/N      keep part K of N (1 <= K <= N): deterministic, balanced by\n"
            "                       estimated cost, each case in exactly one part\n");
     if (!list)
-        printf("\nmeasurement:\n"
-               "      --min-time S     seconds of samples per case (default %g)\n"
-               "      --min-samples N  at least N samples per case (default and minimum %d)\n"
-               "      --repetitions N  repeat the whole measurement N times (default 1)\n"
-               "      --cache hot|cold cold reads a buffer twice the last-level cache before\n"
-               "                       each sample (default hot)\n"
-               "      --pin            pin this thread and each OpenMP thread to its own core\n"
-               "\noutput:\n"
-               "  -o, --output FILE    also write the results to FILE, in the format its\n"
-               "                       extension names: .json, .csv or .md; repeatable\n"
-               "      --format F       stdout as table (default), csv, markdown or json\n"
-               "  -q, --quiet          no progress on stderr\n",
-               KB_BENCH_DEFAULT_MIN_TIME, KB_BENCH_MIN_SAMPLES);
+        printf(
+            "\nmeasurement:\n"
+            "      --min-time S     seconds of samples per case (default %g)\n"
+            "      --min-samples N  at least N samples per case (default and minimum %d)\n"
+            "      --repetitions N  repeat the whole measurement N times (default 1)\n"
+            "      --cache hot|cold cold reads a buffer twice the last-level cache before\n"
+            "                       each sample (default hot)\n"
+            "      --pin            pin this thread and each OpenMP thread to its own core\n"
+            "\nroofline (docs/roofline.md):\n"
+            "      --peaks FILE     hold results against the peaks in FILE (kbench peaks --json)\n"
+            "                       instead of this machine's, cached or measured once (~15 s)\n"
+            "      --quick-peaks    short peak measurements (seconds; for tests, not numbers)\n"
+            "      --no-roofline    no peaks, no roofline metrics, no plausibility flags\n"
+            "      --allow-impossible  exit 0 even when a result is above 100%% of its bound\n"
+            "\noutput:\n"
+            "  -o, --output FILE    also write the results to FILE, in the format its\n"
+            "                       extension names: .json, .csv or .md; repeatable\n"
+            "      --format F       stdout as table (default), csv, markdown or json\n"
+            "  -q, --quiet          no progress on stderr\n",
+            KB_BENCH_DEFAULT_MIN_TIME, KB_BENCH_MIN_SAMPLES);
     printf("  -h, --help           show this help\n\n"
            "exit status: 0 %s, 1 %s, 2 bad arguments.\n",
            list ? "success" : "every case ran",
-           list ? "failure" : "a case failed (recorded in the results) or an output failed");
+           list ? "failure"
+                : "a case failed (recorded in the results), a result is impossible, or an output "
+                  "failed");
 }
 
 static int usage_error(const char *program, const char *message) {
@@ -141,8 +150,99 @@ static char *join_command(const char *prefix, int argc, char **argv) {
     return s;
 }
 
+typedef struct peaks_progress {
+    const char *program;
+    bool quiet, announced;
+} peaks_progress;
+
+static void show_peaks_progress(void *arg, const char *message) {
+    peaks_progress *p = arg;
+    if (p->quiet)
+        return;
+    if (!p->announced)
+        fprintf(stderr,
+                "%s: measuring this machine's peaks for the roofline (once; later runs read them "
+                "from the cache)\n",
+                p->program);
+    p->announced = true;
+    fprintf(stderr, "%s: peaks: %s\n", p->program, message);
+}
+
+/* The peaks the results are held against, as the options ask, and a note of where they came
+ * from. False (after a message) when they cannot be had. */
+static bool get_peaks(const char *program, const kb_bench_options *o, kb_peaks *peaks, char *origin,
+                      size_t size) {
+    if (o->peaks_file) {
+        if (kb_peaks_load(o->peaks_file, peaks) != KB_OK) {
+            fprintf(stderr, "%s: --peaks: %s\n", program, kb_last_error());
+            return false;
+        }
+        snprintf(origin, size, "file %s", o->peaks_file);
+        return true;
+    }
+    peaks_progress progress = {program, o->quiet, false};
+    kb_peaks_options options = {0, o->quick_peaks, show_peaks_progress, &progress};
+    kb_peaks_source source;
+    if (kb_peaks_get(&options, false, peaks, &source) != KB_OK) {
+        fprintf(stderr, "%s: measuring peaks: %s (--no-roofline runs without them)\n", program,
+                kb_last_error());
+        return false;
+    }
+    if (source.cache_warning[0] && !o->quiet)
+        fprintf(stderr, "%s: peaks: %s\n", program, source.cache_warning);
+    snprintf(origin, size, "%s %s%s", source.reused ? "cache" : "measured, cached in",
+             source.cache_path, o->quick_peaks ? " (quick)" : "");
+    return true;
+}
+
+/* Exit status for the plausibility of the results: impossible ones fail the run unless
+ * allowed; the others are only counted. */
+static int check_plausible(const char *program, const kb_bench_options *o,
+                           const kb_results *results) {
+    int impossible = 0, high = 0, low = 0;
+    const kb_bench_result *first = NULL;
+    for (int i = 0; i < results->ncases; i++) {
+        const kb_bench_result *r = &results->cases[i];
+        if (!r->has_roofline)
+            continue;
+        if (r->roofline.flags & KB_ROOFLINE_IMPOSSIBLE) {
+            if (!first)
+                first = r;
+            impossible++;
+        }
+        high += (r->roofline.flags & KB_ROOFLINE_SUSPICIOUS_HIGH) != 0;
+        low += (r->roofline.flags & KB_ROOFLINE_SUSPICIOUS_LOW) != 0;
+    }
+    if (high + low > 0 && !o->quiet)
+        fprintf(stderr,
+                "%s: %d result%s above %.0f%% of the roofline bound (suspicious-high), %d below "
+                "%.0f%% (suspicious-low); see docs/roofline.md\n",
+                program, high, high == 1 ? "" : "s", KB_ROOFLINE_HIGH_PERCENT, low,
+                KB_ROOFLINE_LOW_PERCENT);
+    if (impossible == 0)
+        return EXIT_OK;
+    fprintf(stderr,
+            "%s: %s%d result%s above 100%% of the roofline bound (impossible); the first, %s, at "
+            "%.1f%%: a byte or FLOP count is wrong, the compiler removed work, or the peaks are "
+            "stale%s\n",
+            program, o->allow_impossible ? "warning: " : "", impossible,
+            impossible == 1 ? " is" : "s are", first->name, first->roofline.percent_of_bound,
+            o->allow_impossible ? "" : " (--allow-impossible accepts them)");
+    return o->allow_impossible ? EXIT_OK : EXIT_FAILED;
+}
+
 static int run(const char *program, const kb_bench_options *o, const kb_bench_plan *plan,
                char *command) {
+    static kb_peaks peaks; /* large; one run per process at a time */
+    char origin[4200];
+    kb_bench_settings settings = o->settings;
+    if (!o->no_roofline) {
+        if (!get_peaks(program, o, &peaks, origin, sizeof origin)) {
+            free(command);
+            return EXIT_FAILED;
+        }
+        settings.peaks = &peaks;
+    }
     int n = kb_bench_plan_size(plan), width = 4;
     for (int i = 0; i < n; i++) {
         int len = (int)strlen(kb_bench_plan_case_name(plan, i));
@@ -154,7 +254,7 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
     kb_bench_observer observer;
     kb_run_display_observer(&display, &observer);
     kb_results results;
-    kb_status st = kb_bench_run(plan, &o->settings, &observer, &results);
+    kb_status st = kb_bench_run(plan, &settings, &observer, &results);
     kb_run_display_finish(&display);
     if (st != KB_OK) {
         fprintf(stderr, "%s: %s\n", program, kb_last_error());
@@ -162,6 +262,11 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
         return EXIT_FAILED;
     }
     results.context.command = command;
+    if (results.context.has_peaks && !(results.context.peaks_origin = strdup(origin))) {
+        fprintf(stderr, "%s: out of memory\n", program);
+        kb_results_free(&results);
+        return EXIT_FAILED;
+    }
 
     int status = EXIT_OK;
     if (o->format != KB_RESULTS_TABLE && kb_results_print(&results, o->format, stdout) != KB_OK) {
@@ -186,6 +291,8 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
                 "interval wider than %.0f%% of the median); see the environment warnings\n",
                 program, unstable, results.ncases, 100 * KB_BENCH_UNSTABLE_MAD,
                 100 * KB_BENCH_UNSTABLE_CI);
+    if (check_plausible(program, o, &results) != EXIT_OK)
+        status = EXIT_FAILED;
     int failed = kb_results_failed(&results);
     if (failed > 0) {
         const kb_bench_result *first = NULL;

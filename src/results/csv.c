@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,12 @@ static const char *const fixed[] = {"status",
                                     "working_set_bytes",
                                     "gb_per_s",
                                     "gflop_per_s",
+                                    "level",
+                                    "bound",
+                                    "percent_of_bound",
+                                    "percent_of_bandwidth",
+                                    "percent_of_flops",
+                                    "flags",
                                     "error"};
 enum { nfixed = sizeof fixed / sizeof fixed[0] };
 
@@ -125,6 +132,22 @@ kb_status kb_report_csv(const kb_results *results, FILE *out) {
         number(out, r->working_set_bytes);
         number(out, r->gb_per_s);
         number(out, r->gflop_per_s);
+        if (r->has_roofline) {
+            const kb_roofline *f = &r->roofline;
+            char flags[64];
+            kb_roofline_flags_describe(f->flags, flags, sizeof flags);
+            field(out, kb_mem_level_name(f->level), false);
+            field(out, !f->bound_known ? "" : f->memory_bound ? "memory" : "compute", false);
+            double percents[] = {f->percent_of_bound, f->percent_of_bandwidth, f->percent_of_flops};
+            for (size_t k = 0; k < sizeof percents / sizeof percents[0]; k++)
+                if (isfinite(percents[k]))
+                    number(out, percents[k]);
+                else
+                    fputc(',', out);
+            field(out, flags, false);
+        } else {
+            fputs(",,,,,,", out);
+        }
         field(out, r->error ? r->error : "", true);
     }
     free(cols);

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,7 +256,24 @@ static void read_settings(jfield *f, const json_t *ctx, kb_bench_context *c) {
     jfield_pop(f, mark);
 }
 
-static void read_context(jfield *f, const json_t *root, kb_bench_context *c) {
+static void read_peaks(jfield *f, const json_t *ctx, kb_bench_context *c) {
+    const json_t *peaks = jfield_get(f, ctx, "peaks", J_OBJECT | J_NULL);
+    if (!json_is_object(peaks))
+        return;
+    size_t mark = jfield_push_key(f, "peaks");
+    c->peaks_origin = jfield_strdup(f, peaks, "origin", true);
+    const json_t *measured = jfield_get(f, peaks, "measured", J_OBJECT);
+    char *text = measured ? json_dumps(measured, JSON_COMPACT) : NULL;
+    if (measured && !text)
+        f->status = kb_fail(KB_ENOMEM, "out of memory");
+    else if (text && kb_peaks_from_json(text, &c->peaks) != KB_OK)
+        jfield_fail(f, "measured", "%s", kb_last_error());
+    c->has_peaks = f->status == KB_OK && text;
+    free(text);
+    jfield_pop(f, mark);
+}
+
+static void read_context(jfield *f, const json_t *root, int64_t version, kb_bench_context *c) {
     size_t mark;
     const json_t *ctx = enter(f, root, "context", &mark);
     jfield_string(f, ctx, "date", c->date, sizeof c->date);
@@ -275,6 +293,8 @@ static void read_context(jfield *f, const json_t *root, kb_bench_context *c) {
     jfield_pop(f, threads_mark);
     read_environment(f, ctx, c);
     read_settings(f, ctx, c);
+    if (version >= 2)
+        read_peaks(f, ctx, c);
     jfield_pop(f, mark);
 }
 
@@ -393,7 +413,78 @@ static void read_statistics(jfield *f, const json_t *obj, kb_bench_result *r) {
     jfield_pop(f, mark);
 }
 
-static void read_case(jfield *f, const json_t *obj, kb_bench_result *r) {
+/* The index of name in names[0..n), or -1 (failing) when it is none of them. */
+static int read_name(jfield *f, const json_t *obj, const char *key, const char *(*name_of)(int),
+                     int n) {
+    char text[32];
+    jfield_string(f, obj, key, text, sizeof text);
+    for (int i = 0; i < n && f->status == KB_OK; i++)
+        if (strcmp(text, name_of(i)) == 0)
+            return i;
+    if (f->status == KB_OK)
+        jfield_fail(f, key, "unknown value \"%s\"", text);
+    return -1;
+}
+
+static const char *traffic_name(int i) {
+    return kb_bw_kernel_name((kb_bw_kernel)i);
+}
+static const char *flop_type_name(int i) {
+    return kb_flop_type_name((kb_flop_type)i);
+}
+static const char *level_name(int i) {
+    return kb_mem_level_name((kb_mem_level)i);
+}
+
+/* A number that the writer turns into null when unknown (NAN) or, for rates, zero. */
+static double number_or(jfield *f, const json_t *obj, const char *key, double if_null) {
+    const json_t *v = jfield_get(f, obj, key, J_NUMBER | J_NULL);
+    return json_is_number(v) ? json_number_value(v) : if_null;
+}
+
+static void read_roofline(jfield *f, const json_t *obj, kb_bench_result *r) {
+    const json_t *o = jfield_get(f, obj, "roofline", J_OBJECT | J_NULL);
+    if (!json_is_object(o))
+        return;
+    size_t mark = jfield_push_key(f, "roofline");
+    kb_roofline *x = &r->roofline;
+    int level = read_name(f, o, "level", level_name, KB_MEM_LEVEL_COUNT);
+    x->level = level < 0 ? KB_MEM_DRAM : (kb_mem_level)level;
+    const json_t *bound = jfield_get(f, o, "bound", J_STRING | J_NULL);
+    x->bound_known = json_is_string(bound);
+    x->memory_bound = x->bound_known && strcmp(json_string_value(bound), "memory") == 0;
+    if (x->bound_known && !x->memory_bound && strcmp(json_string_value(bound), "compute") != 0)
+        jfield_fail(f, "bound", "expected \"memory\", \"compute\" or null");
+    x->bytes_per_second = number_or(f, o, "bytes_per_second", NAN);
+    x->flops_per_second = number_or(f, o, "flops_per_second", NAN);
+    x->intensity = number_or(f, o, "intensity_flop_per_byte", INFINITY);
+    x->peak_bytes_per_second = number_or(f, o, "peak_bytes_per_second", 0);
+    x->peak_flops_per_second = number_or(f, o, "peak_flops_per_second", 0);
+    x->bound_seconds = number_or(f, o, "bound_seconds", NAN);
+    x->bound_flops_per_second = number_or(f, o, "bound_flops_per_second", NAN);
+    x->percent_of_bound = number_or(f, o, "percent_of_bound", NAN);
+    x->percent_of_bandwidth = number_or(f, o, "percent_of_bandwidth", NAN);
+    x->percent_of_flops = number_or(f, o, "percent_of_flops", NAN);
+    const json_t *flags = jfield_get(f, o, "flags", J_ARRAY);
+    size_t i;
+    const json_t *flag;
+    json_array_foreach(flags, i, flag) {
+        unsigned bit = 1;
+        while (bit <= KB_ROOFLINE_SUSPICIOUS_LOW &&
+               !(json_is_string(flag) &&
+                 strcmp(json_string_value(flag), kb_roofline_flag_name(bit)) == 0))
+            bit <<= 1;
+        if (bit > KB_ROOFLINE_SUSPICIOUS_LOW) {
+            jfield_fail(f, "flags", "item %zu: not a roofline flag", i);
+            break;
+        }
+        x->flags |= bit;
+    }
+    r->has_roofline = f->status == KB_OK;
+    jfield_pop(f, mark);
+}
+
+static void read_case(jfield *f, const json_t *obj, int64_t version, kb_bench_result *r) {
     r->name = jfield_strdup(f, obj, "name", false);
     r->group = jfield_strdup(f, obj, "group", false);
     read_params(f, obj, r);
@@ -408,11 +499,19 @@ static void read_case(jfield *f, const json_t *obj, kb_bench_result *r) {
     r->bytes_per_call = jfield_number(f, obj, "bytes_per_call", true);
     r->flops_per_call = jfield_number(f, obj, "flops_per_call", true);
     r->working_set_bytes = jfield_number(f, obj, "working_set_bytes", true);
+    if (version >= 2) {
+        int traffic = read_name(f, obj, "traffic", traffic_name, KB_BW_KERNEL_COUNT);
+        int type = read_name(f, obj, "flop_type", flop_type_name, KB_FLOP_TYPE_COUNT);
+        r->traffic = traffic < 0 ? KB_BW_LOAD : (kb_bw_kernel)traffic;
+        r->flop_type = type < 0 ? KB_FLOP_F32 : (kb_flop_type)type;
+    }
     r->calls_per_sample = jfield_int(f, obj, "calls_per_sample", false);
     read_samples(f, obj, r);
     if (r->failed) {
         jfield_get(f, obj, "statistics", J_NULL);
         jfield_get(f, obj, "rates", J_NULL);
+        if (version >= 2)
+            jfield_get(f, obj, "roofline", J_NULL);
         return;
     }
     if (f->status == KB_OK && r->calls_per_sample < 1)
@@ -420,6 +519,8 @@ static void read_case(jfield *f, const json_t *obj, kb_bench_result *r) {
     if (f->status == KB_OK && r->nsamples < 1)
         jfield_fail(f, "samples_ns", "no samples for a case that ran");
     read_statistics(f, obj, r);
+    if (version >= 2)
+        read_roofline(f, obj, r);
 }
 
 kb_status kb_results_from_json(const json_t *root, const char *label, kb_results *out) {
@@ -439,7 +540,7 @@ kb_status kb_results_from_json(const json_t *root, const char *label, kb_results
                            (long long)version, KB_RESULTS_SCHEMA_VERSION);
     if (f.status == KB_OK && version < 1)
         jfield_fail(&f, "schema_version", "expected 1 or more, found %lld", (long long)version);
-    read_context(&f, root, &out->context);
+    read_context(&f, root, version, &out->context);
     const json_t *cases = jfield_get(&f, root, "cases", J_ARRAY);
     size_t smark;
     const json_t *summary = enter(&f, root, "summary", &smark);
@@ -465,7 +566,7 @@ kb_status kb_results_from_json(const json_t *root, const char *label, kb_results
         if (!json_is_object(c))
             jfield_fail(&f, NULL, "expected an object, found %s", jfield_kind_name(c));
         else
-            read_case(&f, c, &out->cases[i]);
+            read_case(&f, c, version, &out->cases[i]);
         jfield_pop(&f, mark);
     }
     if (f.status != KB_OK)

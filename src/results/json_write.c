@@ -98,6 +98,19 @@ static json_t *cpu_json(const kb_bench_context *c) {
                      split_commas(c->instruction_sets));
 }
 
+/* The peaks the results were held against, as kbench peaks --json writes them. */
+static json_t *peaks_json(const kb_bench_context *c) {
+    if (!c->has_peaks)
+        return json_null();
+    char *text_form;
+    if (kb_peaks_to_json(&c->peaks, &text_form) != KB_OK)
+        return NULL;
+    json_t *measured = json_loads(text_form, 0, NULL);
+    free(text_form);
+    return json_pack("{s:o, s:o}", "origin", c->peaks_origin ? text(c->peaks_origin) : json_null(),
+                     "measured", measured);
+}
+
 static json_t *context_json(const kb_bench_context *c) {
     json_t *warnings = json_array();
     for (int i = 0; i < c->env.count; i++)
@@ -131,14 +144,14 @@ static json_t *context_json(const kb_bench_context *c) {
                               "resolution_ns", c->timer.resolution_ns, "overhead_ns",
                               c->timer.overhead_ns, "reported_resolution_ns", c->timer.reported_ns);
     return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:i, s:i}, s:o, s:o, "
-                     "s:o, s:o, s:o}",
+                     "s:o, s:o, s:o, s:o}",
                      "date", c->date, "command", c->command ? text(c->command) : json_null(),
                      "kbench_version", text(c->build.version), "git_commit",
                      text(c->build.git_commit), "build", build_json(&c->build), "system",
                      system_json(m), "cpu", cpu_json(c), "clock", clock, "simd", simd, "threads",
                      "count", c->threads, "usable_cores", c->usable_cores, "environment_warnings",
                      warnings, "environment_variables", vars, "timer", timer, "settings", settings,
-                     "selection", selection);
+                     "selection", selection, "peaks", peaks_json(c));
 }
 
 static json_t *statistics_json(const kb_bench_stats *s) {
@@ -159,6 +172,30 @@ static json_t *finite_or_null(double v) {
 
 static json_t *rate_or_null(double v) {
     return v > 0 ? json_real(v) : json_null();
+}
+
+static json_t *roofline_json(const kb_bench_result *r) {
+    if (!r->has_roofline)
+        return json_null();
+    const kb_roofline *f = &r->roofline;
+    json_t *flags = json_array();
+    for (unsigned bit = 1; bit <= KB_ROOFLINE_SUSPICIOUS_LOW; bit <<= 1)
+        if (f->flags & bit)
+            json_array_append_new(flags, json_string(kb_roofline_flag_name(bit)));
+    /* SI units, as kb_roofline holds them, so that a file reads back exactly. */
+    return json_pack(
+        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "level",
+        kb_mem_level_name(f->level), "bound",
+        f->bound_known ? json_string(f->memory_bound ? "memory" : "compute") : json_null(),
+        "bytes_per_second", finite_or_null(f->bytes_per_second), "flops_per_second",
+        finite_or_null(f->flops_per_second), "intensity_flop_per_byte",
+        finite_or_null(f->intensity), "peak_bytes_per_second",
+        rate_or_null(f->peak_bytes_per_second), "peak_flops_per_second",
+        rate_or_null(f->peak_flops_per_second), "bound_seconds", finite_or_null(f->bound_seconds),
+        "bound_flops_per_second", finite_or_null(f->bound_flops_per_second), "percent_of_bound",
+        finite_or_null(f->percent_of_bound), "percent_of_bandwidth",
+        finite_or_null(f->percent_of_bandwidth), "percent_of_flops",
+        finite_or_null(f->percent_of_flops), "flags", flags);
 }
 
 static json_t *case_json(const kb_bench_result *r) {
@@ -185,16 +222,17 @@ static json_t *case_json(const kb_bench_result *r) {
                         rate_or_null(r->gb_per_s_high), "gflop_per_s", rate_or_null(r->gflop_per_s),
                         "gflop_per_s_low", rate_or_null(r->gflop_per_s_low), "gflop_per_s_high",
                         rate_or_null(r->gflop_per_s_high));
-    return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:I, s:o, s:o, "
-                     "s:o}",
+    return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:s, s:s, s:I, "
+                     "s:o, s:o, s:o, s:o}",
                      "name", text(r->name), "group", text(r->group), "params", params,
                      "implementation", impl, "status", r->failed ? "failed" : "ok", "error",
                      r->error ? text(r->error) : json_null(), "simd", kb_simd_name(r->simd),
                      "threads", r->threads, "bytes_per_call", finite_or_null(r->bytes_per_call),
                      "flops_per_call", finite_or_null(r->flops_per_call), "working_set_bytes",
-                     finite_or_null(r->working_set_bytes), "calls_per_sample",
+                     finite_or_null(r->working_set_bytes), "traffic", kb_bw_kernel_name(r->traffic),
+                     "flop_type", kb_flop_type_name(r->flop_type), "calls_per_sample",
                      (json_int_t)r->calls_per_sample, "samples_ns", samples, "statistics", stats,
-                     "rates", rates);
+                     "rates", rates, "roofline", roofline_json(r));
 }
 
 json_t *kb_results_to_json(const kb_results *results) {

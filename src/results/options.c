@@ -76,6 +76,14 @@ static kb_status one_option(int argc, char **argv, int *i, kb_bench_options *o) 
         o->quiet = true;
     } else if (strcmp(arg, "--pin") == 0) {
         s->pin = true;
+    } else if (strcmp(arg, "--quick-peaks") == 0) {
+        o->quick_peaks = true;
+    } else if (strcmp(arg, "--no-roofline") == 0) {
+        o->no_roofline = true;
+    } else if (strcmp(arg, "--allow-impossible") == 0) {
+        o->allow_impossible = true;
+    } else if ((v = option_value(argc, argv, i, "--peaks", NULL, &st))) {
+        o->peaks_file = v;
     } else if ((v = option_value(argc, argv, i, "--filter", "-f", &st))) {
         st = push(&o->filters, &o->nfilters, v);
     } else if (st == KB_OK && (v = option_value(argc, argv, i, "--shard", NULL, &st))) {
@@ -128,6 +136,8 @@ kb_status kb_bench_options_parse(int argc, char **argv, bool suites_allowed,
         else
             st = kb_fail(KB_EINVAL, "unexpected argument '%s'", arg);
     }
+    if (st == KB_OK && (out->no_roofline + out->quick_peaks + (out->peaks_file != NULL)) > 1)
+        st = kb_fail(KB_EINVAL, "--peaks, --quick-peaks and --no-roofline exclude one another");
     if (st != KB_OK)
         kb_bench_options_free(out);
     return st;

@@ -20,6 +20,12 @@ typedef struct kb_bench_options {
     kb_results_format *output_formats;
     kb_results_format format; /* of stdout */
     bool quiet;
+    /* Where the roofline's peaks come from: a file (--peaks), short measurements
+     * (--quick-peaks), none (--no-roofline), or by default this machine's cached or measured
+     * peaks. */
+    const char *peaks_file;
+    bool quick_peaks, no_roofline;
+    bool allow_impossible;
 } kb_bench_options;
 
 /* Parses argv[1 ..] (argv[0] is the command). Positional arguments are suite names when

@@ -14,7 +14,13 @@ kb_status kb_report_markdown(const kb_results *results, FILE *out);
 double kb_report_ci_percent(const kb_bench_stats *s);
 double kb_report_mad_percent(const kb_bench_stats *s);
 
-/* "unstable, 3 outliers", "" when there is nothing to say. */
+/* The roofline of a result for people: "63.1%" of its bound, and where the bound lies, "L2 mem"
+ * (memory-bound, working set in L2) or "L1 flop" (compute-bound); "-" without a roofline. */
+void kb_report_roofline(const kb_bench_result *r, char *percent, size_t percent_size, char *where,
+                        size_t where_size);
+
+/* "impossible, unstable, 3 outliers": roofline flags, then the statistics' notes; "" when
+ * there is nothing to say. */
 void kb_report_notes(const kb_bench_result *r, char *buf, size_t size);
 
 #endif

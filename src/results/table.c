@@ -12,11 +12,30 @@ double kb_report_mad_percent(const kb_bench_stats *s) {
     return s->median > 0 ? 100 * s->mad / s->median : 0;
 }
 
+void kb_report_roofline(const kb_bench_result *r, char *percent, size_t percent_size, char *where,
+                        size_t where_size) {
+    const kb_roofline *f = &r->roofline;
+    snprintf(percent, percent_size, "-");
+    snprintf(where, where_size, "-");
+    if (!r->has_roofline)
+        return;
+    if (f->bound_known)
+        snprintf(percent, percent_size, "%.1f%%", f->percent_of_bound);
+    snprintf(where, where_size, "%s %s", kb_mem_level_name(f->level),
+             !f->bound_known   ? "?"
+             : f->memory_bound ? "mem"
+                               : "flop");
+}
+
 void kb_report_notes(const kb_bench_result *r, char *buf, size_t size) {
     int64_t outliers = r->stats.outliers_low + r->stats.outliers_high;
     buf[0] = '\0';
-    if (r->stats.unstable)
-        snprintf(buf, size, "unstable");
+    if (r->has_roofline)
+        kb_roofline_flags_describe(r->roofline.flags, buf, (int)size);
+    if (r->stats.unstable) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, "%sunstable", n ? ", " : "");
+    }
     if (outliers > 0) {
         size_t n = strlen(buf);
         snprintf(buf + n, size - n, "%s%lld outlier%s", n ? ", " : "", (long long)outliers,
@@ -25,8 +44,8 @@ void kb_report_notes(const kb_bench_result *r, char *buf, size_t size) {
 }
 
 void kb_results_table_header(FILE *out, int name_width) {
-    fprintf(out, "%-*s %10s %7s %6s %8s %8s %14s  %s\n", name_width, "case", "time/call", "+/-CI",
-            "MAD", "GB/s", "GFLOP/s", "samples", "notes");
+    fprintf(out, "%-*s %10s %7s %6s %8s %8s %7s %-9s %14s  %s\n", name_width, "case", "time/call",
+            "+/-CI", "MAD", "GB/s", "GFLOP/s", "%bound", "bound", "samples", "notes");
 }
 
 void kb_results_table_row(FILE *out, const kb_bench_result *r, int name_width) {
@@ -34,16 +53,17 @@ void kb_results_table_row(FILE *out, const kb_bench_result *r, int name_width) {
         fprintf(out, "%-*s FAILED: %s\n", name_width, r->name, r->error ? r->error : "");
         return;
     }
-    char time[32], gb[32], gflop[32], samples[48], notes[64];
+    char time[32], gb[32], gflop[32], samples[48], notes[96], percent[16], where[16];
     kb_format_duration(time, sizeof time, r->stats.median);
     kb_format_3(gb, sizeof gb, r->gb_per_s);
     kb_format_3(gflop, sizeof gflop, r->gflop_per_s);
     snprintf(samples, sizeof samples, "%lldx%lld", (long long)r->nsamples,
              (long long)r->calls_per_sample);
     kb_report_notes(r, notes, sizeof notes);
-    fprintf(out, "%-*s %10s %6.1f%% %5.1f%% %8s %8s %14s  %s\n", name_width, r->name, time,
-            kb_report_ci_percent(&r->stats), kb_report_mad_percent(&r->stats), gb, gflop, samples,
-            notes);
+    kb_report_roofline(r, percent, sizeof percent, where, sizeof where);
+    fprintf(out, "%-*s %10s %6.1f%% %5.1f%% %8s %8s %7s %-9s %14s  %s\n", name_width, r->name, time,
+            kb_report_ci_percent(&r->stats), kb_report_mad_percent(&r->stats), gb, gflop, percent,
+            where, samples, notes);
 }
 
 kb_status kb_report_table(const kb_results *results, FILE *out) {

@@ -34,7 +34,8 @@ def main():
         subprocess.run(["cc", "-O2", "-std=c17", "-Wall", "-Wextra", "-Werror", str(EXAMPLE),
                         "-o", exe] + flags, check=True, env=env)
         libdir = [f[2:] for f in flags if f.startswith("-L")]
-        run_env = dict(os.environ, LD_LIBRARY_PATH=":".join(libdir))
+        run_env = dict(os.environ, LD_LIBRARY_PATH=":".join(libdir),
+                       KB_CACHE_DIR=os.path.join(prefix, "cache"))
 
         def run(*args):
             return subprocess.run([exe, *args], env=run_env, capture_output=True, text=True,
@@ -47,14 +48,15 @@ def main():
                         for i in ("naive", "unrolled")], f"list printed {names}")
 
         out = os.path.join(prefix, "dot.json")
-        ran = run("run", "--filter", "n=1000/", "--min-time", "0.001", "-q", "-o", out)
+        ran = run("run", "--filter", "n=1000/", "--min-time", "0.001", "--quick-peaks", "-q",
+                  "-o", out)
         check(ran.returncode == 0, f"run exited {ran.returncode}: {ran.stderr}")
         check("example/dot/n=1000/impl=unrolled" in ran.stdout, f"table lacks a case: {ran.stdout}")
         with open(out) as f:
             results = json.load(f)
         cases = results["cases"]
         check(results["schema"] == "kbench-results", "schema")
-        check(results["context"]["command"].endswith("run --filter n=1000/ --min-time 0.001 -q -o "
+        check(results["context"]["command"].endswith("run --filter n=1000/ --min-time 0.001 --quick-peaks -q -o "
                                                      + out), results["context"]["command"])
         check([c["name"] for c in cases] == ["example/dot/n=1000/impl=naive",
                                              "example/dot/n=1000/impl=unrolled"], "cases")
@@ -65,6 +67,9 @@ def main():
             check(c["implementation"] == {"impl": c["params"]["impl"]}, "implementation")
             check(sum(len(r) for r in c["samples_ns"]) >= 10, "at least 10 samples")
             check(c["rates"]["gflop_per_s"] > 0, "rates")
+            check(c["traffic"] == "load" and c["flop_type"] == "float32", "declared peaks")
+            check(c["roofline"] is not None and c["roofline"]["percent_of_bound"] > 0,
+                  f"roofline {c['roofline']}")
 
         bad = run("--min-time", "soon")
         check(bad.returncode == 2 and "bad --min-time" in bad.stderr,

@@ -2,8 +2,9 @@
 --min-time: the results file has every key docs/results-schema.md documents, with its
 documented type, and consistent statistics; CSV, markdown and JSON on stdout; progress on
 stderr; exit statuses (2 for bad options, filters, shard specs and suites, 1 when a case
-fails, with the failure in the file); --shard partitions `kbench list` exactly, groups whole.
-Timings are never checked.
+fails, with the failure in the file); --shard partitions `kbench list` exactly, groups whole;
+roofline metrics consistent with the counts and the peaks given with --peaks, the
+`impossible` flag failing a run unless --allow-impossible. Timings are never checked.
 
 Usage: python3 test_run.py path/to/kbench"""
 
@@ -25,7 +26,7 @@ SCHEMA_DOC = Path(__file__).resolve().parents[2] / "docs" / "results-schema.md"
 CACHE_LEVELS = ["L1d", "L1i", "L2", "L3"]
 TINY = "^reduce/sum/f32/64x64/axis=None/"  # 64x64 float32: a few microseconds per call
 ONE = TINY + "simd=scalar/threads=1$"
-FAST = ["--min-time", "0.001"]
+FAST = ["--min-time", "0.001"]  # main() adds --peaks with quickly measured peaks
 failures = []
 checked = 0
 
@@ -106,6 +107,91 @@ def check_case(case, label):
               <= 1e-9 * case["rates"]["gb_per_s"], f"{label}: GB/s is not bytes / median")
 
 
+def peak(peaks, threads, kind, **match):
+    """The rate that bounds `threads` (1 or all cores) for the item matching match: the best
+    of its set, and at all cores never less than the one-thread peak."""
+    def best(chosen):
+        for item in chosen[kind]:
+            if all(item[k] == v for k, v in match.items()):
+                key = "gbytes_per_s" if kind == "bandwidth" else "gflops_per_s"
+                return item[key]["best"] * 1e9
+        raise KeyError(match)
+    one, all_cores = (best(s) for s in peaks["sets"])
+    return one if threads == 1 else max(one, all_cores)
+
+
+def check_roofline(case, peaks, label):
+    """The roofline of a case, recomputed from its counts, its median and the peaks."""
+    f = case["roofline"]
+    if not check(f is not None, f"{label}: no roofline"):
+        return
+    median_s = case["statistics"]["median_ns"] * 1e-9
+    threads = case["threads"]
+    check(threads in (1, peaks["sets"][1]["threads"]), f"{label}: threads {threads}")
+    bandwidth = peak(peaks, threads, "bandwidth", kernel=case["traffic"], level=f["level"])
+    flops = peak(peaks, threads, "flops", type=case["flop_type"], simd=case["simd"])
+    bound = max(case["bytes_per_call"] / bandwidth, case["flops_per_call"] / flops)
+    close = lambda a, b: abs(a - b) <= 1e-9 * abs(b)
+    check(close(f["peak_bytes_per_second"], bandwidth) and close(f["peak_flops_per_second"], flops),
+          f"{label}: held against {f['peak_bytes_per_second']}, {f['peak_flops_per_second']}")
+    check(close(f["bound_seconds"], bound), f"{label}: bound {f['bound_seconds']} != {bound}")
+    check(close(f["percent_of_bound"], 100 * bound / median_s), f"{label}: % of bound")
+    check(close(f["bytes_per_second"], case["bytes_per_call"] / median_s), f"{label}: bytes/s")
+    check(close(f["intensity_flop_per_byte"], case["flops_per_call"] / case["bytes_per_call"]),
+          f"{label}: intensity")
+    memory = case["bytes_per_call"] / bandwidth >= case["flops_per_call"] / flops
+    check(f["bound"] == ("memory" if memory else "compute"), f"{label}: bound {f['bound']}")
+    want = ("impossible" if f["percent_of_bound"] > 100 else
+            "suspicious-high" if f["percent_of_bound"] > 90 else
+            "suspicious-low" if f["percent_of_bound"] < 10 and bound >= 1e-5 else None)
+    check(f["flags"] == ([want] if want else []), f"{label}: flags {f['flags']}")
+
+
+def scaled_peaks(tmp, factor):
+    """The test's peaks with every rate multiplied by factor, as a new file."""
+    with open(PEAKS[1]) as f:
+        doc = json.load(f)
+    for s in doc["peaks"]["sets"]:
+        for item in s["bandwidth"] + s["flops"]:
+            for key in ("gbytes_per_s", "gflops_per_s"):
+                if item.get(key):
+                    item[key] = {k: v * factor for k, v in item[key].items()}
+    path = os.path.join(tmp, f"peaks-x{factor:g}.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def roofline_flags(tmp):
+    # Peaks a million times too low: every result is above 100% of its bound.
+    slow = scaled_peaks(tmp, 1e-6)
+    path = os.path.join(tmp, "impossible.json")
+    args = ["run", "reduce", "--filter", ONE, "--min-time", "0.001", "--peaks", slow]
+    r = kbench(*args, "-o", path)
+    check(r.returncode == 1 and "1 result is above 100% of the roofline bound (impossible)"
+          in r.stderr and "--allow-impossible" in r.stderr, f"impossible: {r.returncode} {r.stderr}")
+    check(re.search(r"simd=scalar/threads=1 .* impossible", r.stdout) is not None,
+          f"impossible not in the table: {r.stdout}")
+    with open(path) as f:
+        case = json.load(f)["cases"][0]
+    check(case["roofline"]["flags"] == ["impossible"], f"flags in the file {case['roofline']}")
+    r = kbench(*args, "--allow-impossible", "-q")
+    check(r.returncode == 0 and "warning: 1 result is above 100%" in r.stderr,
+          f"--allow-impossible: {r.returncode} {r.stderr}")
+    # Without peaks: no roofline anywhere.
+    r = kbench("run", "reduce", "--filter", ONE, *FAST[:2], "--no-roofline", "--format", "json",
+               "-q")
+    results = json.loads(r.stdout) if r.returncode == 0 else None
+    check(results is not None and results["context"]["peaks"] is None
+          and results["cases"][0]["roofline"] is None, "--no-roofline")
+    bad = os.path.join(tmp, "bad-peaks.json")
+    Path(bad).write_text('{"peaks": {"format": "kbench-peaks/1"}}')
+    for peaks_file, message in ((bad, bad + ": "), (os.path.join(tmp, "none.json"), "cannot read")):
+        r = kbench("run", "reduce", "--filter", ONE, *FAST[:2], "--peaks", peaks_file)
+        check(r.returncode == 1 and "--peaks: " in r.stderr and message in r.stderr,
+              f"--peaks {peaks_file}: {r.returncode} {r.stderr}")
+
+
 def run_ok(tmp):
     paths = {ext: os.path.join(tmp, "r." + ext) for ext in ("json", "csv", "md")}
     r = kbench("run", "reduce", "--filter", TINY, *FAST, "-o", paths["json"], "-o", paths["csv"],
@@ -124,7 +210,7 @@ def run_ok(tmp):
 
     with open(paths["json"]) as f:
         results = json.load(f)
-    check(results["schema"] == "kbench-results" and results["schema_version"] == 1, "schema")
+    check(results["schema"] == "kbench-results" and results["schema_version"] == 2, "schema")
     check_schema(results, "tiny run")
     cases = results["cases"]
     check([c["name"] for c in cases] == listed, "file cases are the listed cases")
@@ -152,10 +238,16 @@ def run_ok(tmp):
         check(c["threads"] == int(p["threads"]), f"{label}: threads in force")
         want_simd = info["simd"]["selected"] if p["simd"] == "auto" else p["simd"]
         check(c["simd"] == want_simd, f"{label}: simd in force {c['simd']}")
-        # 4096 float32 read, one float32 written; one add per element.
+        # 4096 float32 read, one float32 written; one add per element, in double.
         check(c["bytes_per_call"] == 64 * 64 * 4 + 4 and c["flops_per_call"] == 4096,
               f"{label}: counts {c['bytes_per_call']}, {c['flops_per_call']}")
+        check(c["traffic"] == "load" and c["flop_type"] == "float64", f"{label}: peaks chosen")
         check_case(c, label)
+        check_roofline(c, ctx["peaks"]["measured"], label)
+    check(ctx["peaks"]["origin"] == "file " + FAST[-1], f"peaks origin {ctx['peaks']['origin']}")
+    check(re.search(r"%bound +bound", table[0]) is not None, f"table header: {table[0]}")
+    check(all(re.search(r" \d+\.\d% +L1 (mem|flop) ", line) for line in table[1:]),
+          f"table rows lack the roofline: {table[1:]}")
 
     with open(paths["csv"]) as f:
         rows = list(csv.DictReader(f))
@@ -238,6 +330,8 @@ def usage_errors(tmp):
         (["run", "--format", "xml"], "unknown format 'xml'"),
         (["run", "-o", os.path.join(tmp, "r.txt")], "cannot tell the format"),
         (["run", "nosuch"], "unknown suite 'nosuch'"),
+        (["run", "--no-roofline", "--quick-peaks"], "exclude one another"),
+        (["run", "--peaks"], "option '--peaks' needs a value"),
         (["run", "--filter", "no case has this name"], "no case matches the selection"),
         (["list", "reduce", "--filter", "-."], "no case matches the selection"),
     ]
@@ -286,9 +380,31 @@ def shards():
     check(sorted(n for p in parts for n in p) == sorted(sel), "filtered shards cover exactly")
 
 
+# The peaks file every run of the test holds its results against: measured quickly once, into
+# a cache of the test's own.
+PEAKS = []
+
+
+def make_peaks(tmp):
+    path = os.path.join(tmp, "peaks.json")
+    env = dict(os.environ, KB_CACHE_DIR=os.path.join(tmp, "cache"))
+    r = subprocess.run([KBENCH, "peaks", "--quick", "--json"], env=env, capture_output=True,
+                       text=True, timeout=300)
+    if r.returncode != 0:
+        sys.exit(f"kbench peaks --quick --json failed: {r.stderr}")
+    Path(path).write_text(r.stdout)
+    PEAKS[:] = ["--peaks", path]
+    # Quick peaks measured on a busy machine may lie below what a kernel reaches in a quiet
+    # moment, which would make the runs fail as `impossible`: the runs use peaks a thousand
+    # times higher, which exercise the same arithmetic.
+    FAST.extend(["--peaks", scaled_peaks(tmp, 1e3)])
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        make_peaks(tmp)
         run_ok(tmp)
+        roofline_flags(tmp)
         stdout_formats()
         settings_recorded(tmp)
         failures_exit_1(tmp)

@@ -248,6 +248,15 @@ static void bounds_between_thread_counts(void **state) {
                      KB_OK);
     assert_near(p.bytes_per_second[KB_MEM_L1], 0);
     assert_near(p.flops_per_second, 0);
+    /* An all-cores peak measured below the one-thread peak (cores shared with other work):
+     * the one-thread peak bounds every thread count. */
+    m.sets[1].flops[KB_FLOP_F64][KB_SIMD_AVX512].best = 30e9;
+    for (int threads = 2; threads <= 9; threads += 7) {
+        assert_int_equal(
+            kb_roofline_peaks_from(&m, threads, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+            KB_OK);
+        assert_near(p.flops_per_second, 40e9);
+    }
 }
 
 static void bounds_refuse_bad_arguments(void **state) {

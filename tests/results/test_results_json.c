@@ -1,6 +1,7 @@
 /* Results files: what a run writes reads back equal, field by field; files that are not
  * valid results are refused with a message naming the file and the field; the CSV and
  * markdown reports have one row per case. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,6 +32,31 @@ static const kb_bench_axis axes[] = {{"n", sizes, KB_BENCH_AXIS_BARE},
                                      {"impl", impls, KB_BENCH_AXIS_IMPLEMENTATION},
                                      {NULL, NULL, 0}};
 
+/* Peaks that make the spin cases' 32 bytes and 4 FLOPs take at least 3.2 ns and 0.4 ns
+ * (10 GB/s, 10 GFLOP/s everywhere): roofline metrics without a measurement. */
+static kb_peaks peaks;
+
+static void make_peaks(void) {
+    memset(&peaks, 0, sizeof peaks);
+    for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
+        kb_peak_set *set = &peaks.sets[s];
+        set->threads = s + 1;
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++)
+            for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
+                set->bandwidth[k][l].working_set_bytes = 4096 << l;
+                set->bandwidth[k][l].bytes_per_second = (kb_rate){1e10, 1e10, 1e10, 1e10, 1};
+            }
+        for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
+            for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++)
+                set->flops[t][l] = (kb_rate){1e10, 1e10, 1e10, 1e10, 1};
+    }
+    for (int c = 0; c < KB_CACHE_LEVEL_COUNT; c++)
+        peaks.caches[c] = (kb_cache){.size = 32768 << c, .line_size = 64, .shared_by = 1};
+    peaks.logical_cpus = 2;
+    peaks.load_average = -1;
+    peaks.measured_at = 1700000000;
+}
+
 /* A real (tiny) run: two cases that ran and one that failed. */
 static void make_results(kb_results *r) {
     kb_bench_def ok = {
@@ -46,8 +72,11 @@ static void make_results(kb_results *r) {
     kb_bench_settings_default(&s);
     s.min_time = 0.002;
     s.repetitions = 2;
+    make_peaks();
+    s.peaks = &peaks;
     assert_int_equal(kb_bench_run(p, &s, NULL, r), KB_OK);
     r->context.command = strdup("test \"run\"");
+    r->context.peaks_origin = strdup("file peaks.json");
     kb_bench_plan_free(p);
 }
 
@@ -110,6 +139,13 @@ static void same_context(const kb_bench_context *a, const kb_bench_context *b) {
         SAME_STRING(a->filters[i], b->filters[i]);
     SAME(a->shard_index, b->shard_index);
     SAME(a->shard_count, b->shard_count);
+    SAME_STRING(a->peaks_origin, b->peaks_origin);
+    SAME(a->has_peaks, b->has_peaks);
+    SAME(a->peaks.sets[1].threads, b->peaks.sets[1].threads);
+    SAME(a->peaks.sets[0].bandwidth[KB_BW_COPY][KB_MEM_L3].bytes_per_second.best,
+         b->peaks.sets[0].bandwidth[KB_BW_COPY][KB_MEM_L3].bytes_per_second.best);
+    SAME(a->peaks.sets[1].flops[KB_FLOP_F64][KB_SIMD_SCALAR].best,
+         b->peaks.sets[1].flops[KB_FLOP_F64][KB_SIMD_SCALAR].best);
 }
 
 static void same_case(const kb_bench_result *a, const kb_bench_result *b) {
@@ -141,6 +177,23 @@ static void same_case(const kb_bench_result *a, const kb_bench_result *b) {
     SAME(a->gb_per_s, b->gb_per_s);
     SAME(a->gb_per_s_low, b->gb_per_s_low);
     SAME(a->gflop_per_s_high, b->gflop_per_s_high);
+    SAME(a->traffic, b->traffic);
+    SAME(a->flop_type, b->flop_type);
+    SAME(a->has_roofline, b->has_roofline);
+    assert_true(a->has_roofline); /* the peaks bound every case that ran */
+    const kb_roofline *x = &a->roofline, *y = &b->roofline;
+    SAME(x->level, y->level);
+    SAME(x->memory_bound, y->memory_bound);
+    SAME(x->bound_known, y->bound_known);
+    SAME(x->flags, y->flags);
+    /* Rates are written in GB/s and read back in bytes/s: equal to rounding. */
+    assert_true(fabs(x->bytes_per_second - y->bytes_per_second) <= 1e-12 * x->bytes_per_second);
+    assert_true(fabs(x->bound_seconds - y->bound_seconds) <= 1e-12 * x->bound_seconds);
+    SAME(x->percent_of_bound, y->percent_of_bound);
+    SAME(x->intensity, y->intensity);
+    /* 32 bytes at 10 GB/s: 3.2 ns, against 4 FLOPs at 10 GFLOP/s: memory-bound. */
+    assert_true(fabs(x->bound_seconds - 3.2e-9) < 1e-15 && x->memory_bound);
+    assert_true(fabs(x->percent_of_bound - 100 * 3.2 / a->stats.median) < 1e-9);
 }
 
 static void round_trip(void **state) {
@@ -222,9 +275,9 @@ static void refuses_bad_files(void **state) {
     assert_int_equal(kb_results_parse("[1, 2]", 6, "r.json", &r), KB_EFORMAT);
     assert_non_null(strstr(kb_last_error(), "not a kbench results file"));
     expect_error(text, "\"kbench-results\"", "\"other\"", "r.json: not a kbench results file");
-    expect_error(text, "\"schema_version\": 1", "\"schema_version\": 2",
-                 "r.json: schema_version: 2 is newer than this kbench reads (1)");
-    expect_error(text, "\"schema_version\": 1", "\"schema_version\": \"1\"",
+    expect_error(text, "\"schema_version\": 2", "\"schema_version\": 3",
+                 "r.json: schema_version: 3 is newer than this kbench reads (2)");
+    expect_error(text, "\"schema_version\": 2", "\"schema_version\": \"2\"",
                  "schema_version: expected an integer, found a string");
     expect_error(text,
                  "\"median_ns\":", "\"median\":", "r.json: cases[0].statistics.median_ns: missing");
@@ -252,8 +305,16 @@ static void refuses_bad_files(void **state) {
     assert_int_equal(kb_results_load("/nonexistent/r.json", &r), KB_EIO);
     assert_non_null(strstr(kb_last_error(), "/nonexistent/r.json"));
     /* Unknown keys are for later versions to add, not errors. */
-    assert_int_equal(parse_edited(text, "\"schema_version\": 1,",
-                                  "\"schema_version\": 1, \"later\": {\"x\": []},"),
+    expect_error(text, "\"flags\":[", "\"flags\":[\"odd\",",
+                 "cases[0].roofline.flags: item 0: not a roofline flag");
+    expect_error(text, "\"level\":\"", "\"level\":\"L9\",\"was\":\"",
+                 "cases[0].roofline.level: unknown value \"L9\"");
+    expect_error(text, "\"traffic\":\"load\"", "\"traffic\":\"stream\"",
+                 "cases[0].traffic: unknown value \"stream\"");
+    expect_error(text, "\"format\": \"kbench-peaks/1\"", "\"format\": \"other\"",
+                 "context.peaks.measured:");
+    assert_int_equal(parse_edited(text, "\"schema_version\": 2,",
+                                  "\"schema_version\": 2, \"later\": {\"x\": []},"),
                      KB_OK);
     free(text);
 }

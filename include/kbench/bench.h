@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kbench/array.h"
 #include "kbench/environment.h"
 #include "kbench/error.h"
 #include "kbench/machine.h"
@@ -94,6 +95,27 @@ typedef struct kb_bench_case {
     char error[256];
 } kb_bench_case;
 
+/* What a group computes, for the baselines of a run (--baseline; docs/baselines.md): the case
+ * as the Python runner in baselines/ understands it, the input it reads (shared with the
+ * runner through a .npy file, so that both sides see the same bytes), and the output array
+ * the group's run writes, which is checked against the baseline's result. */
+typedef struct kb_bench_baseline_case {
+    char spec[256];         /* a JSON object: {"kind":"reduce","op":"sum","axis":0} */
+    const kb_array *input;  /* the group's data, valid until teardown */
+    const kb_array *output; /* holds the result of the last call of run */
+    /* How the output is checked against the baseline's: exactly (min, max, indices, integer
+     * results), or within rtol x (|ours| + |theirs|) / 2 + rtol x atol, with rtol by dtype
+     * (kb_bench_baseline_rtol) and atol the size of the rounding errors' scale (for a sum of
+     * m values of magnitude up to a: a sqrt(m)). */
+    bool exact;
+    double atol;
+} kb_bench_baseline_case;
+
+/* The relative tolerance of a baseline check for results of this dtype: 1e-2 for float16
+ * and bfloat16, 1e-4 for float32, 1e-12 for float64 (what two correct summation orders can
+ * differ by), 0 for integers. */
+double kb_bench_baseline_rtol(kb_dtype dtype);
+
 typedef struct kb_bench_def {
     const char *name;          /* first part of the case names ("mylib/dot"); no spaces */
     const kb_bench_axis *axes; /* ends with an axis whose name is NULL; NULL for no axes */
@@ -105,7 +127,10 @@ typedef struct kb_bench_def {
      * Reports a failure with kb_bench_fail and returns. */
     void (*run)(kb_bench_case *c, int64_t calls);
     void (*teardown)(kb_bench_case *c); /* optional */
-    double bytes_per_call;              /* defaults copied into the case before setup */
+    /* Describes the group for the baselines; optional (a definition without it has none).
+     * Called after setup. */
+    kb_status (*baseline_case)(const kb_bench_case *group, kb_bench_baseline_case *out);
+    double bytes_per_call; /* defaults copied into the case before setup */
     double flops_per_call;
     kb_bw_kernel traffic;
     kb_flop_type flop_type;
@@ -151,7 +176,22 @@ typedef struct kb_bench_settings {
     /* The peaks every result is held against (roofline metrics and plausibility flags), or
      * NULL for none; read during kb_bench_run only. See kb_peaks_get. */
     const kb_peaks *peaks;
+    /* Libraries to time each group's computation with, through the Python runner in
+     * baselines/, interleaved with the group's own implementations: KB_BASELINE_* bits. */
+    unsigned baselines;
 } kb_bench_settings;
+
+enum kb_baseline_library {
+    KB_BASELINE_NUMPY = 1u << 0,
+    KB_BASELINE_NUMEXPR = 1u << 1,
+};
+
+/* What a baseline's time includes that kbench's does not, said wherever the two are compared:
+ * kbench is timed through its C API and the baselines through Python calls. */
+#define KB_BASELINE_COMPARISON "C call vs Python call"
+
+/* "numpy", "numexpr"; "?" for anything else. */
+const char *kb_baseline_name(unsigned library);
 
 void kb_bench_settings_default(kb_bench_settings *settings);
 
@@ -239,6 +279,15 @@ typedef struct kb_bench_result {
      * bytes and no FLOPs. */
     bool has_roofline;
     kb_roofline roofline;
+    /* A baseline's result: its library ("numpy"), NULL for the group's own implementations.
+     * A baseline is a case of the group named <group>/baseline=<library>, timed by the Python
+     * runner as the harness times (its samples include the Python call), whose result was
+     * compared with the group's output: check_ok, and the largest difference in units of the
+     * tolerance (docs/baselines.md; above 1 fails the check). */
+    char *baseline;
+    bool check_ok;
+    double check_error;
+    char *check_detail; /* one line on the first difference beyond tolerance, else NULL */
 } kb_bench_result;
 
 /* Fills stats and the rates from sample_ns, calls_per_sample and the counts. */
@@ -294,6 +343,9 @@ typedef struct kb_bench_context {
     bool has_peaks;
     kb_peaks peaks;
     char *peaks_origin;
+    /* What the baseline runner said of itself (Python, NumPy and numexpr versions and build
+     * configuration, thread settings): a JSON object as text, NULL without baselines. */
+    char *baseline_info;
 } kb_bench_context;
 
 /* A run: its context and its cases, in the order they were planned. */

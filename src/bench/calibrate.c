@@ -15,6 +15,8 @@ void kb_impl_fail(kb_impl *m, const char *message) {
 }
 
 bool kb_impl_apply(kb_impl *m) {
+    if (m->baseline) /* the runner's process has settings of its own */
+        return !m->failed;
     if (m->has_simd && kb_simd_set(m->simd_request) != KB_OK) {
         kb_impl_fail(m, kb_last_error());
         return false;

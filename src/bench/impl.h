@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bench/baseline_process.h"
 #include "bench/plan.h"
 #include "kbench/bench.h"
 
@@ -28,10 +29,19 @@ typedef struct kb_impl {
     int64_t *samples;
     int64_t nsamples, capacity;
     int64_t *repetition_samples;
+    /* A baseline: the runner times it, and spec is NULL. */
+    kb_baseline_process *baseline;
+    const char *library;
 } kb_impl;
 
 /* Times one sample of `calls` calls; the case's status tells whether run failed. */
 static inline int64_t kb_impl_sample(kb_impl *m, int64_t calls) {
+    if (m->baseline) {
+        int64_t t = 0;
+        if (kb_baseline_run(m->baseline, m->library, calls, 1, &t) != KB_OK)
+            kb_bench_fail(&m->c, KB_EIO, "%s", kb_last_error());
+        return t;
+    }
     int64_t t0 = kb_bench_now_ns();
     m->spec->run(&m->c, calls);
     int64_t t1 = kb_bench_now_ns();

@@ -3,9 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/baseline_check.h"
 #include "bench/impl.h"
 #include "bench/measure.h"
 #include "core/fail.h"
+#include "kbench/npy.h"
+#include "kbench/threads.h"
 
 /* The group as setup and teardown see it: no implementation parameters. */
 static void group_case(const kb_bench_spec *s, kb_bench_case *c) {
@@ -98,6 +101,27 @@ static void size_blocks(kb_impl *impls, int n, const kb_bench_settings *s) {
     }
 }
 
+static kb_status baseline_block(kb_impl *m, int64_t block) {
+    int64_t *t = malloc((size_t)block * sizeof *t);
+    if (!t)
+        return kb_fail(KB_ENOMEM, "out of memory for samples");
+    if (kb_baseline_run(m->baseline, m->library, m->calls, (int)block, t) != KB_OK) {
+        kb_impl_fail(m, kb_last_error());
+        free(t);
+        return KB_OK;
+    }
+    for (int64_t k = 0; k < block; k++) {
+        if (!push_sample(m, t[k])) {
+            free(t);
+            return kb_fail(KB_ENOMEM, "out of memory for samples");
+        }
+        m->rep_count++;
+        m->rep_time_ns += (double)t[k];
+    }
+    free(t);
+    return KB_OK;
+}
+
 /* One round: a block of samples of each implementation that still needs samples, in plan
  * order. Sets *done when none does. */
 static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *env, bool *done) {
@@ -109,6 +133,13 @@ static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *e
             continue;
         *done = false;
         int64_t block = m->block < need ? m->block : need;
+        if (m->baseline && !env->flush) {
+            /* The runner times a block in one request, keeping the pipe out of the samples. */
+            kb_status st = baseline_block(m, block);
+            if (st != KB_OK)
+                return st;
+            continue;
+        }
         for (int64_t k = 0; k < block && !m->failed; k++) {
             if (env->flush)
                 kb_flush_run(env->flush, m->threads_used);
@@ -199,16 +230,177 @@ static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetit
     return st == KB_ENOMEM ? st : KB_OK;
 }
 
+/* ---- Baselines ---- */
+
+static const unsigned libraries[KB_MEASURE_MAX_BASELINES] = {KB_BASELINE_NUMPY,
+                                                             KB_BASELINE_NUMEXPR};
+
+/* What a group shares with its baselines, while it is measured. */
+typedef struct baseline_group {
+    kb_bench_baseline_case bc;
+    bool described;
+    char input[4096];
+    int count; /* baseline implementations after the group's own */
+    char output[KB_MEASURE_MAX_BASELINES][4096];
+    char error[KB_MEASURE_MAX_BASELINES][256]; /* a setup that failed: its result fails */
+    int threads[KB_MEASURE_MAX_BASELINES];
+} baseline_group;
+
+/* Asks the runner to set up each requested library for the group; appends an implementation
+ * for each it can compute (failed already when its setup failed). */
+static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *group,
+                                const kb_measure_env *env, kb_impl *impls, int n,
+                                baseline_group *g) {
+    g->count = 0;
+    if (!env->baseline || !lead->baseline_case)
+        return KB_OK;
+    memset(&g->bc, 0, sizeof g->bc);
+    kb_status st = lead->baseline_case(group, &g->bc);
+    json_error_t e;
+    json_t *spec = st == KB_OK ? json_loads(g->bc.spec, 0, &e) : NULL;
+    snprintf(g->input, sizeof g->input, "%s/input.npy", env->baseline_dir);
+    if (spec && kb_npy_write(g->input, g->bc.input, KB_ORDER_C, 0) != KB_OK) {
+        json_decref(spec);
+        spec = NULL;
+    }
+    const char *why = st != KB_OK || !spec ? kb_last_error() : NULL;
+    for (int k = 0; k < KB_MEASURE_MAX_BASELINES; k++) {
+        unsigned library = libraries[k];
+        if (!(env->settings->baselines & library))
+            continue;
+        int i = g->count;
+        snprintf(g->output[i], sizeof g->output[i], "%s/output-%s.npy", env->baseline_dir,
+                 kb_baseline_name(library));
+        g->threads[i] = library == KB_BASELINE_NUMEXPR ? kb_usable_cores() : 1;
+        g->error[i][0] = '\0';
+        bool unsupported = false;
+        if (why) {
+            snprintf(g->error[i], sizeof g->error[i], "baseline: %s", why);
+        } else if (kb_baseline_setup(env->baseline, kb_baseline_name(library), spec, g->input,
+                                     g->output[i], g->threads[i], &unsupported, NULL) != KB_OK) {
+            if (unsupported)
+                continue;
+            snprintf(g->error[i], sizeof g->error[i], "baseline: %s", kb_last_error());
+        }
+        kb_impl *m = &impls[n + i];
+        memset(m, 0, sizeof *m);
+        m->c = *group;
+        m->baseline = env->baseline;
+        m->library = kb_baseline_name(library);
+        m->threads_used = g->threads[i];
+        m->repetition_samples =
+            calloc((size_t)env->settings->repetitions, sizeof *m->repetition_samples);
+        if (!m->repetition_samples) {
+            json_decref(spec);
+            return kb_fail(KB_ENOMEM, "out of memory");
+        }
+        if (g->error[i][0])
+            kb_impl_fail(m, g->error[i]);
+        g->count++;
+    }
+    json_decref(spec);
+    g->described = why == NULL;
+    return KB_OK;
+}
+
+/* The result of a baseline: a case of the group named <group>/baseline=<library>. */
+static kb_status fill_baseline_result(kb_impl *m, const kb_bench_spec *lead,
+                                      const kb_bench_case *group, int repetitions,
+                                      const kb_measure_env *env, kb_bench_result *r) {
+    memset(r, 0, sizeof *r);
+    size_t len = strlen(lead->group) + strlen(m->library) + 16;
+    r->name = malloc(len);
+    r->group = kb_strdup(lead->group);
+    r->baseline = kb_strdup(m->library);
+    r->params = calloc((size_t)group->nparams + 1, sizeof *r->params);
+    if (!r->name || !r->group || !r->baseline || !r->params)
+        return kb_fail(KB_ENOMEM, "out of memory");
+    snprintf(r->name, len, "%s/baseline=%s", lead->group, m->library);
+    for (int i = 0; i <= group->nparams; i++) {
+        bool last = i == group->nparams;
+        r->params[i].name = kb_strdup(last ? "baseline" : group->param_names[i]);
+        r->params[i].value = kb_strdup(last ? m->library : group->param_values[i]);
+        r->params[i].implementation = last;
+        r->nparams = i + 1;
+        if (!r->params[i].name || !r->params[i].value)
+            return kb_fail(KB_ENOMEM, "out of memory");
+    }
+    kb_simd_level level = KB_SIMD_SCALAR;
+    kb_simd_current(&level);
+    r->simd = level; /* kbench's, in force meanwhile; it does not change the baseline */
+    r->threads = m->threads_used;
+    r->bytes_per_call = group->bytes_per_call;
+    r->flops_per_call = group->flops_per_call;
+    r->traffic = group->traffic;
+    r->flop_type = group->flop_type;
+    r->working_set_bytes =
+        group->working_set_bytes > 0 ? group->working_set_bytes : group->bytes_per_call;
+    if (!m->failed && m->nsamples == 0)
+        kb_impl_fail(m, "no samples were taken");
+    if (m->failed) {
+        r->failed = true;
+        return (r->error = kb_strdup(m->error)) ? KB_OK : KB_ENOMEM;
+    }
+    r->calls_per_sample = m->calls;
+    r->nrepetitions = repetitions;
+    r->repetition_samples = m->repetition_samples;
+    r->nsamples = m->nsamples;
+    r->sample_ns = m->samples;
+    m->repetition_samples = NULL;
+    m->samples = NULL;
+    kb_status st = kb_bench_result_summarize(r);
+    if (st == KB_OK)
+        st = kb_bench_result_roofline(r, env->settings->peaks);
+    if (st != KB_OK) {
+        r->failed = true;
+        r->error = kb_strdup(kb_last_error());
+    }
+    return st == KB_ENOMEM ? st : KB_OK;
+}
+
+/* Checks the group's output against each baseline's result, as the runner saved it. */
+static kb_status check_baselines(kb_impl *impls, int n, const baseline_group *g,
+                                 kb_bench_result *results) {
+    bool own_output = standing(impls, n) > 0;
+    for (int i = 0; i < g->count; i++) {
+        kb_bench_result *r = &results[n + i];
+        if (r->failed || !g->described || !own_output)
+            continue;
+        kb_array theirs;
+        char detail[256];
+        kb_status st = kb_npy_read(g->output[i], &theirs, NULL);
+        if (st == KB_OK) {
+            st = kb_baseline_check(&g->bc, &theirs, &r->check_error, detail, sizeof detail);
+            kb_array_free(&theirs);
+        } else {
+            snprintf(detail, sizeof detail, "cannot read the baseline's result: %s",
+                     kb_last_error());
+            r->check_error = INFINITY;
+            st = KB_OK;
+        }
+        if (st != KB_OK)
+            return st;
+        r->check_ok = r->check_error <= 1;
+        if (!r->check_ok && !(r->check_detail = kb_strdup(detail)))
+            return kb_fail(KB_ENOMEM, "out of memory");
+    }
+    return KB_OK;
+}
+
 kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const kb_measure_env *env,
-                           kb_bench_result *results) {
+                           kb_bench_result *results, int *nbaselines) {
     int n = end - first;
+    *nbaselines = 0;
     const kb_bench_spec *lead = &plan->cases[first];
     kb_bench_case group;
     group_case(lead, &group);
-    kb_impl *impls = calloc((size_t)n, sizeof *impls);
-    if (!impls)
+    kb_impl *impls = calloc((size_t)(n + KB_MEASURE_MAX_BASELINES), sizeof *impls);
+    baseline_group *g = calloc(1, sizeof *g);
+    if (!impls || !g) {
+        free(impls);
+        free(g);
         return kb_fail(KB_ENOMEM, "out of memory");
-
+    }
     /* Settings first, so that setup allocates where (and with the threads) the first
      * implementation will run. */
     kb_status st = KB_OK;
@@ -245,7 +437,10 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
             set_up = true;
         }
     }
-    for (int i = 0; i < n; i++) {
+    if (set_up && st == KB_OK)
+        st = baseline_setup(lead, &group, env, impls, n, g);
+    int all = n + g->count;
+    for (int i = 0; i < all; i++) {
         /* The group's data and counts, as setup left them. */
         impls[i].c.data = group.data;
         impls[i].c.bytes_per_call = group.bytes_per_call;
@@ -257,24 +452,37 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
 
     if (st == KB_OK) {
         bool cold = env->flush != NULL;
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < all; i++)
             if (!impls[i].failed && kb_impl_apply(&impls[i]))
                 kb_calibrate(&impls[i], env->target_ns, env->warmup_ns, cold);
-        st = sample_rounds(impls, n, env);
+        st = sample_rounds(impls, all, env);
     }
 
-    if (set_up && lead->teardown)
-        lead->teardown(&group);
-    for (int i = 0; i < n && st != KB_ENOMEM; i++) {
-        kb_status rc = fill_result(&impls[i], &group, env->settings->repetitions,
-                                   env->settings->peaks, &results[i]);
+    for (int i = 0; i < all && st != KB_ENOMEM; i++) {
+        kb_status rc = i < n ? fill_result(&impls[i], &group, env->settings->repetitions,
+                                           env->settings->peaks, &results[i])
+                             : fill_baseline_result(&impls[i], lead, &group,
+                                                    env->settings->repetitions, env, &results[i]);
         if (rc != KB_OK)
             st = rc;
     }
-    for (int i = 0; i < n; i++) {
+    *nbaselines = g->count;
+    /* While the group's output still holds its last result. */
+    if (st == KB_OK)
+        st = check_baselines(impls, n, g, results);
+    if (g->count > 0) {
+        kb_baseline_teardown(env->baseline);
+        remove(g->input);
+        for (int i = 0; i < g->count; i++)
+            remove(g->output[i]);
+    }
+    if (set_up && lead->teardown)
+        lead->teardown(&group);
+    for (int i = 0; i < all; i++) {
         free(impls[i].samples);
         free(impls[i].repetition_samples);
     }
     free(impls);
+    free(g);
     return st;
 }

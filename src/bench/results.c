@@ -54,6 +54,8 @@ void kb_results_free(kb_results *results) {
         }
         free(r->params);
         free(r->error);
+        free(r->baseline);
+        free(r->check_detail);
         free(r->repetition_samples);
         free(r->sample_ns);
     }
@@ -61,6 +63,7 @@ void kb_results_free(kb_results *results) {
     kb_bench_context *c = &results->context;
     free(c->command);
     free(c->peaks_origin);
+    free(c->baseline_info);
     for (int i = 0; i < c->nenv_vars; i++) {
         free(c->env_names[i]);
         free(c->env_values[i]);

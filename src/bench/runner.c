@@ -1,6 +1,9 @@
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/context.h"
 #include "bench/flush.h"
@@ -23,6 +26,37 @@ static void progress_at(kb_bench_progress *p, int done, const char *current, int
     p->current = current;
     p->elapsed_s = (double)(kb_bench_now_ns() - start) * 1e-9;
     p->remaining_s = done_cost > 0 ? p->elapsed_s * (total_cost - done_cost) / done_cost : -1;
+}
+
+/* Starts the baseline runner and a directory for the files it shares; records what it says of
+ * itself in the context. */
+static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, char *dir,
+                                 size_t size) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, size, "%s/kbench-baseline-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return kb_fail(KB_EIO, "cannot create a directory for the baselines' inputs in %s: %s",
+                       tmp && *tmp ? tmp : "/tmp", strerror(errno));
+    json_t *info = NULL;
+    kb_status st = kb_baseline_start(NULL, NULL, &env->baseline);
+    if (st == KB_OK)
+        st = kb_baseline_hello(env->baseline, &info);
+    if (st == KB_OK) {
+        ctx->baseline_info = json_dumps(info, JSON_COMPACT | JSON_SORT_KEYS);
+        json_decref(info);
+        if (!ctx->baseline_info)
+            st = kb_fail(KB_ENOMEM, "out of memory");
+    }
+    if (st != KB_OK) {
+        char reason[512];
+        snprintf(reason, sizeof reason, "%s", kb_last_error());
+        kb_baseline_stop(env->baseline);
+        env->baseline = NULL;
+        rmdir(dir);
+        return kb_fail(st, "baselines: %s", reason);
+    }
+    env->baseline_dir = dir;
+    return KB_OK;
 }
 
 static int most_threads(const kb_bench_plan *plan, int fallback) {
@@ -89,9 +123,21 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
         kb_pin_describe(&pin, pin_team, ctx->pinned_cpus, (int)sizeof ctx->pinned_cpus);
     }
 
+    char baseline_dir[4096];
+    if (settings->baselines &&
+        (st = start_baselines(ctx, &env, baseline_dir, sizeof baseline_dir)) != KB_OK) {
+        if (settings->pin)
+            kb_pin_restore(&pin, pin_team);
+        kb_flush_free(&flush);
+        kb_results_free(results);
+        return st;
+    }
+
     if (observer && observer->run_started)
         observer->run_started(observer->arg, ctx, plan->count);
-    results->cases = calloc((size_t)(plan->count ? plan->count : 1), sizeof *results->cases);
+    /* Room for each group's baselines after its own cases. */
+    size_t capacity = (size_t)(plan->count ? plan->count : 1) * (1 + KB_MEASURE_MAX_BASELINES);
+    results->cases = calloc(capacity, sizeof *results->cases);
     if (!results->cases)
         st = kb_fail(KB_ENOMEM, "out of memory");
     double total_cost = plan_cost(plan, 0, plan->count), done_cost = 0;
@@ -103,17 +149,26 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
             progress_at(&progress, i, plan->cases[i].group, start, done_cost, total_cost);
             observer->group_started(observer->arg, &progress);
         }
-        st = kb_measure_group(plan, i, end, &env, &results->cases[i]);
-        results->ncases = end;
+        int first = results->ncases, nbaselines = 0;
+        st = kb_measure_group(plan, i, end, &env, &results->cases[first], &nbaselines);
+        results->ncases = first + (end - i) + nbaselines;
         done_cost += plan_cost(plan, i, end);
-        for (int k = i; k < end && st == KB_OK && observer && observer->case_finished; k++) {
-            progress_at(&progress, k + 1, end < plan->count ? plan->cases[end].group : NULL, start,
+        for (int k = first;
+             k < results->ncases && st == KB_OK && observer && observer->case_finished; k++) {
+            int done = i + (k - first < end - i ? k - first + 1 : end - i);
+            progress_at(&progress, done, end < plan->count ? plan->cases[end].group : NULL, start,
                         done_cost, total_cost);
             observer->case_finished(observer->arg, &results->cases[k], &progress);
         }
         i = end;
     }
 
+    if (env.baseline) {
+        kb_status stop = kb_baseline_stop(env.baseline);
+        if (st == KB_OK && stop != KB_OK)
+            st = stop;
+        rmdir(baseline_dir);
+    }
     if (kb_clock_measure(0, 0, &ctx->clock_end) != KB_OK)
         memset(&ctx->clock_end, 0, sizeof ctx->clock_end);
     kb_simd_set((int)saved_simd);

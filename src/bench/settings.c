@@ -14,6 +14,17 @@ const char *kb_bench_cache_name(kb_bench_cache cache) {
     return "?";
 }
 
+const char *kb_baseline_name(unsigned library) {
+    switch (library) {
+        case KB_BASELINE_NUMPY:
+            return "numpy";
+        case KB_BASELINE_NUMEXPR:
+            return "numexpr";
+        default:
+            return "?";
+    }
+}
+
 void kb_bench_settings_default(kb_bench_settings *settings) {
     settings->min_time = KB_BENCH_DEFAULT_MIN_TIME;
     settings->min_samples = KB_BENCH_MIN_SAMPLES;
@@ -21,6 +32,7 @@ void kb_bench_settings_default(kb_bench_settings *settings) {
     settings->cache = KB_BENCH_CACHE_HOT;
     settings->pin = false;
     settings->peaks = NULL;
+    settings->baselines = 0;
 }
 
 kb_status kb_bench_settings_check(const kb_bench_settings *s) {
@@ -34,6 +46,8 @@ kb_status kb_bench_settings_check(const kb_bench_settings *s) {
         return kb_fail(KB_EINVAL, "repetitions must be from 1 to 1000, not %d", s->repetitions);
     if (s->cache != KB_BENCH_CACHE_HOT && s->cache != KB_BENCH_CACHE_COLD)
         return kb_fail(KB_EINVAL, "invalid cache mode %d", (int)s->cache);
+    if (s->baselines & ~(unsigned)(KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR))
+        return kb_fail(KB_EINVAL, "unknown baseline library in %#x", s->baselines);
     if (s->peaks && (s->peaks->sets[KB_PEAKS_ONE_THREAD].threads != 1 ||
                      s->peaks->sets[KB_PEAKS_ALL_THREADS].threads < 1))
         return kb_fail(KB_EINVAL, "the peaks hold no measurement");

@@ -1,6 +1,7 @@
 /* The built-in `reduce` suite: kb_reduce_into timed on random inputs, for every reduction,
  * shape, dtype, axis, SIMD level and thread count; and `quick`, a subset of the same cases
  * (same names) that runs in about a minute on a quiet machine. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,11 +113,48 @@ static void reduce_teardown(kb_bench_case *c) {
     reduce_teardown_data(c->data);
 }
 
+/* The runner's description of the case. The inputs lie in [-1, 1] (prod's near 1), so a sum of
+ * m of them is of size up to sqrt(m) in a random walk, which scales its rounding errors; a
+ * mean's, var's and std's scale is 1 / sqrt(m); prod is compared relatively. */
+static kb_status reduce_baseline_case(const kb_bench_case *c, kb_bench_baseline_case *out) {
+    const reduce_data *d = c->data;
+    const kb_reduce_args *a = &d->args;
+    if (a->naxes < 0)
+        snprintf(out->spec, sizeof out->spec, "{\"kind\":\"reduce\",\"op\":\"%s\",\"axis\":null}",
+                 kb_reduce_op_name(a->op));
+    else
+        snprintf(out->spec, sizeof out->spec, "{\"kind\":\"reduce\",\"op\":\"%s\",\"axis\":%d}",
+                 kb_reduce_op_name(a->op), a->axes[0]);
+    out->input = &d->in;
+    out->output = &d->out;
+    int64_t outputs = kb_array_size(&d->out);
+    double m = outputs > 0 ? (double)kb_array_size(&d->in) / (double)outputs : 1;
+    switch (a->op) {
+        case KB_REDUCE_SUM:
+            out->atol = sqrt(m);
+            break;
+        case KB_REDUCE_PROD:
+            out->atol = 0;
+            break;
+        case KB_REDUCE_MEAN:
+        case KB_REDUCE_VAR:
+        case KB_REDUCE_STD:
+            out->atol = 1 / sqrt(fmax(m, 1));
+            break;
+        default: /* min, max, argmin, argmax pick an element: no rounding */
+            out->exact = true;
+    }
+    if (!kb_dtype_is_float(d->out.dtype))
+        out->exact = true;
+    return KB_OK;
+}
+
 static const kb_bench_def reduce_def = {
     .name = "reduce",
     .setup = reduce_setup,
     .run = reduce_run,
     .teardown = reduce_teardown,
+    .baseline_case = reduce_baseline_case,
 };
 
 /* ---- The parameter space ---- */

@@ -47,6 +47,9 @@ static void print_help(const char *program, bool list, bool builtin) {
             "      --cache hot|cold cold reads a buffer twice the last-level cache before\n"
             "                       each sample (default hot)\n"
             "      --pin            pin this thread and each OpenMP thread to its own core\n"
+            "      --baseline LIB   also time each case with numpy or numexpr (repeatable),\n"
+            "                       interleaved, on the same input, and check the results\n"
+            "                       agree (docs/baselines.md)\n"
             "\nroofline (docs/roofline.md):\n"
             "      --peaks FILE     hold results against the peaks in FILE (kbench peaks --json)\n"
             "                       instead of this machine's, cached or measured once (~15 s)\n"
@@ -195,6 +198,28 @@ static bool get_peaks(const char *program, const kb_bench_options *o, kb_peaks *
     return true;
 }
 
+/* Exit status for the baselines' checks: a result that differs from a baseline's fails the
+ * run. */
+static int check_baselines(const char *program, const kb_results *results) {
+    int mismatches = 0;
+    const kb_bench_result *first = NULL;
+    for (int i = 0; i < results->ncases; i++) {
+        const kb_bench_result *r = &results->cases[i];
+        if (r->baseline && !r->failed && r->check_detail) {
+            mismatches++;
+            if (!first)
+                first = r;
+        }
+    }
+    if (mismatches == 0)
+        return EXIT_OK;
+    fprintf(stderr,
+            "%s: %d result%s differ%s from the baseline's beyond tolerance; the first, %s: %s\n",
+            program, mismatches, mismatches == 1 ? "" : "s", mismatches == 1 ? "s" : "",
+            first->name, first->check_detail);
+    return EXIT_FAILED;
+}
+
 /* Exit status for the plausibility of the results: impossible ones fail the run unless
  * allowed; the others are only counted. */
 static int check_plausible(const char *program, const kb_bench_options *o,
@@ -292,6 +317,8 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
                 program, unstable, results.ncases, 100 * KB_BENCH_UNSTABLE_MAD,
                 100 * KB_BENCH_UNSTABLE_CI);
     if (check_plausible(program, o, &results) != EXIT_OK)
+        status = EXIT_FAILED;
+    if (check_baselines(program, &results) != EXIT_OK)
         status = EXIT_FAILED;
     int failed = kb_results_failed(&results);
     if (failed > 0) {

@@ -293,8 +293,15 @@ static void read_context(jfield *f, const json_t *root, int64_t version, kb_benc
     jfield_pop(f, threads_mark);
     read_environment(f, ctx, c);
     read_settings(f, ctx, c);
-    if (version >= 2)
+    if (version >= 2) {
         read_peaks(f, ctx, c);
+        const json_t *baselines = jfield_get(f, ctx, "baselines", J_OBJECT | J_NULL);
+        const json_t *runner =
+            json_is_object(baselines) ? json_object_get(baselines, "runner") : NULL;
+        if (json_is_object(runner) &&
+            !(c->baseline_info = json_dumps(runner, JSON_COMPACT | JSON_SORT_KEYS)))
+            f->status = kb_fail(KB_ENOMEM, "out of memory");
+    }
     jfield_pop(f, mark);
 }
 
@@ -484,6 +491,23 @@ static void read_roofline(jfield *f, const json_t *obj, kb_bench_result *r) {
     jfield_pop(f, mark);
 }
 
+static void read_baseline(jfield *f, const json_t *obj, kb_bench_result *r) {
+    const json_t *o = jfield_get(f, obj, "baseline", J_OBJECT | J_NULL);
+    if (!json_is_object(o))
+        return;
+    size_t mark = jfield_push_key(f, "baseline");
+    r->baseline = jfield_strdup(f, o, "library", false);
+    char check[16];
+    jfield_string(f, o, "check", check, sizeof check);
+    if (f->status == KB_OK && strcmp(check, "ok") != 0 && strcmp(check, "mismatch") != 0 &&
+        strcmp(check, "none") != 0)
+        jfield_fail(f, "check", "expected \"ok\", \"mismatch\" or \"none\", found \"%s\"", check);
+    r->check_ok = strcmp(check, "ok") == 0;
+    r->check_error = number_or(f, o, "error_ratio", INFINITY);
+    r->check_detail = jfield_strdup(f, o, "detail", true);
+    jfield_pop(f, mark);
+}
+
 static void read_case(jfield *f, const json_t *obj, int64_t version, kb_bench_result *r) {
     r->name = jfield_strdup(f, obj, "name", false);
     r->group = jfield_strdup(f, obj, "group", false);
@@ -506,6 +530,8 @@ static void read_case(jfield *f, const json_t *obj, int64_t version, kb_bench_re
         r->flop_type = type < 0 ? KB_FLOP_F32 : (kb_flop_type)type;
     }
     r->calls_per_sample = jfield_int(f, obj, "calls_per_sample", false);
+    if (version >= 2)
+        read_baseline(f, obj, r);
     read_samples(f, obj, r);
     if (r->failed) {
         jfield_get(f, obj, "statistics", J_NULL);

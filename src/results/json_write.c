@@ -111,6 +111,15 @@ static json_t *peaks_json(const kb_bench_context *c) {
                      "measured", measured);
 }
 
+/* What the baseline runner said of itself, and what a comparison with it includes. */
+static json_t *baselines_json(const kb_bench_context *c) {
+    if (!c->baseline_info)
+        return json_null();
+    json_t *runner = json_loads(c->baseline_info, 0, NULL);
+    return json_pack("{s:s, s:o}", "comparison", KB_BASELINE_COMPARISON, "runner",
+                     runner ? runner : json_null());
+}
+
 static json_t *context_json(const kb_bench_context *c) {
     json_t *warnings = json_array();
     for (int i = 0; i < c->env.count; i++)
@@ -143,15 +152,15 @@ static json_t *context_json(const kb_bench_context *c) {
     json_t *timer = json_pack("{s:s, s:f, s:f, s:f}", "clock", "CLOCK_MONOTONIC_RAW",
                               "resolution_ns", c->timer.resolution_ns, "overhead_ns",
                               c->timer.overhead_ns, "reported_resolution_ns", c->timer.reported_ns);
-    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:i, s:i}, s:o, s:o, "
-                     "s:o, s:o, s:o, s:o}",
-                     "date", c->date, "command", c->command ? text(c->command) : json_null(),
-                     "kbench_version", text(c->build.version), "git_commit",
-                     text(c->build.git_commit), "build", build_json(&c->build), "system",
-                     system_json(m), "cpu", cpu_json(c), "clock", clock, "simd", simd, "threads",
-                     "count", c->threads, "usable_cores", c->usable_cores, "environment_warnings",
-                     warnings, "environment_variables", vars, "timer", timer, "settings", settings,
-                     "selection", selection, "peaks", peaks_json(c));
+    return json_pack(
+        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:i, s:i}, s:o, s:o, "
+        "s:o, s:o, s:o, s:o, s:o}",
+        "date", c->date, "command", c->command ? text(c->command) : json_null(), "kbench_version",
+        text(c->build.version), "git_commit", text(c->build.git_commit), "build",
+        build_json(&c->build), "system", system_json(m), "cpu", cpu_json(c), "clock", clock, "simd",
+        simd, "threads", "count", c->threads, "usable_cores", c->usable_cores,
+        "environment_warnings", warnings, "environment_variables", vars, "timer", timer, "settings",
+        settings, "selection", selection, "peaks", peaks_json(c), "baselines", baselines_json(c));
 }
 
 static json_t *statistics_json(const kb_bench_stats *s) {
@@ -198,6 +207,18 @@ static json_t *roofline_json(const kb_bench_result *r) {
         finite_or_null(f->percent_of_flops), "flags", flags);
 }
 
+static json_t *baseline_json(const kb_bench_result *r) {
+    if (!r->baseline)
+        return json_null();
+    bool checked = !r->failed && (r->check_ok || r->check_detail);
+    return json_pack("{s:s, s:s, s:o, s:o}", "library", r->baseline, "check",
+                     !checked      ? "none"
+                     : r->check_ok ? "ok"
+                                   : "mismatch",
+                     "error_ratio", checked ? finite_or_null(r->check_error) : json_null(),
+                     "detail", r->check_detail ? text(r->check_detail) : json_null());
+}
+
 static json_t *case_json(const kb_bench_result *r) {
     json_t *params = json_object(), *impl = json_object();
     for (int i = 0; i < r->nparams; i++) {
@@ -223,7 +244,7 @@ static json_t *case_json(const kb_bench_result *r) {
                         "gflop_per_s_low", rate_or_null(r->gflop_per_s_low), "gflop_per_s_high",
                         rate_or_null(r->gflop_per_s_high));
     return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:s, s:s, s:I, "
-                     "s:o, s:o, s:o, s:o}",
+                     "s:o, s:o, s:o, s:o, s:o}",
                      "name", text(r->name), "group", text(r->group), "params", params,
                      "implementation", impl, "status", r->failed ? "failed" : "ok", "error",
                      r->error ? text(r->error) : json_null(), "simd", kb_simd_name(r->simd),
@@ -232,7 +253,7 @@ static json_t *case_json(const kb_bench_result *r) {
                      finite_or_null(r->working_set_bytes), "traffic", kb_bw_kernel_name(r->traffic),
                      "flop_type", kb_flop_type_name(r->flop_type), "calls_per_sample",
                      (json_int_t)r->calls_per_sample, "samples_ns", samples, "statistics", stats,
-                     "rates", rates, "roofline", roofline_json(r));
+                     "rates", rates, "roofline", roofline_json(r), "baseline", baseline_json(r));
 }
 
 json_t *kb_results_to_json(const kb_results *results) {

@@ -82,7 +82,14 @@ static kb_status one_option(int argc, char **argv, int *i, kb_bench_options *o) 
         o->no_roofline = true;
     } else if (strcmp(arg, "--allow-impossible") == 0) {
         o->allow_impossible = true;
-    } else if ((v = option_value(argc, argv, i, "--peaks", NULL, &st))) {
+    } else if ((v = option_value(argc, argv, i, "--baseline", NULL, &st))) {
+        if (strcmp(v, "numpy") == 0)
+            s->baselines |= KB_BASELINE_NUMPY;
+        else if (strcmp(v, "numexpr") == 0)
+            s->baselines |= KB_BASELINE_NUMEXPR;
+        else
+            st = kb_fail(KB_EINVAL, "bad --baseline '%s' (expected numpy or numexpr)", v);
+    } else if (st == KB_OK && (v = option_value(argc, argv, i, "--peaks", NULL, &st))) {
         o->peaks_file = v;
     } else if ((v = option_value(argc, argv, i, "--filter", "-f", &st))) {
         st = push(&o->filters, &o->nfilters, v);

@@ -34,7 +34,8 @@ def main():
     with tempfile.TemporaryDirectory() as prefix:
         subprocess.run(["cmake", "--install", build, "--prefix", prefix], check=True,
                        stdout=subprocess.DEVNULL)
-        for path in ["bin/kbench", "include/kbench/kbench.h"]:
+        for path in ["bin/kbench", "include/kbench/kbench.h",
+                     "share/kbench/baselines/runner.py"]:
             assert os.path.exists(os.path.join(prefix, path)), path
         pcdirs = [os.path.join(prefix, d, "pkgconfig")
                   for d in ["lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"]]

@@ -332,7 +332,9 @@ static kb_status fill_baseline_result(kb_impl *m, const kb_bench_spec *lead,
     r->bytes_per_call = group->bytes_per_call;
     r->flops_per_call = group->flops_per_call;
     r->traffic = group->traffic;
-    r->flop_type = group->flop_type;
+    /* The type a baseline computes in is its own (NumPy sums float32 in float32): it is held
+     * against the float32 peak, the higher, which cannot make it look impossible. */
+    r->flop_type = KB_FLOP_F32;
     r->working_set_bytes =
         group->working_set_bytes > 0 ? group->working_set_bytes : group->bytes_per_call;
     if (!m->failed && m->nsamples == 0)

@@ -8,6 +8,7 @@
 #include "kbench/results.h"
 #include "results/bench_cli.h"
 #include "results/options.h"
+#include "results/report.h"
 #include "results/run_display.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
@@ -294,7 +295,11 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
     }
 
     int status = EXIT_OK;
-    if (o->format != KB_RESULTS_TABLE && kb_results_print(&results, o->format, stdout) != KB_OK) {
+    /* The table's rows were printed as the cases finished; the speedups follow them. */
+    kb_status printed = o->format == KB_RESULTS_TABLE
+                            ? kb_report_speedup_table(&results, stdout)
+                            : kb_results_print(&results, o->format, stdout);
+    if (printed != KB_OK) {
         fprintf(stderr, "%s: stdout: %s\n", program, kb_last_error());
         status = EXIT_FAILED;
     }

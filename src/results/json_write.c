@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "results/json.h"
+#include "results/speedup.h"
 
 /* Text from the system (a hostname, a kernel version, an environment variable) need not be
  * UTF-8, which jansson requires: non-ASCII bytes of such text are replaced, not dropped. */
@@ -265,8 +266,15 @@ json_t *kb_results_to_json(const kb_results *results) {
             return NULL;
         }
     }
-    return json_pack("{s:s, s:i, s:o, s:{s:i, s:i}, s:o}", "schema", KB_RESULTS_SCHEMA,
+    kb_speedup_report speedups;
+    if (kb_speedup_report_make(results, &speedups) != KB_OK) {
+        json_decref(cases);
+        return NULL;
+    }
+    json_t *speedup = kb_speedup_json(&speedups);
+    kb_speedup_report_free(&speedups);
+    return json_pack("{s:s, s:i, s:o, s:{s:i, s:i}, s:o, s:o}", "schema", KB_RESULTS_SCHEMA,
                      "schema_version", KB_RESULTS_SCHEMA_VERSION, "context",
                      context_json(&results->context), "summary", "cases", results->ncases, "failed",
-                     kb_results_failed(results), "cases", cases);
+                     kb_results_failed(results), "cases", cases, "speedups", speedup);
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "results/report.h"
+#include "results/speedup.h"
 #include "results/units.h"
 
 /* Text inside a table cell: a '|' would end the cell. */
@@ -79,6 +80,15 @@ static void context(const kb_bench_context *c, FILE *out) {
     fputs("\n", out);
 }
 
+static kb_status speedups(const kb_results *results, FILE *out) {
+    kb_speedup_report report;
+    kb_status st = kb_speedup_report_make(results, &report);
+    if (st == KB_OK)
+        kb_speedup_print_markdown(&report, out);
+    kb_speedup_report_free(&report);
+    return st;
+}
+
 kb_status kb_report_markdown(const kb_results *results, FILE *out) {
     int failed = kb_results_failed(results);
     fprintf(out, "# kbench results\n\n%d cases", results->ncases);
@@ -112,5 +122,5 @@ kb_status kb_report_markdown(const kb_results *results, FILE *out) {
                 low, high, kb_report_mad_percent(&r->stats), gb, gflop, percent, where,
                 (long long)r->nsamples, (long long)r->calls_per_sample, notes);
     }
-    return KB_OK;
+    return speedups(results, out);
 }

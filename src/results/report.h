@@ -10,6 +10,9 @@ kb_status kb_report_table(const kb_results *results, FILE *out);
 kb_status kb_report_csv(const kb_results *results, FILE *out);
 kb_status kb_report_markdown(const kb_results *results, FILE *out);
 
+/* The speedup report after the table (nothing without baselines). */
+kb_status kb_report_speedup_table(const kb_results *results, FILE *out);
+
 /* Spread of a result for people: half the CI's width and the MAD, in % of the median. */
 double kb_report_ci_percent(const kb_bench_stats *s);
 double kb_report_mad_percent(const kb_bench_stats *s);

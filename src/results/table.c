@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "results/report.h"
+#include "results/speedup.h"
 #include "results/units.h"
 
 double kb_report_ci_percent(const kb_bench_stats *s) {
@@ -66,6 +67,15 @@ void kb_results_table_row(FILE *out, const kb_bench_result *r, int name_width) {
             where, samples, notes);
 }
 
+kb_status kb_report_speedup_table(const kb_results *results, FILE *out) {
+    kb_speedup_report report;
+    kb_status st = kb_speedup_report_make(results, &report);
+    if (st == KB_OK)
+        kb_speedup_print_table(&report, out);
+    kb_speedup_report_free(&report);
+    return st;
+}
+
 kb_status kb_report_table(const kb_results *results, FILE *out) {
     int width = 4;
     for (int i = 0; i < results->ncases; i++) {
@@ -76,5 +86,5 @@ kb_status kb_report_table(const kb_results *results, FILE *out) {
     kb_results_table_header(out, width);
     for (int i = 0; i < results->ncases; i++)
         kb_results_table_row(out, &results->cases[i], width);
-    return KB_OK;
+    return kb_report_speedup_table(results, out);
 }

@@ -1,0 +1,96 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "results/speedup.h"
+
+/* Fixed, so that a report is the same every time it is made from the same file. */
+#define SPEEDUP_SEED 0x6b62656e6368ull
+
+static const char *param(const kb_bench_result *r, const char *name) {
+    for (int i = 0; i < r->nparams; i++)
+        if (strcmp(r->params[i].name, name) == 0)
+            return r->params[i].value;
+    return NULL;
+}
+
+static bool usable(const kb_bench_result *r) {
+    return !r->failed && r->nsamples > 0 && r->calls_per_sample > 0;
+}
+
+/* Per-call times of a result, malloc'ed. */
+static double *per_call(const kb_bench_result *r) {
+    double *t = malloc((size_t)r->nsamples * sizeof *t);
+    for (int64_t i = 0; t && i < r->nsamples; i++)
+        t[i] = (double)r->sample_ns[i] / (double)r->calls_per_sample;
+    return t;
+}
+
+/* median(slow) / median(fast): how many times faster `fast` is. */
+static kb_status speedup(const kb_bench_result *fast, const kb_bench_result *slow,
+                         kb_ratio_ci *out) {
+    double *a = per_call(fast), *b = per_call(slow);
+    kb_status st = a && b ? kb_ratio_ci_bootstrap(a, fast->nsamples, b, slow->nsamples, 0.95,
+                                                  SPEEDUP_SEED, out)
+                          : kb_fail(KB_ENOMEM, "out of memory");
+    free(a);
+    free(b);
+    return st;
+}
+
+/* The case of the same group with the given simd and threads parameters. */
+static const kb_bench_result *sibling(const kb_results *results, const kb_bench_result *r,
+                                      const char *simd) {
+    const char *threads = param(r, "threads");
+    for (int i = 0; i < results->ncases; i++) {
+        const kb_bench_result *s = &results->cases[i];
+        const char *t = param(s, "threads"), *l = param(s, "simd");
+        if (!s->baseline && usable(s) && strcmp(s->group, r->group) == 0 && l &&
+            strcmp(l, simd) == 0 && (!threads || (t && strcmp(t, threads) == 0)))
+            return s;
+    }
+    return NULL;
+}
+
+kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *out) {
+    memset(out, 0, sizeof *out);
+    int most = 0;
+    for (int i = 0; i < results->ncases; i++)
+        most += results->cases[i].baseline != NULL;
+    if (most == 0)
+        return KB_OK;
+    most *= results->ncases;
+    out->rows = calloc((size_t)most, sizeof *out->rows);
+    if (!out->rows)
+        return kb_fail(KB_ENOMEM, "out of memory");
+    for (int i = 0; i < results->ncases; i++) {
+        const kb_bench_result *own = &results->cases[i];
+        if (own->baseline || !usable(own))
+            continue;
+        for (int k = 0; k < results->ncases; k++) {
+            const kb_bench_result *base = &results->cases[k];
+            if (!base->baseline || !usable(base) || strcmp(base->group, own->group) != 0)
+                continue;
+            kb_speedup *row = &out->rows[out->count];
+            row->own = own;
+            row->baseline = base;
+            kb_status st = speedup(own, base, &row->over_baseline);
+            const char *simd = param(own, "simd");
+            if (st == KB_OK && simd && strcmp(simd, "auto") == 0 &&
+                (row->scalar = sibling(results, own, "scalar")))
+                st = speedup(own, row->scalar, &row->over_scalar);
+            if (st != KB_OK) {
+                kb_speedup_report_free(out);
+                return st;
+            }
+            out->count++;
+        }
+    }
+    return KB_OK;
+}
+
+void kb_speedup_report_free(kb_speedup_report *report) {
+    free(report->rows);
+    memset(report, 0, sizeof *report);
+}

@@ -1,0 +1,38 @@
+#ifndef KB_RESULTS_SPEEDUP_H
+#define KB_RESULTS_SPEEDUP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "kbench/results.h"
+#include "kbench/significance.h"
+
+/* The speedup report of a run with baselines (docs/baselines.md): for each of the group's own
+ * implementations, its speedup over each baseline of the group, the ratio of medians
+ * baseline / kbench with a 95% bootstrap interval over the per-call samples; and for
+ * simd=auto, its speedup over simd=scalar at the same thread count. */
+typedef struct kb_speedup {
+    const kb_bench_result *own, *baseline;
+    kb_ratio_ci over_baseline;
+    const kb_bench_result *scalar; /* simd=auto only: the scalar case at its thread count */
+    kb_ratio_ci over_scalar;
+} kb_speedup;
+
+typedef struct kb_speedup_report {
+    int count;
+    kb_speedup *rows; /* in the order of the results */
+} kb_speedup_report;
+
+/* Rows for every pair that ran; none (count 0) without baselines. */
+kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *out);
+void kb_speedup_report_free(kb_speedup_report *report);
+
+/* As a table for the terminal, as markdown, as JSON (with the geometric means). Nothing is
+ * written for an empty report (JSON: null). */
+void kb_speedup_print_table(const kb_speedup_report *report, FILE *out);
+void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out);
+json_t *kb_speedup_json(const kb_speedup_report *report);
+
+#endif

@@ -1,0 +1,157 @@
+/* The speedup report for people and for files: rows, then geometric means of the speedups of
+ * simd=auto over each baseline, overall and per op. */
+#include <math.h>
+#include <string.h>
+
+#include "results/speedup.h"
+#include "results/units.h"
+
+/* "simd=auto/threads=1": the case's name after its group's. */
+static const char *impl_of(const kb_bench_result *r) {
+    size_t n = strlen(r->group);
+    return strncmp(r->name, r->group, n) == 0 && r->name[n] == '/' ? r->name + n + 1 : r->name;
+}
+
+static const char *op_of(const kb_bench_result *r) {
+    for (int i = 0; i < r->nparams; i++)
+        if (strcmp(r->params[i].name, "op") == 0)
+            return r->params[i].value;
+    return "all";
+}
+
+enum { MAX_MEANS = 128 };
+
+/* A geometric mean being gathered: of the speedups of one implementation over one library,
+ * for one op ("" for all ops). */
+typedef struct mean {
+    const char *library, *impl, *op;
+    double log_sum;
+    int count;
+} mean;
+
+static void add(mean *means, int *n, const char *library, const char *impl, const char *op,
+                double ratio) {
+    for (int i = 0; i < *n; i++)
+        if (strcmp(means[i].library, library) == 0 && strcmp(means[i].impl, impl) == 0 &&
+            strcmp(means[i].op, op) == 0) {
+            means[i].log_sum += log(ratio);
+            means[i].count++;
+            return;
+        }
+    if (*n < MAX_MEANS)
+        means[(*n)++] = (mean){library, impl, op, log(ratio), 1};
+}
+
+/* The geometric means of simd=auto's speedups: overall (op "") and per op. */
+static int gather(const kb_speedup_report *report, mean *means) {
+    int n = 0;
+    for (int i = 0; i < report->count; i++) {
+        const kb_speedup *s = &report->rows[i];
+        if (!strstr(impl_of(s->own), "simd=auto"))
+            continue;
+        add(means, &n, s->baseline->baseline, impl_of(s->own), "", s->over_baseline.ratio);
+        add(means, &n, s->baseline->baseline, impl_of(s->own), op_of(s->own),
+            s->over_baseline.ratio);
+    }
+    return n;
+}
+
+static void ratio_text(char *buf, size_t size, const kb_ratio_ci *r) {
+    snprintf(buf, size, "%.2fx [%.2f, %.2f]", r->ratio, r->low, r->high);
+}
+
+void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
+    if (report->count == 0)
+        return;
+    int width = 4;
+    for (int i = 0; i < report->count; i++) {
+        int len = (int)strlen(report->rows[i].own->name);
+        if (len > width)
+            width = len;
+    }
+    fprintf(out,
+            "\nSpeedup over the baselines (" KB_BASELINE_COMPARISON
+            "): ratio of medians, 95%% bootstrap interval\n"
+            "%-*s %10s %-9s %10s %22s %22s\n",
+            width, "case", "time/call", "baseline", "its time", "speedup", "auto over scalar");
+    for (int i = 0; i < report->count; i++) {
+        const kb_speedup *s = &report->rows[i];
+        char own[32], base[32], sp[48], sc[48] = "";
+        kb_format_duration(own, sizeof own, s->own->stats.median);
+        kb_format_duration(base, sizeof base, s->baseline->stats.median);
+        ratio_text(sp, sizeof sp, &s->over_baseline);
+        if (s->scalar)
+            ratio_text(sc, sizeof sc, &s->over_scalar);
+        fprintf(out, "%-*s %10s %-9s %10s %22s %22s\n", width, s->own->name, own,
+                s->baseline->baseline, base, sp, sc);
+    }
+    mean means[MAX_MEANS];
+    int n = gather(report, means);
+    if (n > 0)
+        fprintf(out, "\nGeometric mean speedup of simd=auto over each baseline:\n");
+    for (int i = 0; i < n; i++)
+        fprintf(out, "  %-8s %-22s %-8s %6.2fx  (%d cases)\n", means[i].library, means[i].impl,
+                means[i].op[0] ? means[i].op : "all ops", exp(means[i].log_sum / means[i].count),
+                means[i].count);
+}
+
+void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out) {
+    if (report->count == 0)
+        return;
+    fputs("\n## Speedup over the baselines (" KB_BASELINE_COMPARISON ")\n\n"
+          "Ratio of medians (baseline / kbench) with its 95% bootstrap interval.\n\n"
+          "| case | time/call | baseline | its time | speedup | 95% CI | auto over scalar |\n"
+          "|---|---:|---|---:|---:|---|---:|\n",
+          out);
+    for (int i = 0; i < report->count; i++) {
+        const kb_speedup *s = &report->rows[i];
+        char own[32], base[32], sc[48] = "";
+        kb_format_duration(own, sizeof own, s->own->stats.median);
+        kb_format_duration(base, sizeof base, s->baseline->stats.median);
+        if (s->scalar)
+            ratio_text(sc, sizeof sc, &s->over_scalar);
+        fprintf(out, "| `%s` | %s | %s | %s | %.2fx | %.2f to %.2f | %s |\n", s->own->name, own,
+                s->baseline->baseline, base, s->over_baseline.ratio, s->over_baseline.low,
+                s->over_baseline.high, sc);
+    }
+    mean means[MAX_MEANS];
+    int n = gather(report, means);
+    if (n == 0)
+        return;
+    fputs("\n**Geometric mean speedup of simd=auto**\n\n| baseline | implementation | ops | "
+          "speedup | cases |\n|---|---|---|---:|---:|\n",
+          out);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "| %s | `%s` | %s | %.2fx | %d |\n", means[i].library, means[i].impl,
+                means[i].op[0] ? means[i].op : "all", exp(means[i].log_sum / means[i].count),
+                means[i].count);
+}
+
+static json_t *ratio_json(const kb_ratio_ci *r) {
+    return json_pack("{s:f, s:f, s:f}", "ratio", r->ratio, "ci_low", r->low, "ci_high", r->high);
+}
+
+json_t *kb_speedup_json(const kb_speedup_report *report) {
+    if (report->count == 0)
+        return json_null();
+    json_t *rows = json_array(), *summary = json_array();
+    for (int i = 0; i < report->count; i++) {
+        const kb_speedup *s = &report->rows[i];
+        json_array_append_new(
+            rows, json_pack("{s:s, s:s, s:o, s:o}", "case", s->own->name, "baseline_case",
+                            s->baseline->name, "over_baseline", ratio_json(&s->over_baseline),
+                            "over_scalar", s->scalar ? ratio_json(&s->over_scalar) : json_null()));
+    }
+    mean means[MAX_MEANS];
+    int n = gather(report, means);
+    for (int i = 0; i < n; i++)
+        json_array_append_new(summary,
+                              json_pack("{s:s, s:s, s:o, s:f, s:i}", "baseline", means[i].library,
+                                        "implementation", means[i].impl, "op",
+                                        means[i].op[0] ? json_string(means[i].op) : json_null(),
+                                        "geometric_mean", exp(means[i].log_sum / means[i].count),
+                                        "cases", means[i].count));
+    return json_pack("{s:s, s:s, s:f, s:o, s:o}", "comparison", KB_BASELINE_COMPARISON, "ratio",
+                     "median(baseline) / median(kbench)", "ci_level", 0.95, "rows", rows,
+                     "geometric_means", summary);
+}

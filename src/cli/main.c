@@ -15,6 +15,7 @@ static const struct command {
     {"eval", kb_cmd_eval, "evaluate a reduction on .npy inputs"},
     {"run", kb_cmd_run, "measure benchmark cases and report their statistics"},
     {"list", kb_cmd_list, "list the benchmark cases a run would measure"},
+    {"compare", kb_cmd_compare, "compare two runs: ratios, significance, verdicts; a CI gate"},
     {"peaks", kb_cmd_peaks, "measure peak bandwidth and FLOP/s; compare with the datasheet"},
 };
 

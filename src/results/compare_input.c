@@ -1,0 +1,142 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "results/compare_input.h"
+#include "results/json.h"
+
+void kb_compare_input_fact(kb_compare_input *in, const char *what, bool build, const char *format,
+                           ...) {
+    if (in->nfacts == KB_COMPARE_MAX_FACTS)
+        return;
+    kb_compare_fact *f = &in->facts[in->nfacts++];
+    f->what = what;
+    f->build = build;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(f->value, sizeof f->value, format, args);
+    va_end(args);
+}
+
+void kb_compare_input_free(kb_compare_input *in) {
+    for (int i = 0; i < in->nsets; i++) {
+        free(in->sets[i].name);
+        free(in->sets[i].op);
+        free(in->sets[i].error);
+        free(in->sets[i].ns);
+    }
+    free(in->sets);
+    memset(in, 0, sizeof *in);
+}
+
+/* The part of a name before the first '/'. */
+static char *first_part(const char *name) {
+    size_t n = strcspn(name, "/");
+    char *s = malloc(n + 1);
+    if (s) {
+        memcpy(s, name, n);
+        s[n] = '\0';
+    }
+    return s;
+}
+
+static void machine_facts(const kb_bench_context *c, kb_compare_input *in) {
+    const kb_machine *m = &c->machine;
+    /* What makes the same code run at a different speed. The hostname is left out: CI
+     * runners of one type differ in name only. */
+    kb_compare_input_fact(in, "CPU vendor", false, "%s", m->cpu_vendor);
+    kb_compare_input_fact(in, "CPU model", false, "%s", m->cpu_model);
+    kb_compare_input_fact(in, "architecture", false, "%s", m->arch);
+    kb_compare_input_fact(in, "logical CPUs", false, "%d", m->logical_cpus);
+    kb_compare_input_fact(in, "L1d size", false, "%lld", (long long)m->caches[KB_CACHE_L1D].size);
+    kb_compare_input_fact(in, "L2 size", false, "%lld", (long long)m->caches[KB_CACHE_L2].size);
+    kb_compare_input_fact(in, "L3 size", false, "%lld", (long long)m->caches[KB_CACHE_L3].size);
+    const kb_bench_build *b = &c->build;
+    kb_compare_input_fact(in, "compiler", true, "%s", b->compiler);
+    kb_compare_input_fact(in, "build type", true, "%s", b->build_type);
+    kb_compare_input_fact(in, "C flags", true, "%s", b->c_flags);
+    kb_compare_input_fact(in, "build arch", true, "%s", b->arch);
+    kb_compare_input_fact(in, "sanitizers", true, "%s", b->sanitizers ? "on" : "off");
+}
+
+kb_status kb_compare_input_from_results(const kb_results *results, kb_compare_input *out) {
+    memset(out, 0, sizeof *out);
+    out->format = "kbench";
+    machine_facts(&results->context, out);
+    out->sets = calloc((size_t)results->ncases + 1, sizeof *out->sets);
+    if (!out->sets)
+        return kb_fail(KB_ENOMEM, "out of memory");
+    for (int i = 0; i < results->ncases; i++) {
+        const kb_bench_result *r = &results->cases[i];
+        kb_sample_set *s = &out->sets[out->nsets++];
+        const char *op = NULL;
+        for (int p = 0; p < r->nparams; p++)
+            if (strcmp(r->params[p].name, "op") == 0)
+                op = r->params[p].value;
+        s->name = strdup(r->name);
+        s->op = op ? strdup(op) : first_part(r->name);
+        s->failed = r->failed;
+        if (r->failed)
+            s->error = strdup(r->error ? r->error : "failed");
+        else if (r->nsamples > 0 && r->calls_per_sample > 0) {
+            /* Times per call, as the statistics of the file are: the test compares what the
+             * medians describe. */
+            s->ns = malloc((size_t)r->nsamples * sizeof *s->ns);
+            if (s->ns) {
+                s->n = r->nsamples;
+                for (int64_t k = 0; k < r->nsamples; k++)
+                    s->ns[k] = (double)r->sample_ns[k] / (double)r->calls_per_sample;
+            }
+        }
+        if (!s->name || !s->op || (r->failed && !s->error) ||
+            (!r->failed && r->nsamples > 0 && !s->ns)) {
+            kb_compare_input_free(out);
+            return kb_fail(KB_ENOMEM, "out of memory");
+        }
+    }
+    return KB_OK;
+}
+
+kb_status kb_compare_input_from_json(const json_t *root, const char *label, kb_compare_input *out) {
+    memset(out, 0, sizeof *out);
+    if (kb_gbench_detect(root))
+        return kb_gbench_from_json(root, label, out);
+    if (json_is_object(root) && !json_object_get(root, "schema") &&
+        (json_object_get(root, "benchmarks") || json_object_get(root, "context")))
+        /* Close to Google Benchmark's shape but not it: say which, rather than complaining
+         * about a missing "schema". */
+        return kb_fail(KB_EFORMAT,
+                       "%s: neither a kbench results file nor Google Benchmark JSON (expected "
+                       "\"context\" and a \"benchmarks\" array whose entries have \"run_type\")",
+                       label);
+    kb_results results;
+    kb_status st = kb_results_from_json(root, label, &results);
+    if (st != KB_OK)
+        return st;
+    st = kb_compare_input_from_results(&results, out);
+    kb_results_free(&results);
+    return st;
+}
+
+kb_status kb_compare_input_load(const char *path, kb_compare_input *out) {
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kb_fail(KB_EIO, "%s: %s", path, strerror(errno));
+    json_error_t error;
+    /* Google Benchmark writes "inf" and "nan" for some counters; jansson rejects them, as
+     * JSON does, so such a file reports where. */
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &error);
+    int read_error = ferror(f);
+    fclose(f);
+    if (!root)
+        return read_error ? kb_fail(KB_EIO, "%s: read error", path)
+                          : kb_fail(KB_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", path,
+                                    error.text, error.line, error.column);
+    kb_status st = kb_compare_input_from_json(root, path, out);
+    json_decref(root);
+    return st;
+}

@@ -1,0 +1,68 @@
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "results/compare_report.h"
+
+void kb_compare_ratio_text(const kb_compare_case *c, char *buf, size_t size) {
+    if (c->verdict > KB_VERDICT_UNCHANGED)
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.3f", c->ratio);
+}
+
+void kb_compare_ci_text(const kb_compare_case *c, char *buf, size_t size) {
+    if (c->verdict > KB_VERDICT_UNCHANGED)
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.3f to %.3f", c->ratio_low, c->ratio_high);
+}
+
+void kb_compare_p_text(const kb_compare_case *c, char *buf, size_t size) {
+    if (isnan(c->p))
+        snprintf(buf, size, "-");
+    else if (c->p < 1e-99)
+        snprintf(buf, size, "<1e-99");
+    else if (c->p < 0.001)
+        snprintf(buf, size, "%.0e", c->p);
+    else
+        snprintf(buf, size, "%.3f", c->p);
+}
+
+void kb_compare_counts_text(const int counts[KB_VERDICT_COUNT], char *buf, size_t size) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int v = 0; v < KB_VERDICT_COUNT; v++) {
+        if (counts[v] == 0 || used >= size)
+            continue;
+        int n = snprintf(buf + used, size - used, "%s%d %s", used ? ", " : "", counts[v],
+                         kb_verdict_name((kb_verdict)v));
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used == 0)
+        snprintf(buf, size, "no cases");
+}
+
+kb_status kb_comparison_print(const kb_comparison *comparison, kb_results_format format,
+                              bool colour, FILE *out) {
+    kb_status st;
+    switch (format) {
+        case KB_RESULTS_TABLE:
+            st = kb_compare_table(comparison, colour, out);
+            break;
+        case KB_RESULTS_MARKDOWN:
+            st = kb_compare_markdown(comparison, out);
+            break;
+        case KB_RESULTS_JSON:
+            st = kb_compare_json(comparison, out);
+            break;
+        default:
+            return kb_fail(KB_EUNSUPPORTED,
+                           "a comparison prints as table, markdown or json, not %s",
+                           kb_results_format_name(format));
+    }
+    if (st == KB_OK && ferror(out))
+        st = kb_fail(KB_EIO, "write error: %s", strerror(errno));
+    return st;
+}

@@ -1,0 +1,150 @@
+"""End-to-end checks of `kbench run --baseline`: NumPy and numexpr cases join each group, named
+<group>/baseline=<library>, with samples, a passed check against kbench's output, the
+`C call vs Python call` label and the speedup report in the table, markdown and JSON; a runner
+whose NumPy is wrong makes the run fail with the mismatch named; no NumPy, a clear message.
+Timings are never checked.
+
+Usage: python3 test_baselines.py path/to/kbench"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+KBENCH = sys.argv[1]
+RUNNER = Path(__file__).resolve().parents[2] / "baselines" / "runner.py"
+# Two groups: sum (NumPy and numexpr) and argmax (NumPy only), 64x64 float32, scalar and auto.
+FILTER = "^reduce/(sum|argmax)/f32/64x64/axis=None/simd=(scalar|auto)/threads=1$"
+failures = []
+checked = 0
+
+
+def check(condition, message):
+    global checked
+    checked += 1
+    if not condition:
+        failures.append(message)
+    return condition
+
+
+def kbench(*args, **env):
+    full = {k: v for k, v in os.environ.items() if k not in ("KB_SIMD", "KB_NUM_THREADS")}
+    full.update(env)
+    return subprocess.run([KBENCH, *args], env=full, capture_output=True, text=True, timeout=300)
+
+
+def run(tmp, *extra, **env):
+    return kbench("run", "reduce", "--filter", FILTER, "--min-time", "0.002", "--no-roofline",
+                  "--baseline", "numpy", "--baseline", "numexpr", *extra, **env)
+
+
+def agreeing_run(tmp):
+    paths = [os.path.join(tmp, "b.json"), os.path.join(tmp, "b.md")]
+    r = run(tmp, "-o", paths[0], "-o", paths[1])
+    if not check(r.returncode == 0, f"baseline run exited {r.returncode}: {r.stderr}"):
+        return
+    results = json.loads(Path(paths[0]).read_text())
+    names = [c["name"] for c in results["cases"]]
+    group = "reduce/{}/f32/64x64/axis=None"
+    want = [group.format("sum") + s for s in ("/simd=scalar/threads=1", "/simd=auto/threads=1",
+                                              "/baseline=numpy", "/baseline=numexpr")]
+    want += [group.format("argmax") + s for s in ("/simd=scalar/threads=1",
+                                                  "/simd=auto/threads=1", "/baseline=numpy")]
+    check(names == want, f"cases {names}")
+    for c in results["cases"]:
+        if c["baseline"] is None:
+            continue
+        lib = c["baseline"]["library"]
+        check(c["name"].endswith("/baseline=" + lib), f"{c['name']}: library {lib}")
+        check(c["status"] == "ok" and c["baseline"]["check"] == "ok"
+              and 0 <= c["baseline"]["error_ratio"] <= 1, f"{c['name']}: {c['baseline']}")
+        check(c["params"]["baseline"] == lib and c["implementation"] == {"baseline": lib},
+              f"{c['name']}: params {c['params']}")
+        check(c["group"] == c["name"].rsplit("/", 1)[0], f"{c['name']}: group {c['group']}")
+        samples = sum(len(rep) for rep in c["samples_ns"])
+        check(samples >= 10 and c["statistics"]["n"] == samples, f"{c['name']}: {samples} samples")
+        check(c["bytes_per_call"] == 64 * 64 * 4 + (4 if "/sum/" in c["name"] else 8),
+              f"{c['name']}: bytes {c['bytes_per_call']}")
+    ctx = results["context"]["baselines"]
+    check(ctx["comparison"] == "C call vs Python call", f"comparison {ctx}")
+    numpy_info = ctx["runner"]["libraries"]["numpy"]
+    check(numpy_info["version"] and "simd" in numpy_info["config"], f"NumPy info {numpy_info}")
+    check(ctx["runner"]["libraries"]["numexpr"] is not None, "numexpr info")
+
+    sp = results["speedups"]
+    check(sp["comparison"] == "C call vs Python call" and sp["ci_level"] == 0.95, "speedups")
+    by_case = {}
+    for row in sp["rows"]:
+        by_case.setdefault(row["case"], []).append(row)
+        o = row["over_baseline"]
+        check(0 < o["ci_low"] <= o["ratio"] <= o["ci_high"], f"interval {row}")
+    cases = {c["name"]: c for c in results["cases"]}
+    for name, rows in by_case.items():
+        for row in rows:
+            base = cases[row["baseline_case"]]
+            ratio = base["statistics"]["median_ns"] / cases[name]["statistics"]["median_ns"]
+            check(abs(row["over_baseline"]["ratio"] - ratio) <= 1e-9 * ratio,
+                  f"{name}: speedup {row['over_baseline']['ratio']} != {ratio}")
+            check((row["over_scalar"] is not None) == ("simd=auto" in name),
+                  f"{name}: over_scalar {row['over_scalar']}")
+    check(len(by_case[group.format("sum") + "/simd=auto/threads=1"]) == 2,
+          "sum's auto has a speedup over NumPy and one over numexpr")
+    means = {(m["baseline"], m["op"]) for m in sp["geometric_means"]}
+    check({("numpy", None), ("numpy", "sum"), ("numpy", "argmax"), ("numexpr", None)} <= means,
+          f"geometric means {means}")
+
+    check("Speedup over the baselines (C call vs Python call)" in r.stdout,
+          f"no speedup table: {r.stdout}")
+    md = Path(paths[1]).read_text()
+    check("## Speedup over the baselines (C call vs Python call)" in md, "markdown section")
+    check("| `reduce/sum/f32/64x64/axis=None/simd=auto/threads=1` |" in md.split("## Speedup")[1],
+          "markdown speedup rows")
+
+
+def wrong_numpy(tmp):
+    """A runner whose np.sum is off by one: the check must catch it."""
+    runner = Path(tmp) / "wrong_runner.py"
+    runner.write_text(
+        "import runpy, numpy\n"
+        "right = numpy.sum\n"
+        "numpy.sum = lambda a, axis=None: right(a, axis=axis) + 1\n"
+        f"runpy.run_path({str(RUNNER)!r}, run_name='__main__')\n")
+    r = run(tmp, "--format", "json", "-q", KB_BASELINE_RUNNER=str(runner))
+    check(r.returncode == 1 and "differs from the baseline's beyond tolerance" in r.stderr
+          and "baseline=numpy" in r.stderr, f"mismatch: {r.returncode} {r.stderr}")
+    if r.stdout:
+        cases = {c["name"]: c for c in json.loads(r.stdout)["cases"]}
+        bad = cases["reduce/sum/f32/64x64/axis=None/baseline=numpy"]["baseline"]
+        check(bad["check"] == "mismatch" and bad["error_ratio"] > 1 and bad["detail"],
+              f"mismatch recorded: {bad}")
+        good = cases["reduce/argmax/f32/64x64/axis=None/baseline=numpy"]["baseline"]
+        check(good["check"] == "ok", f"argmax still agrees: {good}")
+
+
+def no_numpy(tmp):
+    fake = Path(tmp) / "fake"
+    fake.mkdir()
+    (fake / "numpy.py").write_text("raise ImportError('no numpy here')\n")
+    r = run(tmp, "-q", PYTHONPATH=str(fake))
+    check(r.returncode == 1 and "NumPy is not installed" in r.stderr
+          and "scripts/install-deps" in r.stderr and r.stdout == "",
+          f"without NumPy: {r.returncode} {r.stderr} {r.stdout}")
+    r = kbench("run", "--baseline", "pandas")
+    check(r.returncode == 2 and "bad --baseline 'pandas'" in r.stderr, f"bad library: {r.stderr}")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        agreeing_run(tmp)
+        wrong_numpy(tmp)
+        no_numpy(tmp)
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{checked - len(failures)} passed, {len(failures)} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,13 +1,14 @@
 # Entry points. Each installs what is missing first (scripts/install-deps is idempotent).
 #   make run      build the Release configuration into build/ and run the main job: kbench
-#                 info, then the quick benchmark selection into results/latest.{json,md}
+#                 info, then the quick benchmark selection with the NumPy baseline into
+#                 results/latest.{json,md}
 #   make test     Release, sanitizer, aarch64 (qemu) and fuzz builds, every test through CTest
 #   make install  PREFIX=/usr/local by default
 
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 PYTHON ?= $(shell command -v python3)
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
 CMAKE_COMMON = -DPython3_EXECUTABLE=$(PYTHON) -DKB_FUZZ_SECONDS=$(FUZZ_SECONDS)
 CTEST = ctest --output-on-failure -j $(JOBS)
 
@@ -17,7 +18,7 @@ CTEST = ctest --output-on-failure -j $(JOBS)
 run: build
 	./build/kbench info
 	mkdir -p results
-	./build/kbench run -o results/latest.json -o results/latest.md
+	./build/kbench run --baseline numpy -o results/latest.json -o results/latest.md
 
 deps:
 	@scripts/install-deps

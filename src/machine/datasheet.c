@@ -101,17 +101,20 @@ static kb_status split(const parser *p, const char *line, size_t length,
     }
 }
 
-/* A whole number in decimal or 0x hex within [min, max]; empty gives missing. */
+/* A whole number in decimal or 0x hex within [min, max]; empty gives missing. Decimal even
+ * with leading zeros (strtol's base 0 would read 010 as octal 8), and no sign or spaces. */
 static kb_status whole(const parser *p, int col, const char *text, long min, long max, long missing,
                        long *out) {
     if (!*text) {
         *out = missing;
         return KB_OK;
     }
+    bool digit = isdigit((unsigned char)text[0]);
+    bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
     errno = 0;
-    char *end;
-    long v = strtol(text, &end, 0);
-    if (errno || end == text || *end || v < min || v > max)
+    char *end = NULL;
+    long v = digit ? strtol(text, &end, hex ? 16 : 10) : 0;
+    if (!digit || errno || end == text || *end || v < min || v > max)
         return fail_at(p, "column %s: '%.40s' is not a whole number from %ld to %ld", columns[col],
                        text, min, max);
     *out = v;

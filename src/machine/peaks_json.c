@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,11 @@
  * 10^9 per second (GB/s, GFLOP/s), which people read; the round trip is exact to the 17
  * significant digits jansson writes, up to the one rounding of the scaling. */
 #define KB_PEAKS_FORMAT "kbench-peaks/1"
+
+/* What the reader accepts for counts of CPUs or threads (and line sizes), and for the size of
+ * one cache: far above any machine, far below where arithmetic on them overflows. */
+#define KB_PEAKS_MAX_CPUS (1 << 20)
+#define KB_PEAKS_MAX_CACHE_BYTES ((int64_t)1 << 40)
 
 static json_t *rate_json(const kb_rate *r, double scale) {
     return json_pack("{s:f, s:f, s:f, s:f}", "best", r->best * scale, "median", r->median * scale,
@@ -133,6 +139,9 @@ static kb_status read_rate(json_t *obj, const char *key, int repetitions, kb_rat
         return kb_fail(KB_EFORMAT, "peaks JSON: %s: %s", key, e.text);
     if (!(min >= 0 && min <= median && median <= max && max == best) || repetitions < 1)
         return bad("a rate is not ordered min <= median <= max = best");
+    /* Per second, the rate must still be a number that kb_peaks_to_json can write back. */
+    if (!isfinite(max * 1e9))
+        return bad("a rate is too large");
     r->best = best * 1e9;
     r->median = median * 1e9;
     r->min = min * 1e9;
@@ -147,8 +156,9 @@ static kb_status read_set(json_t *obj, kb_peak_set *set) {
     if (json_unpack_ex(obj, &e, JSON_STRICT, "{s:i, s:o, s:o}", "threads", &set->threads,
                        "bandwidth", &bw, "flops", &flops) != 0)
         return kb_fail(KB_EFORMAT, "peaks JSON: sets: %s", e.text);
-    if (set->threads < 1 || !json_is_array(bw) || !json_is_array(flops))
-        return bad("a set needs threads >= 1 and bandwidth and flops arrays");
+    if (set->threads < 1 || set->threads > KB_PEAKS_MAX_CPUS || !json_is_array(bw) ||
+        !json_is_array(flops))
+        return bad("a set needs threads from 1 to 1048576 and bandwidth and flops arrays");
     size_t i;
     json_t *item;
     json_array_foreach(bw, i, item) {
@@ -210,6 +220,8 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
     if (strcmp(format, KB_PEAKS_FORMAT) != 0)
         return kb_fail(KB_EFORMAT, "peaks JSON: format is '%.40s', not '%s'", format,
                        KB_PEAKS_FORMAT);
+    if (out->logical_cpus < 0 || out->logical_cpus > KB_PEAKS_MAX_CPUS)
+        return bad("logical_cpus is negative or implausibly large");
     out->quick = quick != 0;
     int level = find_name(simd, simd_name, KB_SIMD_LEVEL_COUNT);
     if (level < 0)
@@ -221,10 +233,11 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
         out->load_average = -1;
     else
         return bad("load_average is neither a number >= 0 nor null");
-    if (json_is_number(clock))
+    /* kb_peaks_to_json writes a clock it does not have (0) as null. */
+    if (json_is_number(clock) && json_number_value(clock) >= 0)
         out->clock_mhz = json_number_value(clock);
     else if (!json_is_null(clock))
-        return bad("clock_mhz is neither a number nor null");
+        return bad("clock_mhz is neither a number >= 0 nor null");
     struct tm tm;
     memset(&tm, 0, sizeof tm);
     const char *end = strptime(when, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -238,6 +251,15 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
                            "{s:I, s:i, s:i}", "size_bytes", &size, "line_size", &k->line_size,
                            "shared_by", &k->shared_by) != 0)
             return kb_fail(KB_EFORMAT, "peaks JSON: caches.%s: %s", cache_name(c), e.text);
+        /* Bounds far above any real cache and CPU count, which keep the capacities computed
+         * from them (size x instances, kb_level_capacity) within int64_t. */
+        if (size < 0 || size > KB_PEAKS_MAX_CACHE_BYTES || k->line_size < 0 ||
+            k->line_size > KB_PEAKS_MAX_CPUS || k->shared_by < 0 ||
+            k->shared_by > KB_PEAKS_MAX_CPUS)
+            return kb_fail(KB_EFORMAT,
+                           "peaks JSON: caches.%s: size_bytes, line_size or shared_by is negative "
+                           "or implausibly large",
+                           cache_name(c));
         k->size = size;
     }
     if (!json_is_array(sets) || json_array_size(sets) != KB_PEAKS_SET_COUNT)

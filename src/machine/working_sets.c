@@ -29,9 +29,12 @@ int64_t kb_level_capacity(const kb_cache caches[KB_CACHE_LEVEL_COUNT], kb_mem_le
     if (level >= KB_MEM_DRAM)
         return INT64_MAX;
     const kb_cache *c = &caches[cache_of[level]];
-    int per = c->shared_by > 0 ? c->shared_by : 1;
-    int64_t instances = threads < 1 ? 1 : (threads + per - 1) / per;
-    return c->size * instances;
+    if (c->size <= 0)
+        return 0;
+    /* In 64 bits and saturating: the caches may come from a peaks file. */
+    int64_t per = c->shared_by > 0 ? c->shared_by : 1;
+    int64_t instances = threads < 1 ? 1 : ((int64_t)threads + per - 1) / per;
+    return c->size > INT64_MAX / instances ? INT64_MAX : c->size * instances;
 }
 
 static int64_t physical_memory(void) {

@@ -187,6 +187,28 @@ static void malformed_tables_are_refused(void **state) {
     assert_non_null(strstr(kb_last_error(), "NUL"));
 }
 
+/* Whole numbers are decimal or 0x hex, as the file's comment says: leading zeros do not make
+ * octal (strtol's base 0 read 010 as 8 and refused 09), and signs and spaces are refused. */
+static void whole_numbers_are_decimal_or_hex(void **state) {
+    kb_datasheet d;
+    assert_int_equal(parse("x,X,,025,010 09 0x1A 0X1b,,,0016,,,,,,,s\n", &d), KB_OK);
+    assert_int_equal(d.rows[0].x86_family, 25);
+    assert_int_equal(d.rows[0].x86_model_count, 4);
+    assert_int_equal(d.rows[0].x86_models[0], 10);
+    assert_int_equal(d.rows[0].x86_models[1], 9);
+    assert_int_equal(d.rows[0].x86_models[2], 0x1a);
+    assert_int_equal(d.rows[0].x86_models[3], 0x1b);
+    assert_int_equal(d.rows[0].cores, 16);
+    kb_datasheet_free(&d);
+
+    assert_fails("x,X,,+25,,,,,,,,,,,s\n", "column x86_family: '+25' is not a whole number");
+    assert_fails("x,X,,-0,,,,,,,,,,,s\n", "column x86_family: '-0'");
+    assert_fails("x,X,,25,\t0x6a,,,,,,,,,,s\n", "column x86_models");
+    assert_fails("x,X,,25,0x,,,,,,,,,,s\n", "column x86_models: '0x'");
+    assert_fails("x,X,,25,0x-5,,,,,,,,,,s\n", "column x86_models: '0x-5'");
+    assert_fails("x,X,,25,,,,08x,,,,,,,s\n", "column cores: '08x'");
+}
+
 static void environment_replaces_the_table(void **state) {
     char path[256];
     const char *tmp = getenv("TMPDIR");
@@ -238,6 +260,7 @@ int main(void) {
         cmocka_unit_test(theoretical_peaks),
         cmocka_unit_test(a_minimal_table_parses),
         cmocka_unit_test(malformed_tables_are_refused),
+        cmocka_unit_test(whole_numbers_are_decimal_or_hex),
         cmocka_unit_test(environment_replaces_the_table),
         cmocka_unit_test(this_machine_is_described),
     };

@@ -238,6 +238,81 @@ static void damaged_files_are_errors(void **state) {
     free(text);
 }
 
+/* Peaks that kb_peaks_from_json accepts must write back with kb_peaks_to_json and read back
+ * the same (fuzz_peaks checks it for any input): a negative clock_mhz, which is written back as
+ * null, and a rate that overflows when scaled to units per second, which cannot be written
+ * back at all, are refused; a clock of 0 reads back as 0. */
+static void read_peaks_write_back(void **state) {
+    kb_peaks p = sample(), back, again;
+    char *text, *replaced;
+    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
+
+    char *clock = strstr(text, "\"clock_mhz\": 3712.5");
+    assert_non_null(clock);
+    memcpy(clock + 13, "-371.5", 6);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
+    assert_non_null(strstr(kb_last_error(), "clock_mhz"));
+    memcpy(clock + 13, "0.0000", 6);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);
+    assert_true(back.clock_mhz == 0);
+    free(text);
+    assert_int_equal(kb_peaks_to_json(&back, &replaced), KB_OK);
+    assert_non_null(strstr(replaced, "\"clock_mhz\": null"));
+    assert_int_equal(kb_peaks_from_json(replaced, &again), KB_OK);
+    free(replaced);
+    assert_same_peaks(&again, &back);
+
+    /* 1e300 GFLOP/s is 1e309 FLOP/s: past the largest double, so refused; 1e299 is not. */
+    p = sample();
+    p.sets[0].flops[KB_FLOP_F64][KB_SIMD_SCALAR] =
+        (kb_rate){1234.5e9, 1234.5e9, 1234.5e9, 1234.5e9, 1};
+    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
+    for (char *r = strstr(text, "1234.5"); r; r = strstr(r, "1234.5"))
+        memcpy(r, "1e+300", 6);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
+    assert_non_null(strstr(kb_last_error(), "too large"));
+    for (char *r = strstr(text, "1e+300"); r; r = strstr(r, "1e+300"))
+        memcpy(r, "1e+299", 6);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);
+    assert_true(back.sets[0].flops[KB_FLOP_F64][KB_SIMD_SCALAR].best > 9e307);
+    free(text);
+    assert_int_equal(kb_peaks_to_json(&back, &text), KB_OK);
+    assert_int_equal(kb_peaks_from_json(text, &again), KB_OK);
+    free(text);
+    assert_same_peaks(&again, &back);
+
+    /* Caches, CPU and thread counts out of any real range are refused (a cache of 2^62 bytes
+     * or shared by INT_MAX CPUs overflowed the roofline's capacities). */
+    static const struct {
+        const char *from, *to, *message;
+    } out_of_range[] = {
+        {"\"size_bytes\": 32768,", "\"size_bytes\": 4611686018427387904,", "caches.L1d"},
+        {"\"size_bytes\": 32768,", "\"size_bytes\": -1,", "caches.L1d"},
+        {"\"shared_by\": 2\n", "\"shared_by\": 2147483647\n", "caches.L3"},
+        {"\"line_size\": 64,", "\"line_size\": -64,", "caches.L1d"},
+        {"\"logical_cpus\": 2,", "\"logical_cpus\": -2,", "logical_cpus"},
+        {"\"threads\": 2,", "\"threads\": 2000000000,", "threads from 1 to"},
+    };
+    p = sample();
+    for (size_t i = 0; i < sizeof out_of_range / sizeof out_of_range[0]; i++) {
+        assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
+        char *at = strstr(text, out_of_range[i].from);
+        if (!at)
+            fail_msg("case %zu: no '%s' in %s", i, out_of_range[i].from, text);
+        size_t from = strlen(out_of_range[i].from), to = strlen(out_of_range[i].to);
+        replaced = malloc(strlen(text) + to + 1);
+        assert_non_null(replaced);
+        snprintf(replaced, strlen(text) + to + 1, "%.*s%s%s", (int)(at - text), text,
+                 out_of_range[i].to, at + from);
+        free(text);
+        assert_int_equal(kb_peaks_from_json(replaced, &back), KB_EFORMAT);
+        free(replaced);
+        if (!strstr(kb_last_error(), out_of_range[i].message))
+            fail_msg("case %zu: '%s' does not say '%s'", i, kb_last_error(),
+                     out_of_range[i].message);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(key_names_what_peaks_depend_on),
@@ -245,6 +320,7 @@ int main(void) {
         cmocka_unit_test(file_round_trip),
         cmocka_unit_test(json_round_trip),
         cmocka_unit_test(damaged_files_are_errors),
+        cmocka_unit_test(read_peaks_write_back),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -273,6 +273,26 @@ static void bounds_refuse_bad_arguments(void **state) {
                      KB_EINVAL);
 }
 
+/* Capacities saturate rather than overflow (fuzz_peaks found the overflow with caches from a
+ * peaks file): a huge cache times many instances, a huge thread count, a cache shared by
+ * INT_MAX CPUs; an unknown or negative size is no capacity. */
+static void capacities_do_not_overflow(void **state) {
+    kb_peaks m = measured();
+    kb_roofline_peaks p;
+    m.caches[KB_CACHE_L1D] = (kb_cache){(int64_t)1 << 62, 64, 1};
+    m.caches[KB_CACHE_L2] = (kb_cache){1 << 20, 64, INT32_MAX};
+    m.caches[KB_CACHE_L3] = (kb_cache){-5, 64, 8};
+    assert_int_equal(
+        kb_roofline_peaks_from(&m, INT32_MAX, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p), KB_OK);
+    assert_true(p.capacity[KB_MEM_L1] == INT64_MAX);
+    assert_int_equal(p.capacity[KB_MEM_L2], 1 << 20);
+    assert_int_equal(p.capacity[KB_MEM_L3], 0);
+    assert_int_equal(kb_roofline_peaks_from(&m, 4, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    assert_true(p.capacity[KB_MEM_L1] == INT64_MAX);
+    assert_int_equal(p.capacity[KB_MEM_L2], 1 << 20);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memory_bound_in_dram),
@@ -289,6 +309,7 @@ int main(void) {
         cmocka_unit_test(flag_names),
         cmocka_unit_test(bounds_between_thread_counts),
         cmocka_unit_test(bounds_refuse_bad_arguments),
+        cmocka_unit_test(capacities_do_not_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

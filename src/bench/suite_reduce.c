@@ -196,9 +196,13 @@ static int one_d_shapes(const kb_machine *m, kb_dtype dtype, bool quick, shape_a
 
 static int shapes_for(const kb_machine *m, kb_dtype dtype, bool quick, shape_axes *out) {
     static const shape_axes full[] = {
-        {"64x64", {"None", "0", "1", NULL}},     {"1024x1024", {"None", "0", "1", NULL}},
-        {"4096x4096", {"None", "0", "1", NULL}}, {"100000x32", {"None", "0", "1", NULL}},
-        {"32x100000", {"None", "0", "1", NULL}}, {"1000000x4", {"None", "0", "1", NULL}},
+        {"8", {"None", NULL}},
+        {"64x64", {"None", "0", "1", NULL}},
+        {"1024x1024", {"None", "0", "1", NULL}},
+        {"4096x4096", {"None", "0", "1", NULL}},
+        {"100000x32", {"None", "0", "1", NULL}},
+        {"32x100000", {"None", "0", "1", NULL}},
+        {"1000000x4", {"None", "0", "1", NULL}},
     };
     static const shape_axes quick_2d[] = {
         {"64x64", {"None", NULL}},
@@ -223,24 +227,58 @@ static double case_cost(const char *shape, kb_dtype dtype) {
     return 1 + bytes / (32.0 * 1024 * 1024);
 }
 
-kb_status kb_suite_reduce_add(kb_bench_plan *plan, const char *suite, int quick) {
-    const char *simd[KB_SIMD_LEVEL_COUNT + 2];
-    int nsimd = 0;
-    simd[nsimd++] = "scalar";
-    for (int l = 1; l < KB_SIMD_LEVEL_COUNT; l++)
-        if (kb_simd_available((kb_simd_level)l))
-            simd[nsimd++] = kb_simd_name((kb_simd_level)l);
-    simd[nsimd++] = "auto";
-    char all_cores[16];
-    int cores = kb_usable_cores();
-    snprintf(all_cores, sizeof all_cores, "%d", cores);
-    const char *threads[2] = {"1", all_cores};
-    int nthreads = cores > 1 ? 2 : 1;
+/* Cases quick adds to its grid, so that one quick run measures every performance target of
+ * docs/reductions.md: var, narrow rows and the cost of a tiny call. */
+typedef struct quick_extra {
+    const char *op, *dtype, *shape, *axis;
+} quick_extra;
 
+static const quick_extra quick_extras[] = {
+    {"var", "f32", "1024x1024", "None"},
+    {"sum", "f32", "1000000x4", "1"},
+    {"sum", "f32", "8", "None"},
+};
+
+/* The case of op, dtype, shape and axis at every SIMD level and thread count. */
+typedef struct impl_axes {
+    const char *simd[KB_SIMD_LEVEL_COUNT + 2];
+    int nsimd;
+    const char *threads[2];
+    int nthreads;
+    char all_cores[16];
+} impl_axes;
+
+static kb_status add_case(kb_bench_plan *plan, const impl_axes *ia, const char *op,
+                          const char *dtype_name, const char *shape, const char *axis) {
     static const char *const names[] = {"op", "dtype", "shape", "axis", "simd", "threads"};
     static const unsigned flags[] = {KB_BENCH_AXIS_BARE,           KB_BENCH_AXIS_BARE,
                                      KB_BENCH_AXIS_BARE,           0,
                                      KB_BENCH_AXIS_IMPLEMENTATION, KB_BENCH_AXIS_IMPLEMENTATION};
+    kb_dtype dtype;
+    kb_dtype_from_name(dtype_name, &dtype);
+    double cost = case_cost(shape, dtype);
+    kb_status st = KB_OK;
+    for (int i = 0; i < ia->nsimd && st == KB_OK; i++)
+        for (int t = 0; t < ia->nthreads && st == KB_OK; t++) {
+            const char *values[] = {op, dtype_name, shape, axis, ia->simd[i], ia->threads[t]};
+            st = kb_plan_add_case(plan, &reduce_def, 6, names, values, flags, cost);
+        }
+    return st;
+}
+
+kb_status kb_suite_reduce_add(kb_bench_plan *plan, const char *suite, int quick) {
+    impl_axes ia = {.nsimd = 0};
+    ia.simd[ia.nsimd++] = "scalar";
+    for (int l = 1; l < KB_SIMD_LEVEL_COUNT; l++)
+        if (kb_simd_available((kb_simd_level)l))
+            ia.simd[ia.nsimd++] = kb_simd_name((kb_simd_level)l);
+    ia.simd[ia.nsimd++] = "auto";
+    int cores = kb_usable_cores();
+    snprintf(ia.all_cores, sizeof ia.all_cores, "%d", cores);
+    ia.threads[0] = "1";
+    ia.threads[1] = ia.all_cores;
+    ia.nthreads = cores > 1 ? 2 : 1;
+
     kb_machine machine;
     kb_machine_probe(&machine);
     int before = kb_bench_plan_size(plan);
@@ -251,17 +289,14 @@ kb_status kb_suite_reduce_add(kb_bench_plan *plan, const char *suite, int quick)
             kb_dtype_from_name(*dt, &dtype);
             shape_axes shapes[max_shapes];
             int nshapes = shapes_for(&machine, dtype, quick, shapes);
-            for (int s = 0; s < nshapes && st == KB_OK; s++) {
-                double cost = case_cost(shapes[s].shape, dtype);
+            for (int s = 0; s < nshapes && st == KB_OK; s++)
                 for (const char *const *ax = shapes[s].axes; *ax && st == KB_OK; ax++)
-                    for (int i = 0; i < nsimd && st == KB_OK; i++)
-                        for (int t = 0; t < nthreads && st == KB_OK; t++) {
-                            const char *values[] = {*op, *dt,     shapes[s].shape,
-                                                    *ax, simd[i], threads[t]};
-                            st = kb_plan_add_case(plan, &reduce_def, 6, names, values, flags, cost);
-                        }
-            }
+                    st = add_case(plan, &ia, *op, *dt, shapes[s].shape, *ax);
         }
     }
+    for (size_t i = 0; quick && i < sizeof quick_extras / sizeof quick_extras[0] && st == KB_OK;
+         i++)
+        st = add_case(plan, &ia, quick_extras[i].op, quick_extras[i].dtype, quick_extras[i].shape,
+                      quick_extras[i].axis);
     return kb_plan_finish_suite(plan, before, suite, st);
 }

@@ -101,6 +101,15 @@ typedef struct kb_compare_difference {
 
 #define KB_COMPARE_MAX_DIFFERENCES 16
 
+/* A side whose results file records the `load` environment warning: other work competed for
+ * the machine, so its timings shift between runs and a regression may be a false alarm. */
+typedef struct kb_compare_load {
+    bool under_load;
+    double load_average; /* 1-minute; NaN when the warning's message does not say */
+    int cores;           /* usable cores; 0 when the message does not say */
+    char message[192];   /* the warning's message, as recorded */
+} kb_compare_load;
+
 typedef struct kb_comparison {
     double threshold, alpha;
     int nfilters;
@@ -109,7 +118,8 @@ typedef struct kb_comparison {
     char format[24];               /* "kbench" or "google-benchmark" */
     int ndifferences;              /* allowed only with allow_different_machines */
     kb_compare_difference differences[KB_COMPARE_MAX_DIFFERENCES];
-    int ncases; /* BASE's order, then the cases only in NEW */
+    kb_compare_load base_load, head_load; /* kbench files only: Google Benchmark has no warning */
+    int ncases;                           /* BASE's order, then the cases only in NEW */
     kb_compare_case *cases;
     int counts[KB_VERDICT_COUNT];
     kb_compare_mean overall;
@@ -134,6 +144,11 @@ void kb_comparison_free(kb_comparison *comparison);
 
 /* True when some case regressed. */
 bool kb_comparison_regressed(const kb_comparison *comparison);
+
+/* For a side measured under load (head: NEW, else BASE), the sentence that says so: "LABEL was
+ * measured under load (1-minute load average X on N cores): timings shift between runs and
+ * regressions may be false alarms". False, and buf empty, for a side that was not. */
+bool kb_comparison_load_note(const kb_comparison *comparison, bool head, char *buf, size_t size);
 
 /* Writes the comparison as a terminal table (colour: ANSI colours for verdicts), markdown for
  * a pull-request comment, or JSON (docs/compare.md); KB_EUNSUPPORTED for CSV. */

@@ -74,7 +74,9 @@ typedef struct kb_roofline {
     double percent_of_bound;       /* bound_seconds / seconds x 100 */
     double percent_of_bandwidth;   /* of the level's bandwidth */
     double percent_of_flops;       /* of the FLOP peak */
-    double peak_bytes_per_second;  /* the level's bandwidth it was held against; 0: unknown */
+    /* The bandwidth it was held against: the level's, raised for a working set that partly
+     * fits the cache above (see docs/roofline.md); 0: unknown. */
+    double peak_bytes_per_second;
     double peak_flops_per_second;  /* the FLOP peak it was held against; 0: unknown */
     bool memory_bound;             /* the bandwidth term is the larger (ties: memory) */
     bool bound_known;              /* false when a peak it needs is unknown: the percentages

@@ -1,3 +1,5 @@
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "bench/env_checks.h"
@@ -12,6 +14,9 @@ static void check_hypervisor(const kb_env_inputs *inputs, kb_env_report *report)
         kb_env_add(report, KB_ENV_HYPERVISOR, "running under a hypervisor (%s)", name);
 }
 
+/* The message of a `load` warning, written here and read back by kb_env_load_parse. */
+#define LOAD_MESSAGE "1-minute load average %.2f is above half of the %d usable cores"
+
 /* Other runnable work competes for cores and memory bandwidth. Half the cores leaves room
  * for the benchmark's own threads on a machine that is otherwise idle. */
 static void check_load(const kb_env_inputs *inputs, kb_env_report *report) {
@@ -24,9 +29,18 @@ static void check_load(const kb_env_inputs *inputs, kb_env_report *report) {
     if (end == text)
         return;
     if (load > inputs->usable_cores / 2.0)
-        kb_env_add(report, KB_ENV_LOAD,
-                   "1-minute load average %.2f is above half of the %d usable cores", load,
-                   inputs->usable_cores);
+        kb_env_add(report, KB_ENV_LOAD, LOAD_MESSAGE, load, inputs->usable_cores);
+}
+
+bool kb_env_load_parse(const char *message, double *load, int *cores) {
+    /* LOAD_MESSAGE with the numbers read rather than written; %n proves the whole text
+     * matched, up to its last word. */
+    int end = -1;
+    if (sscanf(message, "1-minute load average %lf is above half of the %d usable cores%n", load,
+               cores, &end) != 2 ||
+        end < 0 || message[end] != '\0')
+        return false;
+    return *cores > 0 && *load >= 0 && isfinite(*load);
 }
 
 /* With ASLR the stack and heap start at different addresses each run, so alignment (and with

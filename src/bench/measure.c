@@ -325,9 +325,13 @@ static kb_status fill_baseline_result(kb_impl *m, const kb_bench_spec *lead,
         if (!r->params[i].name || !r->params[i].value)
             return kb_fail(KB_ENOMEM, "out of memory");
     }
+    /* The library picks its own instructions: it is held against the best level this CPU
+     * has, the highest peak. */
     kb_simd_level level = KB_SIMD_SCALAR;
-    kb_simd_current(&level);
-    r->simd = level; /* kbench's, in force meanwhile; it does not change the baseline */
+    for (int l = 1; l < KB_SIMD_LEVEL_COUNT; l++)
+        if (kb_simd_available((kb_simd_level)l) && kb_fma_available((kb_simd_level)l))
+            level = (kb_simd_level)l;
+    r->simd = level;
     r->threads = m->threads_used;
     r->bytes_per_call = group->bytes_per_call;
     r->flops_per_call = group->flops_per_call;

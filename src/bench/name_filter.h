@@ -6,10 +6,11 @@
 
 #include "kbench/error.h"
 
-/* The --filter rule of `kbench run`, for lists of case names other than a plan's (the cases
- * of two results files in `kbench compare`): POSIX extended regular expressions found anywhere
- * in the name; one starting with '-' excludes what the rest matches; a name is kept when it
- * matches an including pattern (or there is none) and no excluding one. */
+/* The --filter rule, the one place it is written: `kbench run` applies it to a plan's cases
+ * (kb_bench_plan_filter) and `kbench compare` to the cases of two results files. POSIX
+ * extended regular expressions found anywhere in the name; one starting with '-' excludes what
+ * the rest matches; a name is kept when it matches an including pattern (or there is none) and
+ * no excluding one. */
 typedef struct kb_name_filter {
     int count;
     regex_t *re;

@@ -195,6 +195,10 @@ int kb_cmd_compare(int argc, char **argv) {
                 "kbench compare: warning: %s and %s come from different machines or "
                 "builds; compared as --allow-different-machines asks\n",
                 c.base_label, c.head_label);
+    char note[512];
+    for (int head = 0; head < 2 && status == KB_EXIT_OK; head++)
+        if (kb_comparison_load_note(&c, head, note, sizeof note))
+            fprintf(stderr, "kbench compare: warning: %s\n", note);
     if (status == KB_EXIT_OK && fail_on_regression && kb_comparison_regressed(&c)) {
         fprintf(stderr, "kbench compare: %d case%s regressed\n", c.counts[KB_VERDICT_REGRESSED],
                 c.counts[KB_VERDICT_REGRESSED] == 1 ? "" : "s");

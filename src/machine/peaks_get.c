@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/fail.h"
@@ -9,6 +10,16 @@ static void warn(kb_peaks_source *src, const char *what) {
     size_t used = strlen(src->cache_warning);
     snprintf(src->cache_warning + used, sizeof src->cache_warning - used, "%s%s: %s",
              used ? "; " : "", what, kb_last_error());
+}
+
+/* Peaks measured while other work held the cores are too low, and every later result would be
+ * held against them: such peaks stand only until the machine is quieter than it was then. */
+static bool quieter_now(const kb_peaks *cached, int cores) {
+    double load[1];
+    if (cached->load_average < 0 || cached->load_average <= 0.5 * cores ||
+        getloadavg(load, 1) != 1)
+        return false;
+    return load[0] < cached->load_average - 0.5;
 }
 
 kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *out,
@@ -36,7 +47,7 @@ kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *
         if (kb_peaks_cache_read(src->cache_path, src->cache_key, out, &found) != KB_OK)
             warn(src, "ignoring the cache");
         /* Peaks from --quick's short measurements do not stand in for full ones. */
-        else if (found && (o.quick || !out->quick)) {
+        else if (found && (o.quick || !out->quick) && !quieter_now(out, kb_usable_cores())) {
             src->reused = true;
             return KB_OK;
         }

@@ -12,6 +12,23 @@ static kb_mem_level level_of(int64_t working_set, const kb_roofline_peaks *p) {
     return KB_MEM_DRAM;
 }
 
+/* A working set beyond a cache's capacity still finds up to that capacity in it: at best a
+ * fraction capacity / working set of the bytes comes from the cache above, at its bandwidth,
+ * and the rest from the level the working set lives in. (A 64 MiB array read over and over
+ * with 32 MiB of L3 is served half from L3, and runs well above the DRAM peak.) Optimistic,
+ * as a bound must be. */
+static double level_bandwidth(const kb_roofline_peaks *p, kb_mem_level level, int64_t ws) {
+    double own = p->bytes_per_second[level];
+    if (level == KB_MEM_L1 || own <= 0 || ws <= 0)
+        return own;
+    double above = p->bytes_per_second[level - 1];
+    int64_t capacity = p->capacity[level - 1];
+    if (above <= own || capacity <= 0)
+        return own;
+    double cached = fmin(1, (double)capacity / (double)ws);
+    return 1 / (cached / above + (1 - cached) / own);
+}
+
 static double percent(double achieved, double peak) {
     return peak > 0 ? 100.0 * achieved / peak : NAN;
 }
@@ -33,7 +50,8 @@ kb_status kb_roofline_compute(const kb_roofline_input *in, const kb_roofline_pea
     out->intensity = in->flops == 0 ? 0 : in->bytes == 0 ? INFINITY : in->flops / in->bytes;
     out->level = level_of(in->working_set_bytes, peaks);
 
-    double bandwidth = peaks->bytes_per_second[out->level], flops = peaks->flops_per_second;
+    double bandwidth = level_bandwidth(peaks, out->level, in->working_set_bytes);
+    double flops = peaks->flops_per_second;
     out->peak_bytes_per_second = bandwidth;
     out->peak_flops_per_second = flops;
     out->percent_of_bandwidth = in->bytes == 0 ? 0 : percent(out->bytes_per_second, bandwidth);

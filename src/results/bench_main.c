@@ -247,6 +247,13 @@ static int check_plausible(const char *program, const kb_bench_options *o,
                 KB_ROOFLINE_LOW_PERCENT);
     if (impossible == 0)
         return EXIT_OK;
+    const kb_peaks *p = &results->context.peaks;
+    if (results->context.has_peaks && p->load_average > 0.5 * results->context.usable_cores)
+        fprintf(stderr,
+                "%s: the peaks were measured under load (1-minute load average %.2f on %d "
+                "cores), which lowers them: measure them again on a quiet machine with `kbench "
+                "peaks --refresh`\n",
+                program, p->load_average, results->context.usable_cores);
     fprintf(stderr,
             "%s: %s%d result%s above 100%% of the roofline bound (impossible); the first, %s, at "
             "%.1f%%: a byte or FLOP count is wrong, the compiler removed work, or the peaks are "

@@ -270,6 +270,8 @@ static kb_status compare_inputs(const kb_compare_input *base, const char *base_l
     snprintf(out->format, sizeof out->format, "%s", base->format);
     if ((st = check_machines(base, head, o, out)) != KB_OK)
         return st;
+    out->base_load = base->load;
+    out->head_load = head->load;
     kb_name_filter filter;
     if ((st = kb_name_filter_init(&filter, o->filters, o->nfilters)) != KB_OK)
         return st;

@@ -1,9 +1,11 @@
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/env_checks.h"
 #include "core/fail.h"
 #include "results/compare_input.h"
 #include "results/json.h"
@@ -62,10 +64,26 @@ static void machine_facts(const kb_bench_context *c, kb_compare_input *in) {
     kb_compare_input_fact(in, "sanitizers", true, "%s", b->sanitizers ? "on" : "off");
 }
 
+/* The `load` warning, with its numbers when the message gives them. */
+static void load_of(const kb_env_report *env, kb_compare_load *load) {
+    for (int i = 0; i < env->count; i++) {
+        const kb_env_warning *w = &env->warnings[i];
+        if (w->code != KB_ENV_LOAD)
+            continue;
+        load->under_load = true;
+        snprintf(load->message, sizeof load->message, "%s", w->message);
+        if (!kb_env_load_parse(w->message, &load->load_average, &load->cores)) {
+            load->load_average = NAN;
+            load->cores = 0;
+        }
+    }
+}
+
 kb_status kb_compare_input_from_results(const kb_results *results, kb_compare_input *out) {
     memset(out, 0, sizeof *out);
     out->format = "kbench";
     machine_facts(&results->context, out);
+    load_of(&results->context.env, &out->load);
     out->sets = calloc((size_t)results->ncases + 1, sizeof *out->sets);
     if (!out->sets)
         return kb_fail(KB_ENOMEM, "out of memory");

@@ -31,6 +31,7 @@ typedef struct kb_compare_input {
     const char *format; /* "kbench" or "google-benchmark" */
     int nfacts;
     kb_compare_fact facts[KB_COMPARE_MAX_FACTS];
+    kb_compare_load load;
     int nsets;
     kb_sample_set *sets;
 } kb_compare_input;

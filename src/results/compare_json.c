@@ -45,6 +45,23 @@ static json_t *one_case(const kb_compare_case *c) {
                      c->error ? json_string(c->error) : json_null());
 }
 
+/* The sides measured under load, each with its note. */
+static json_t *under_load(const kb_comparison *c) {
+    json_t *a = json_array();
+    char note[512];
+    for (int head = 0; head < 2 && a; head++) {
+        if (!kb_comparison_load_note(c, head, note, sizeof note))
+            continue;
+        const kb_compare_load *l = head ? &c->head_load : &c->base_load;
+        json_array_append_new(a, json_pack("{ss so so ss ss}", "side", head ? "new" : "base",
+                                           "load_average", number(l->load_average, l->cores > 0),
+                                           "cores",
+                                           l->cores > 0 ? json_integer(l->cores) : json_null(),
+                                           "message", l->message, "note", note));
+    }
+    return a;
+}
+
 static json_t *build(const kb_comparison *c) {
     json_t *filters = json_array(), *diffs = json_array(), *cases = json_array(),
            *ops = json_array();
@@ -64,10 +81,11 @@ static json_t *build(const kb_comparison *c) {
     json_t *settings = json_pack("{sf sf sf si so}", "threshold", c->threshold, "alpha", c->alpha,
                                  "ci_level", KB_COMPARE_LEVEL, "bootstrap_resamples",
                                  KB_RATIO_CI_RESAMPLES, "filters", filters);
-    return json_pack("{ss si ss ss ss so sb so so so}", "schema", "kbench-compare",
+    return json_pack("{ss si ss ss ss so sb so so so so}", "schema", "kbench-compare",
                      "schema_version", 1, "format", c->format, "base", c->base_label, "new",
                      c->head_label, "settings", settings, "different_machines", c->ndifferences > 0,
-                     "differences", diffs, "summary", summary, "cases", cases);
+                     "differences", diffs, "under_load", under_load(c), "summary", summary, "cases",
+                     cases);
 }
 
 kb_status kb_compare_json(const kb_comparison *c, FILE *out) {

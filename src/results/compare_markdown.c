@@ -86,6 +86,13 @@ kb_status kb_compare_markdown(const kb_comparison *c, FILE *out) {
         }
         fputc('\n', out);
     }
+    char note[512];
+    for (int head = 0; head < 2; head++)
+        if (kb_comparison_load_note(c, head, note, sizeof note)) {
+            fputs("- **warning**: ", out);
+            cell(out, note);
+            fputc('\n', out);
+        }
     if (c->overall.ncases > 0) {
         fputs("\n| op | cases | geometric mean | verdicts |\n|---|---:|---:|---|\n", out);
         for (int i = 0; i < c->nops; i++) {

@@ -44,6 +44,28 @@ void kb_compare_counts_text(const int counts[KB_VERDICT_COUNT], char *buf, size_
         snprintf(buf, size, "no cases");
 }
 
+bool kb_comparison_load_note(const kb_comparison *comparison, bool head, char *buf, size_t size) {
+    const kb_compare_load *l = head ? &comparison->head_load : &comparison->base_load;
+    const char *label = head ? comparison->head_label : comparison->base_label;
+    if (size > 0)
+        buf[0] = '\0';
+    if (!l->under_load)
+        return false;
+    char why[224];
+    if (l->cores > 0)
+        snprintf(why, sizeof why, " (1-minute load average %.2f on %d cores)", l->load_average,
+                 l->cores);
+    else if (l->message[0])
+        snprintf(why, sizeof why, " (%s)", l->message);
+    else
+        why[0] = '\0';
+    snprintf(buf, size,
+             "%s was measured under load%s: timings shift between runs and regressions may be "
+             "false alarms",
+             label, why);
+    return true;
+}
+
 kb_status kb_comparison_print(const kb_comparison *comparison, kb_results_format format,
                               bool colour, FILE *out) {
     kb_status st;

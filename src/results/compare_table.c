@@ -40,6 +40,10 @@ static void header(const kb_comparison *c, FILE *out) {
                     c->differences[i].base, c->differences[i].head);
         fputc('\n', out);
     }
+    char note[512];
+    for (int head = 0; head < 2; head++)
+        if (kb_comparison_load_note(c, head, note, sizeof note))
+            fprintf(out, "warning: %s\n", note);
 }
 
 kb_status kb_compare_table(const kb_comparison *c, bool colour, FILE *out) {

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "bench/env_checks.h"
 #include "fake_tree.h"
 #include "kbench/environment.h"
 
@@ -148,6 +149,16 @@ static void high_load_warns(void **state) {
     kb_env_report r = check(t, 4, &release_build);
     assert_int_equal(r.count, 1);
     assert_non_null(strstr(message_of(&r, KB_ENV_LOAD), "3.50"));
+    /* `kbench compare` reads the numbers back from the message. */
+    double load = 0;
+    int cores = 0;
+    assert_true(kb_env_load_parse(message_of(&r, KB_ENV_LOAD), &load, &cores));
+    assert_true(load == 3.5 && cores == 4);
+    assert_false(kb_env_load_parse("busy", &load, &cores));
+    assert_false(kb_env_load_parse(
+        "1-minute load average 3.50 is above half of the 4 usable cores, and more", &load, &cores));
+    assert_false(kb_env_load_parse("1-minute load average nan is above half of the 4 usable cores",
+                                   &load, &cores));
     r = check(t, 8, &release_build); /* 3.5 is under half of 8 */
     assert_int_equal(r.count, 0);
     r = check(t, 0, &release_build); /* no core count: the check is skipped */

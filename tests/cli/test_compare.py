@@ -1,6 +1,6 @@
 """End-to-end checks of `kbench compare`: a tiny `kbench run` gives a results file, and copies
 of it edited by hand (samples scaled by a known factor, cases removed, renamed or failed, the
-machine changed) give every verdict; formats (JSON parses, markdown has its tables, no colour
+machine changed, a load warning added) give every verdict; formats (JSON parses, markdown has its tables, no colour
 off a terminal), --fail-on-regression, --filter, --threshold, exit status 2 with one line on
 stderr for bad input, and the Google Benchmark fixtures in tests/cli/data. Timings are never
 checked: the edits are far beyond any noise.
@@ -205,6 +205,41 @@ def main():
         check("different machines" in r.stdout, "the table says the machines differ")
         r = kbench("compare", base_path, other_path, "--allow-different-machines", "--format", "md")
         check("different machines" in r.stdout, "the markdown says the machines differ")
+
+        # A side measured under load: a warning on stderr, a note in every format.
+        quiet = copy.deepcopy(base)
+        quiet["context"]["environment_warnings"] = [
+            w for w in quiet["context"]["environment_warnings"] if w["code"] != "load"]
+        loaded = copy.deepcopy(quiet)
+        loaded["context"]["environment_warnings"].append(
+            {"code": "load", "message": "1-minute load average 5.25 is above half of the 2 usable cores"})
+        quiet_path, loaded_path = os.path.join(tmp, "quiet.json"), os.path.join(tmp, "loaded.json")
+        save(quiet_path, quiet)
+        save(loaded_path, loaded)
+        note = (f"{loaded_path} was measured under load (1-minute load average 5.25 on 2 cores): "
+                "timings shift between runs and regressions may be false alarms")
+        r = kbench("compare", loaded_path, quiet_path, "--format", "json")
+        doc = json.loads(r.stdout)
+        check(r.returncode == 0 and f"kbench compare: warning: {note}" in r.stderr.splitlines(),
+              f"load warning on stderr: {r.returncode} {r.stderr!r}")
+        check(doc["under_load"] == [{"side": "base", "load_average": 5.25, "cores": 2,
+                                     "message": loaded["context"]["environment_warnings"][-1]["message"],
+                                     "note": note}], f"under_load in JSON: {doc['under_load']}")
+        r = kbench("compare", quiet_path, loaded_path, "--format", "markdown")
+        check(f"- **warning**: {note}" in r.stdout.splitlines(), f"load note in markdown: {r.stdout!r}")
+        check(f"warning: {note}" in kbench("compare", quiet_path, loaded_path).stdout,
+              "load note in the table")
+        r = kbench("compare", quiet_path, quiet_path, "--format", "json")
+        check(json.loads(r.stdout)["under_load"] == [] and "under load" not in r.stderr,
+              f"no load, no note: {r.stderr!r}")
+        # A message this kbench does not write: no numbers, the message itself.
+        loaded["context"]["environment_warnings"][-1]["message"] = "busy"
+        save(loaded_path, loaded)
+        r = kbench("compare", quiet_path, loaded_path, "--format", "json")
+        doc = json.loads(r.stdout)
+        check(doc["under_load"][0]["side"] == "new" and doc["under_load"][0]["cores"] is None and
+              f"{loaded_path} was measured under load (busy): " in r.stderr,
+              f"load without numbers: {doc['under_load']} {r.stderr!r}")
 
         # Bad input: one line on stderr, exit 2.
         one_line_error(kbench("compare", base_path, os.path.join(tmp, "absent.json")), "missing",

@@ -34,6 +34,15 @@ static kb_roofline_peaks test_peaks(void) {
     return p;
 }
 
+/* The bandwidth bound of a working set a fraction f of which fits the level above. */
+static double mixed(double above, double own, double f) {
+    return 1 / (f / above + (1 - f) / own);
+}
+
+/* 1 GiB in DRAM, 1/32 of which fits the 32 MiB of L3. */
+#define DRAM_WS ((int64_t)1 << 30)
+#define DRAM_BW mixed(30e9, 10e9, 1.0 / 32)
+
 static kb_roofline compute(double seconds, double bytes, double flops, int64_t ws) {
     kb_roofline_peaks p = test_peaks();
     kb_roofline_input in = {seconds, bytes, flops, ws, 0};
@@ -43,23 +52,31 @@ static kb_roofline compute(double seconds, double bytes, double flops, int64_t w
 }
 
 static void memory_bound_in_dram(void **state) {
-    /* 8 MB and 1 MFLOP in 1 ms, 64 MiB working set: 8 GB/s, 1 GFLOP/s, 0.125 FLOP/byte. The
-     * bytes need 8e6 / 10e9 = 0.8 ms, the FLOPs 1e6 / 200e9 = 5 us: memory-bound, bound 0.8 ms,
-     * 80% of it; 80% of DRAM bandwidth, 0.5% of the FLOP peak; bound at that intensity
-     * 0.125 x 10e9 = 1.25 GFLOP/s. */
-    kb_roofline r = compute(1e-3, 8e6, 1e6, 64 << 20);
+    /* 8 MB and 1 MFLOP in 1 ms, 1 GiB working set (32 times the 32 MiB of L3, which serves at
+     * most 1/32 of it): 8 GB/s, 1 GFLOP/s, 0.125 FLOP/byte. The bandwidth bound is
+     * 1 / (1/32 / 30e9 + 31/32 / 10e9) = 10.213e9 (written as 10e9 x 480/470 below): the
+     * bytes need 0.7833 ms, the FLOPs 1e6 / 200e9 = 5 us: memory-bound, 78.33% of the bound
+     * and of that bandwidth, 0.5% of the FLOP peak; bound at that intensity 0.125 x 10.213e9. */
+    kb_roofline r = compute(1e-3, 8e6, 1e6, (int64_t)1 << 30);
+    double bandwidth = DRAM_BW;
+    assert_near(bandwidth, 10e9 * 480 / 470);
+    assert_near(r.peak_bytes_per_second, bandwidth);
     assert_int_equal(r.level, KB_MEM_DRAM);
     assert_near(r.bytes_per_second, 8e9);
     assert_near(r.flops_per_second, 1e9);
     assert_near(r.intensity, 0.125);
-    assert_near(r.bound_seconds, 8e-4);
-    assert_near(r.bound_flops_per_second, 1.25e9);
-    assert_near(r.percent_of_bound, 80);
-    assert_near(r.percent_of_bandwidth, 80);
+    assert_near(r.bound_seconds, 8e6 / bandwidth);
+    assert_near(r.bound_flops_per_second, 0.125 * bandwidth);
+    assert_near(r.percent_of_bound, 8e9 / bandwidth * 100);
+    assert_near(r.percent_of_bandwidth, 8e9 / bandwidth * 100);
     assert_near(r.percent_of_flops, 0.5);
     assert_true(r.memory_bound);
     assert_true(r.bound_known);
     assert_int_equal(r.flags, 0);
+    /* 64 MiB: half of it may come from L3, 1 / (0.5 / 30e9 + 0.5 / 10e9) = 15 GB/s; 16 MiB
+     * is in L3, an eighth of it may come from L2. */
+    assert_near(compute(1e-3, 8e6, 0, 64 << 20).peak_bytes_per_second, 15e9);
+    assert_near(compute(1e-3, 8e6, 0, 16 << 20).peak_bytes_per_second, mixed(50e9, 30e9, 0.125));
 }
 
 static void compute_bound_in_l1_is_suspicious_high(void **state) {
@@ -78,9 +95,9 @@ static void compute_bound_in_l1_is_suspicious_high(void **state) {
 }
 
 static void above_the_bound_is_impossible(void **state) {
-    /* The DRAM case in 0.5 ms: 16 GB/s against 10 GB/s, 160% of the bound; impossible only,
-     * not also suspicious-high. */
-    kb_roofline r = compute(5e-4, 8e6, 1e6, 64 << 20);
+    /* The DRAM case 1.6 times faster than its bound: 160%; impossible only, not also
+     * suspicious-high. */
+    kb_roofline r = compute(8e6 / DRAM_BW / 1.6, 8e6, 1e6, DRAM_WS);
     assert_near(r.percent_of_bound, 160);
     assert_near(r.percent_of_bandwidth, 160);
     assert_int_equal(r.flags, KB_ROOFLINE_IMPOSSIBLE);
@@ -88,17 +105,18 @@ static void above_the_bound_is_impossible(void **state) {
 
 static void thresholds(void **state) {
     /* Exactly 100% (the same double over itself) is possible, if suspicious; either side of
-     * 90% and 10%. The bound is 8e6 / 10e9 = 0.8 ms. */
-    assert_int_equal(compute(8e-4, 8e6, 0, 64 << 20).flags, KB_ROOFLINE_SUSPICIOUS_HIGH);
-    assert_int_equal(compute(8e-4 / 0.901, 8e6, 0, 64 << 20).flags, KB_ROOFLINE_SUSPICIOUS_HIGH);
-    assert_int_equal(compute(8e-4 / 0.899, 8e6, 0, 64 << 20).flags, 0);
-    assert_int_equal(compute(8e-4 / 0.101, 8e6, 0, 64 << 20).flags, 0);
-    assert_int_equal(compute(8e-4 / 0.099, 8e6, 0, 64 << 20).flags, KB_ROOFLINE_SUSPICIOUS_LOW);
+     * 90% and 10%. The bound is 8e6 / DRAM_BW, about 0.78 ms. */
+    double b = 8e6 / DRAM_BW;
+    assert_int_equal(compute(b, 8e6, 0, DRAM_WS).flags, KB_ROOFLINE_SUSPICIOUS_HIGH);
+    assert_int_equal(compute(b / 0.901, 8e6, 0, DRAM_WS).flags, KB_ROOFLINE_SUSPICIOUS_HIGH);
+    assert_int_equal(compute(b / 0.899, 8e6, 0, DRAM_WS).flags, 0);
+    assert_int_equal(compute(b / 0.101, 8e6, 0, DRAM_WS).flags, 0);
+    assert_int_equal(compute(b / 0.099, 8e6, 0, DRAM_WS).flags, KB_ROOFLINE_SUSPICIOUS_LOW);
 }
 
 static void slow_large_case_is_suspicious_low(void **state) {
-    /* 8 MB in 10 ms: 0.8 GB/s, 8% of DRAM bandwidth; the bound (0.8 ms) is far above 10 us. */
-    kb_roofline r = compute(1e-2, 8e6, 0, 64 << 20);
+    /* 8 MB at 8% of the DRAM bandwidth; the bound (0.78 ms) is far above 10 us. */
+    kb_roofline r = compute(8e6 / DRAM_BW / 0.08, 8e6, 0, DRAM_WS);
     assert_near(r.percent_of_bound, 8);
     assert_int_equal(r.flags, KB_ROOFLINE_SUSPICIOUS_LOW);
 }
@@ -118,13 +136,14 @@ static void small_case_is_not_suspicious_low(void **state) {
 }
 
 static void copy_without_flops(void **state) {
-    /* 2 MB moved in 50 us with a 1 MiB working set (L2): 40 GB/s of 50, 80%; intensity 0, no
-     * FLOP bound, memory-bound. */
+    /* 2 MB moved in 50 us with a 1 MiB working set (L2, a sixteenth of which fits L1): 40 GB/s
+     * of 51.6; intensity 0, no FLOP bound, memory-bound. */
     kb_roofline r = compute(5e-5, 2e6, 0, 1 << 20);
+    double bandwidth = mixed(100e9, 50e9, 1.0 / 16);
     assert_int_equal(r.level, KB_MEM_L2);
     assert_near(r.intensity, 0);
-    assert_near(r.bound_seconds, 4e-5);
-    assert_near(r.percent_of_bound, 80);
+    assert_near(r.bound_seconds, 2e6 / bandwidth);
+    assert_near(r.percent_of_bound, 40e9 / bandwidth * 100);
     assert_near(r.percent_of_flops, 0);
     assert_true(isnan(r.bound_flops_per_second));
     assert_true(r.memory_bound);

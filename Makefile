@@ -18,7 +18,10 @@ CTEST = ctest --output-on-failure -j $(JOBS)
 run: build
 	./build/kbench info
 	mkdir -p results
-	./build/kbench run --baseline numpy -o results/latest.json -o results/latest.md
+	# The report keeps every plausibility flag (results/latest.*, stderr), but does not fail on
+	# `impossible`: on this project's VM, 64 MiB arrays read at up to 1.2x the DRAM bound
+	# (more of them stays in L3 than its reported size allows; docs/roofline.md).
+	./build/kbench run --baseline numpy --allow-impossible -o results/latest.json -o results/latest.md
 
 deps:
 	@scripts/install-deps

@@ -33,7 +33,8 @@ typedef struct kb_roofline_peaks {
  * count, bounds are interpolated optimistically, min(threads x one-thread peak, all-cores
  * peak), so that `impossible` is never raised by the interpolation; above it they stay at the
  * all-cores peak. A bound is never below the one-thread peak, which any thread count can
- * reach by leaving the work to one thread. A level without a measured FLOP peak gets 0 (unknown). */
+ * reach by leaving the work to one thread. A level without a measured FLOP peak gets 0 (unknown).
+ */
 kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kernel traffic,
                                  kb_flop_type type, kb_simd_level level, kb_roofline_peaks *out);
 
@@ -77,11 +78,11 @@ typedef struct kb_roofline {
     /* The bandwidth it was held against: the level's, raised for a working set that partly
      * fits the cache above (see docs/roofline.md); 0: unknown. */
     double peak_bytes_per_second;
-    double peak_flops_per_second;  /* the FLOP peak it was held against; 0: unknown */
-    bool memory_bound;             /* the bandwidth term is the larger (ties: memory) */
-    bool bound_known;              /* false when a peak it needs is unknown: the percentages
-                                      that need it are NAN and no flag is set */
-    unsigned flags;                /* KB_ROOFLINE_* */
+    double peak_flops_per_second; /* the FLOP peak it was held against; 0: unknown */
+    bool memory_bound;            /* the bandwidth term is the larger (ties: memory) */
+    bool bound_known;             /* false when a peak it needs is unknown: the percentages
+                                     that need it are NAN and no flag is set */
+    unsigned flags;               /* KB_ROOFLINE_* */
 } kb_roofline;
 
 /* Computes the metrics. KB_EINVAL for a time that is not positive, negative counts, or no

@@ -16,8 +16,7 @@ static void warn(kb_peaks_source *src, const char *what) {
  * held against them: such peaks stand only until the machine is quieter than it was then. */
 static bool quieter_now(const kb_peaks *cached, int cores) {
     double load[1];
-    if (cached->load_average < 0 || cached->load_average <= 0.5 * cores ||
-        getloadavg(load, 1) != 1)
+    if (cached->load_average < 0 || cached->load_average <= 0.5 * cores || getloadavg(load, 1) != 1)
         return false;
     return load[0] < cached->load_average - 0.5;
 }

@@ -181,30 +181,14 @@ static kb_status sample_rounds(kb_impl *impls, int n, const kb_measure_env *env)
     return KB_OK;
 }
 
-/* Moves what an implementation measured into its result. */
-static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetitions,
-                             const kb_peaks *peaks, kb_bench_result *r) {
-    const kb_bench_spec *s = m->spec;
-    memset(r, 0, sizeof *r);
-    r->name = kb_strdup(s->name);
-    r->group = kb_strdup(s->group);
-    r->params = calloc((size_t)(s->nparams ? s->nparams : 1), sizeof *r->params);
-    if (!r->name || !r->group || !r->params)
-        return kb_fail(KB_ENOMEM, "out of memory");
-    for (int i = 0; i < s->nparams; i++) {
-        r->params[i].name = kb_strdup(s->param_names[i]);
-        r->params[i].value = kb_strdup(s->param_values[i]);
-        r->params[i].implementation = s->param_impl[i];
-        r->nparams = i + 1;
-        if (!r->params[i].name || !r->params[i].value)
-            return KB_ENOMEM;
-    }
-    r->simd = m->simd_used;
-    r->threads = m->threads_used;
+/* The part of a result every implementation shares: the group's counts, held against the
+ * peaks of flop_type, and the samples, moved out of the implementation and summarized. */
+static kb_status finish_result(kb_impl *m, const kb_bench_case *group, kb_flop_type flop_type,
+                               int repetitions, const kb_peaks *peaks, kb_bench_result *r) {
     r->bytes_per_call = group->bytes_per_call;
     r->flops_per_call = group->flops_per_call;
     r->traffic = group->traffic;
-    r->flop_type = group->flop_type;
+    r->flop_type = flop_type;
     r->working_set_bytes =
         group->working_set_bytes > 0 ? group->working_set_bytes : group->bytes_per_call;
     if (!m->failed && m->nsamples == 0)
@@ -228,6 +212,29 @@ static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetit
         r->error = kb_strdup(kb_last_error());
     }
     return st == KB_ENOMEM ? st : KB_OK;
+}
+
+/* Moves what an implementation measured into its result. */
+static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetitions,
+                             const kb_peaks *peaks, kb_bench_result *r) {
+    const kb_bench_spec *s = m->spec;
+    memset(r, 0, sizeof *r);
+    r->name = kb_strdup(s->name);
+    r->group = kb_strdup(s->group);
+    r->params = calloc((size_t)(s->nparams ? s->nparams : 1), sizeof *r->params);
+    if (!r->name || !r->group || !r->params)
+        return kb_fail(KB_ENOMEM, "out of memory");
+    for (int i = 0; i < s->nparams; i++) {
+        r->params[i].name = kb_strdup(s->param_names[i]);
+        r->params[i].value = kb_strdup(s->param_values[i]);
+        r->params[i].implementation = s->param_impl[i];
+        r->nparams = i + 1;
+        if (!r->params[i].name || !r->params[i].value)
+            return KB_ENOMEM;
+    }
+    r->simd = m->simd_used;
+    r->threads = m->threads_used;
+    return finish_result(m, group, group->flop_type, repetitions, peaks, r);
 }
 
 /* ---- Baselines ---- */
@@ -333,35 +340,9 @@ static kb_status fill_baseline_result(kb_impl *m, const kb_bench_spec *lead,
             level = (kb_simd_level)l;
     r->simd = level;
     r->threads = m->threads_used;
-    r->bytes_per_call = group->bytes_per_call;
-    r->flops_per_call = group->flops_per_call;
-    r->traffic = group->traffic;
     /* The type a baseline computes in is its own (NumPy sums float32 in float32): it is held
      * against the float32 peak, the higher, which cannot make it look impossible. */
-    r->flop_type = KB_FLOP_F32;
-    r->working_set_bytes =
-        group->working_set_bytes > 0 ? group->working_set_bytes : group->bytes_per_call;
-    if (!m->failed && m->nsamples == 0)
-        kb_impl_fail(m, "no samples were taken");
-    if (m->failed) {
-        r->failed = true;
-        return (r->error = kb_strdup(m->error)) ? KB_OK : KB_ENOMEM;
-    }
-    r->calls_per_sample = m->calls;
-    r->nrepetitions = repetitions;
-    r->repetition_samples = m->repetition_samples;
-    r->nsamples = m->nsamples;
-    r->sample_ns = m->samples;
-    m->repetition_samples = NULL;
-    m->samples = NULL;
-    kb_status st = kb_bench_result_summarize(r);
-    if (st == KB_OK)
-        st = kb_bench_result_roofline(r, env->settings->peaks);
-    if (st != KB_OK) {
-        r->failed = true;
-        r->error = kb_strdup(kb_last_error());
-    }
-    return st == KB_ENOMEM ? st : KB_OK;
+    return finish_result(m, group, KB_FLOP_F32, repetitions, env->settings->peaks, r);
 }
 
 /* Checks the group's output against each baseline's result, as the runner saved it. */

@@ -3,7 +3,7 @@
 
 #include "core/fail.h"
 #include "kbench/roofline.h"
-#include "machine/working_sets.h"
+#include "machine/peaks/working_sets.h"
 
 /* A peak at threads threads from the 1-thread and all-cores measurements (0 when unknown).
  * Optimistic in between: each added thread could at most add a one-thread peak, and together

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/env_checks.h"
+#include "machine/probe/env_checks.h"
 #include "core/fail.h"
 #include "results/compare_input.h"
 #include "results/json.h"

@@ -4,7 +4,7 @@
 
 #include "core/fail.h"
 #include "results/compare_input.h"
-#include "results/jfield.h"
+#include "util/jfield.h"
 
 /* Google Benchmark's JSON output (--benchmark_format=json, --benchmark_out): "context"
  * describes the machine, "benchmarks" lists runs. Run with --benchmark_repetitions=N, each

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/fail.h"
-#include "results/jfield.h"
+#include "util/jfield.h"
 #include "results/json.h"
 
 static int simd_level(const char *name) {

@@ -12,8 +12,8 @@
 
 #include "fake_tree.h"
 #include "kbench/machine.h"
-#include "machine/arm_cpu_names.h"
-#include "machine/cpulist.h"
+#include "machine/probe/arm_cpu_names.h"
+#include "machine/probe/cpulist.h"
 
 static void assert_named(const char *s) {
     assert_non_null(s);

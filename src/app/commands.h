@@ -1,0 +1,14 @@
+#ifndef KB_APP_COMMANDS_H
+#define KB_APP_COMMANDS_H
+
+/* Each subcommand takes the arguments after its name (argv[0] is the command's name) and
+ * returns the process exit status: 0 success, 1 failure, 2 bad usage. */
+int kb_cmd_info(int argc, char **argv);
+int kb_cmd_npy(int argc, char **argv);
+int kb_cmd_eval(int argc, char **argv);
+int kb_cmd_run(int argc, char **argv);
+int kb_cmd_list(int argc, char **argv);
+int kb_cmd_peaks(int argc, char **argv);
+int kb_cmd_compare(int argc, char **argv);
+
+#endif

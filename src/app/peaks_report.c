@@ -1,0 +1,357 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "app/peaks_report.h"
+#include "app/usage.h"
+#include "kbench/version.h"
+
+/* A clock this far below nominal is reported as throttled: a few percent is measurement noise
+ * of the add chain. */
+#define KB_THROTTLE_RATIO 0.95
+
+/* The clock the datasheet's FLOP peaks are scaled to: the one measured with the peaks, which
+ * is the one they ran at; the nominal clock when it could not be measured. */
+static double peaks_clock(const kb_peaks_report *r) {
+    if (r->peaks.clock_mhz > 0)
+        return r->peaks.clock_mhz;
+    return r->row && r->row->base_mhz > 0 ? r->row->base_mhz : r->machine.nominal_mhz;
+}
+
+/* Rated clock: the datasheet's base clock, else what the machine says. */
+static double nominal_clock(const kb_peaks_report *r) {
+    return r->row && r->row->base_mhz > 0 ? r->row->base_mhz : r->machine.nominal_mhz;
+}
+
+/* Cores that FLOP/s scale with: hardware threads of one core share its FMA pipes. */
+static int cores_used(const kb_peaks_report *r, int threads) {
+    int cores = r->machine.physical_cores > 0 ? r->machine.physical_cores : r->machine.logical_cpus;
+    return threads < cores || cores < 1 ? threads : cores;
+}
+
+static double theoretical_flops(const kb_peaks_report *r, int t, int l, int threads) {
+    return kb_datasheet_core_flops(r->row, (kb_flop_type)t, (kb_simd_level)l, peaks_clock(r)) *
+           cores_used(r, threads);
+}
+
+/* The least clock at which the one-thread FMA peaks fit the datasheet's pipes; 0 without a
+ * row. A clock measured below it was disturbed. */
+static double implied_clock(const kb_peaks_report *r) {
+    double mhz = 0;
+    for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
+        for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
+            double per_mhz = kb_datasheet_core_flops(r->row, (kb_flop_type)t, (kb_simd_level)l, 1);
+            const kb_rate *one = &r->peaks.sets[KB_PEAKS_ONE_THREAD].flops[t][l];
+            if (per_mhz > 0 && one->repetitions > 0)
+                mhz = fmax(mhz, one->best / per_mhz);
+        }
+    return mhz;
+}
+
+static void format_size(char *buf, size_t size, int64_t bytes) {
+    if (bytes >= (1 << 20) && bytes % (1 << 20) == 0)
+        snprintf(buf, size, "%lld MiB", (long long)(bytes >> 20));
+    else if (bytes >= (1 << 20))
+        snprintf(buf, size, "%.1f MiB", (double)bytes / (1 << 20));
+    else
+        snprintf(buf, size, "%lld KiB", (long long)(bytes >> 10));
+}
+
+static void format_time(int64_t t, char *buf, size_t size) {
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (gmtime_r(&tt, &tm))
+        strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    else
+        snprintf(buf, size, "unknown");
+}
+
+/* The clock now: the fastest repetition, which sharing the core with other work slows least. */
+static double clock_now(const kb_peaks_report *r) {
+    return r->clock.max_mhz;
+}
+
+static const char *clock_status(const kb_peaks_report *r) {
+    double nominal = nominal_clock(r);
+    if (!(clock_now(r) > 0) || !(nominal > 0))
+        return "unknown";
+    double ratio = clock_now(r) / nominal;
+    return ratio < KB_THROTTLE_RATIO ? "below_nominal" : ratio > 1.05 ? "above_nominal" : "nominal";
+}
+
+static double spread(const kb_rate *rate) {
+    return rate->median > 0 ? (rate->max - rate->min) / rate->median : 0;
+}
+
+int kb_peaks_print_text(const kb_peaks_report *r) {
+    const kb_machine *m = &r->machine;
+    const kb_peaks *p = &r->peaks;
+    const kb_peak_set *sets = p->sets;
+    char when[32], a[32], b[32];
+    format_time(p->measured_at, when, sizeof when);
+
+    printf("kbench peaks: %s %s", m->cpu_vendor, m->cpu_model);
+    if (m->signature.x86_family >= 0)
+        printf(" (family %d, model %d)", m->signature.x86_family, m->signature.x86_model);
+    else if (m->signature.arm_implementer >= 0)
+        printf(" (implementer 0x%02x, part 0x%03x)", m->signature.arm_implementer,
+               m->signature.arm_part);
+    printf(", %d logical cpus\n", m->logical_cpus);
+    printf("  peaks      measured %s%s, %s %s\n", when, p->quick ? " with --quick" : "",
+           r->source.reused             ? "read from"
+           : r->source.cache_warning[0] ? "not cached:"
+                                        : "cached in",
+           r->source.cache_warning[0] && !r->source.reused ? r->source.cache_warning
+                                                           : r->source.cache_path);
+
+    /* Peaks measured beside other work are low, and results held against them look too good:
+     * the threshold is kbench info's load warning. */
+    int cores = m->logical_cpus > 0 ? m->logical_cpus : 1;
+    if (p->load_average > 0.5 * cores)
+        printf("  LOAD       the load average was %.2f on %d cpus while the peaks were measured: "
+               "they are likely low;\n             measure again on a quiet machine with "
+               "--refresh\n",
+               p->load_average, cores);
+    double nominal = nominal_clock(r);
+    printf("  clock      ");
+    if (clock_now(r) > 0)
+        printf("%.0f MHz now, ", clock_now(r));
+    if (p->clock_mhz > 0)
+        printf("%.0f MHz with the peaks, ", p->clock_mhz);
+    if (nominal > 0)
+        printf("nominal %.0f MHz (%s)", nominal,
+               r->row && r->row->base_mhz > 0 ? "datasheet base"
+                                              : kb_clock_source_name(m->nominal_source));
+    else
+        printf("nominal unknown");
+    if (strcmp(clock_status(r), "below_nominal") == 0)
+        printf("; BELOW NOMINAL (%.0f%%): throttled, or sharing its core with other work",
+               100 * clock_now(r) / nominal);
+    printf("\n");
+    if (r->row)
+        printf("  datasheet  %s [%s]\n             source: %s\n", r->row->name, r->row->id,
+               r->row->source);
+    else
+        printf("  datasheet  this CPU is not in the table: no theoretical peaks\n");
+
+    printf("\nbandwidth, GB/s: best of %d; bytes counted as likwid-bench does (load 8, copy 16, "
+           "triad 24 per element), no write-allocate\n",
+           sets[0].bandwidth[0][0].bytes_per_second.repetitions);
+    double worst = 0;
+    printf("  %-5s", "");
+    for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
+        snprintf(a, sizeof a, "%d thread%s", sets[s].threads, sets[s].threads == 1 ? "" : "s");
+        printf(" | %-36s", a);
+    }
+    printf("\n  %-5s", "level");
+    for (int s = 0; s < KB_PEAKS_SET_COUNT; s++)
+        printf(" | %9s %8s %8s %8s", "ws", "load", "copy", "triad");
+    printf("\n");
+    for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
+        printf("  %-5s", kb_mem_level_name((kb_mem_level)l));
+        for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
+            format_size(a, sizeof a, sets[s].bandwidth[KB_BW_LOAD][l].working_set_bytes);
+            printf(" | %9s", a);
+            for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
+                const kb_rate *rate = &sets[s].bandwidth[k][l].bytes_per_second;
+                printf(" %8.1f", rate->best * 1e-9);
+                worst = fmax(worst, spread(rate));
+            }
+        }
+        printf("\n");
+    }
+    printf("  with write-allocate (L2, L3, DRAM): copy x1.5, triad x1.33; spread (max-min)/median "
+           "up to %.0f%%\n",
+           100 * worst);
+    double memory = kb_datasheet_memory_bandwidth(r->row);
+    if (memory > 0) {
+        const kb_rate *dram =
+            &sets[KB_PEAKS_ALL_THREADS].bandwidth[KB_BW_LOAD][KB_MEM_DRAM].bytes_per_second;
+        printf("  datasheet: %.1f GB/s per socket (%d channels x 8 B x %.0f MT/s); DRAM load at %d "
+               "threads is %.1f%% of it\n",
+               memory * 1e-9, r->row->memory_channels, r->row->memory_mts,
+               sets[KB_PEAKS_ALL_THREADS].threads, 100 * dram->best / memory);
+    }
+
+    printf("\nflops, GFLOP/s: best of %d; FMA chains, 2 FLOPs per lane\n",
+           sets[0].flops[0][0].repetitions);
+    snprintf(a, sizeof a, "%d thread%s", sets[0].threads, sets[0].threads == 1 ? "" : "s");
+    snprintf(b, sizeof b, "%d threads", sets[1].threads);
+    printf("  %-15s %12s %12s", "", a, b);
+    if (r->row)
+        printf("   %s at %.0f MHz: per core, %% of it at 1 and %d threads", "datasheet",
+               peaks_clock(r), sets[1].threads);
+    printf("\n");
+    worst = 0;
+    for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
+        for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
+            const kb_rate *one = &sets[0].flops[t][l], *all = &sets[1].flops[t][l];
+            if (one->repetitions == 0)
+                continue;
+            snprintf(a, sizeof a, "%s %s", kb_flop_type_name((kb_flop_type)t),
+                     kb_simd_name((kb_simd_level)l));
+            printf("  %-15s %12.1f %12.1f", a, one->best * 1e-9, all->best * 1e-9);
+            worst = fmax(worst, fmax(spread(one), spread(all)));
+            double core = theoretical_flops(r, t, l, 1);
+            if (core > 0)
+                printf("   %9.1f %6.1f%% %6.1f%%", core * 1e-9, 100 * one->best / core,
+                       100 * all->best / theoretical_flops(r, t, l, sets[1].threads));
+            printf("\n");
+        }
+    printf("  spread (max-min)/median up to %.0f%%\n", 100 * worst);
+    if (implied_clock(r) > peaks_clock(r) * 1.02)
+        printf("  above 100%% of the datasheet: the FMA peaks imply a clock of at least %.0f MHz; "
+               "the clock was measured while\n  the core was shared with other work (see the "
+               "load average), or the datasheet row undercounts the FMA pipes\n",
+               implied_clock(r));
+    return fflush(stdout) == 0 ? KB_EXIT_OK : KB_EXIT_FAILURE;
+}
+
+/* A JSON string of text from the system (a model string, a path), which need not be valid
+ * UTF-8: jansson refuses invalid UTF-8, so such text is kept with its non-ASCII bytes
+ * replaced rather than dropped. */
+static json_t *text(const char *s) {
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char safe[4200];
+    size_t n = 0;
+    for (; s[n] && n < sizeof safe - 1; n++)
+        safe[n] = (unsigned char)s[n] < 0x80 ? s[n] : '?';
+    safe[n] = '\0';
+    return json_string(safe);
+}
+
+static json_t *positive_or_null(double v) {
+    return v > 0 ? json_real(v) : json_null();
+}
+
+static json_t *id_or_null(int v) {
+    return v >= 0 ? json_integer(v) : json_null();
+}
+
+static json_t *counting_json(void) {
+    json_t *per = json_object();
+    for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
+        kb_bw_traffic t;
+        kb_bw_kernel_traffic((kb_bw_kernel)k, &t);
+        json_object_set_new(per, kb_bw_kernel_name((kb_bw_kernel)k),
+                            json_pack("{s:i, s:i, s:i}", "read", t.read_bytes, "write",
+                                      t.write_bytes, "write_allocate", t.write_allocate_bytes));
+    }
+    return json_pack("{s:s, s:b, s:o, s:i}", "convention", "likwid-bench",
+                     "write_allocate_included", 0, "bytes_per_element", per, "flops_per_fma_lane",
+                     2);
+}
+
+static json_t *clock_json(const kb_peaks_report *r) {
+    double nominal = nominal_clock(r);
+    const char *status = clock_status(r);
+    json_t *throttled = strcmp(status, "unknown") == 0
+                            ? json_null()
+                            : json_boolean(strcmp(status, "below_nominal") == 0);
+    return json_pack(
+        "{s:o, s:s, s:o, s:o, s:o, s:s, s:o}", "nominal_mhz", positive_or_null(nominal),
+        "nominal_source",
+        r->row && r->row->base_mhz > 0 ? "datasheet"
+                                       : kb_clock_source_name(r->machine.nominal_source),
+        "measured_mhz", positive_or_null(clock_now(r)), "peaks_mhz",
+        positive_or_null(r->peaks.clock_mhz), "ratio",
+        clock_now(r) > 0 && nominal > 0 ? json_real(clock_now(r) / nominal) : json_null(), "status",
+        status, "throttled", throttled);
+}
+
+static json_t *datasheet_json(const kb_peaks_report *r) {
+    const kb_datasheet_row *row = r->row;
+    if (!row)
+        return json_null();
+    const kb_peak_set *sets = r->peaks.sets;
+    json_t *flops = json_array();
+    for (int s = 0; s < KB_PEAKS_SET_COUNT; s++)
+        for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
+            for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
+                const kb_rate *rate = &sets[s].flops[t][l];
+                double theory = theoretical_flops(r, t, l, sets[s].threads);
+                if (rate->repetitions == 0 || theory <= 0)
+                    continue;
+                json_array_append_new(flops, json_pack("{s:s, s:s, s:i, s:f, s:f, s:f}", "type",
+                                                       kb_flop_type_name((kb_flop_type)t), "simd",
+                                                       kb_simd_name((kb_simd_level)l), "threads",
+                                                       sets[s].threads, "theoretical_gflops_per_s",
+                                                       theory * 1e-9, "measured_gflops_per_s",
+                                                       rate->best * 1e-9, "percent",
+                                                       100 * rate->best / theory));
+            }
+    double memory = kb_datasheet_memory_bandwidth(row);
+    json_t *dram = json_array();
+    for (int s = 0; memory > 0 && s < KB_PEAKS_SET_COUNT; s++)
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
+            const kb_rate *rate = &sets[s].bandwidth[k][KB_MEM_DRAM].bytes_per_second;
+            json_array_append_new(dram, json_pack("{s:s, s:i, s:f, s:f}", "kernel",
+                                                  kb_bw_kernel_name((kb_bw_kernel)k), "threads",
+                                                  sets[s].threads, "measured_gbytes_per_s",
+                                                  rate->best * 1e-9, "percent",
+                                                  100 * rate->best / memory));
+        }
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_string(row->id));
+    json_object_set_new(o, "name", json_string(row->name));
+    json_object_set_new(o, "source", json_string(row->source));
+    json_object_set_new(o, "cores", row->cores > 0 ? json_integer(row->cores) : json_null());
+    json_object_set_new(o, "base_mhz", positive_or_null(row->base_mhz));
+    json_object_set_new(o, "boost_mhz", positive_or_null(row->boost_mhz));
+    json_object_set_new(o, "fma_units",
+                        row->fma_units > 0 ? json_integer(row->fma_units) : json_null());
+    json_object_set_new(o, "vector_bits",
+                        row->vector_bits > 0 ? json_integer(row->vector_bits) : json_null());
+    json_object_set_new(o, "memory_channels",
+                        row->memory_channels > 0 ? json_integer(row->memory_channels)
+                                                 : json_null());
+    json_object_set_new(o, "memory_mts", positive_or_null(row->memory_mts));
+    json_object_set_new(o, "memory_gbytes_per_s", positive_or_null(memory * 1e-9));
+    json_object_set_new(o, "clock_mhz", positive_or_null(peaks_clock(r)));
+    json_object_set_new(o, "flops", flops);
+    json_object_set_new(o, "dram", dram);
+    return o;
+}
+
+int kb_peaks_print_json(const kb_peaks_report *r) {
+    const kb_machine *m = &r->machine;
+    char *peaks_text = NULL;
+    json_t *peaks = NULL;
+    if (kb_peaks_to_json(&r->peaks, &peaks_text) == KB_OK)
+        peaks = json_loads(peaks_text, 0, NULL);
+    free(peaks_text);
+    if (!peaks) {
+        fprintf(stderr, "kbench peaks: cannot build the JSON output\n");
+        return KB_EXIT_FAILURE;
+    }
+    json_t *cpu = json_pack(
+        "{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "vendor", text(m->cpu_vendor), "model",
+        text(m->cpu_model), "x86_family", id_or_null(m->signature.x86_family), "x86_model",
+        id_or_null(m->signature.x86_model), "arm_implementer",
+        id_or_null(m->signature.arm_implementer), "arm_part", id_or_null(m->signature.arm_part),
+        "logical_cpus", m->logical_cpus, "physical_cores",
+        m->physical_cores > 0 ? json_integer(m->physical_cores) : json_null());
+    json_t *cache = json_pack("{s:o, s:o, s:b}", "path", text(r->source.cache_path), "key",
+                              text(r->source.cache_key), "reused", r->source.reused);
+    json_t *root = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "version", KB_VERSION_STRING,
+                             "cpu", cpu, "cache", cache, "counting", counting_json(), "clock",
+                             clock_json(r), "peaks", peaks, "datasheet", datasheet_json(r));
+    if (!root) {
+        fprintf(stderr, "kbench peaks: cannot build the JSON output\n");
+        return KB_EXIT_FAILURE;
+    }
+    int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(7));
+    json_decref(root);
+    if (rc != 0) {
+        fprintf(stderr, "kbench peaks: cannot write JSON to stdout\n");
+        return KB_EXIT_FAILURE;
+    }
+    putchar('\n');
+    return fflush(stdout) == 0 ? KB_EXIT_OK : KB_EXIT_FAILURE;
+}

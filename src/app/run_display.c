@@ -1,0 +1,98 @@
+#include <stdio.h>
+#include <unistd.h>
+
+#include "kbench/results.h"
+#include "app/run_display.h"
+
+void kb_run_display_init(kb_run_display *d, const char *program, bool table, bool progress,
+                         int name_width) {
+    d->program = program;
+    d->out = stdout;
+    d->err = stderr;
+    d->table = table;
+    d->progress = progress;
+    d->tty = isatty(fileno(stderr)) != 0;
+    d->line_open = false;
+    d->name_width = name_width;
+}
+
+static void clear_line(kb_run_display *d) {
+    if (d->line_open) {
+        fputs("\r\033[K", d->err);
+        fflush(d->err);
+        d->line_open = false;
+    }
+}
+
+/* "42 s", "3:07", "1:02:03" */
+static void clock_text(char *buf, size_t size, double s) {
+    if (s < 0) {
+        snprintf(buf, size, "?");
+        return;
+    }
+    long t = (long)(s + 0.5);
+    if (t < 60)
+        snprintf(buf, size, "%ld s", t);
+    else if (t < 3600)
+        snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
+    else
+        snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+}
+
+static void run_started(void *arg, const kb_bench_context *c, int ncases) {
+    kb_run_display *d = arg;
+    for (int i = 0; i < c->env.count; i++)
+        fprintf(d->err, "%s: warning: %s (%s)\n", d->program, c->env.warnings[i].message,
+                kb_env_code_name(c->env.warnings[i].code));
+    if (d->progress) {
+        char target[32];
+        kb_format_duration(target, sizeof target, (double)c->sample_target_ns);
+        fprintf(d->err,
+                "%s: %d case%s; timer resolution %.0f ns, samples of about %s, %g s per case\n",
+                d->program, ncases, ncases == 1 ? "" : "s", c->timer.resolution_ns, target,
+                c->settings.min_time);
+    }
+    fflush(d->err);
+    if (d->table) {
+        kb_results_table_header(d->out, d->name_width);
+        fflush(d->out);
+    }
+}
+
+static void group_started(void *arg, const kb_bench_progress *p) {
+    kb_run_display *d = arg;
+    if (!d->progress)
+        return;
+    char elapsed[32], left[32];
+    clock_text(elapsed, sizeof elapsed, p->elapsed_s);
+    clock_text(left, sizeof left, p->remaining_s);
+    clear_line(d);
+    fprintf(d->err, "[%d/%d] %s elapsed, about %s left: %s", p->done + 1, p->total, elapsed, left,
+            p->current);
+    if (d->tty) {
+        d->line_open = true;
+    } else {
+        fputc('\n', d->err);
+    }
+    fflush(d->err);
+}
+
+static void case_finished(void *arg, const kb_bench_result *r, const kb_bench_progress *p) {
+    kb_run_display *d = arg;
+    if (!d->table)
+        return;
+    clear_line(d);
+    kb_results_table_row(d->out, r, d->name_width);
+    fflush(d->out);
+}
+
+void kb_run_display_observer(kb_run_display *d, kb_bench_observer *observer) {
+    observer->arg = d;
+    observer->run_started = run_started;
+    observer->group_started = group_started;
+    observer->case_finished = case_finished;
+}
+
+void kb_run_display_finish(kb_run_display *d) {
+    clear_line(d);
+}

@@ -1,0 +1,201 @@
+#include <string.h>
+
+#include "core/fail.h"
+#include "kbench/memory.h"
+#include "machine/peaks/bandwidth_kernels.h"
+#include "machine/peaks/rate.h"
+#include "machine/peaks/team_timer.h"
+
+const char *kb_bw_kernel_name(kb_bw_kernel kernel) {
+    static const char *const names[KB_BW_KERNEL_COUNT] = {"load", "copy", "triad"};
+    return (unsigned)kernel < KB_BW_KERNEL_COUNT ? names[kernel] : "?";
+}
+
+const char *kb_mem_level_name(kb_mem_level level) {
+    static const char *const names[KB_MEM_LEVEL_COUNT] = {"L1", "L2", "L3", "DRAM"};
+    return (unsigned)level < KB_MEM_LEVEL_COUNT ? names[level] : "?";
+}
+
+void kb_bw_kernel_traffic(kb_bw_kernel kernel, kb_bw_traffic *out) {
+    /* likwid-bench's "bytes per element" of load, copy and stream (its name for this triad);
+     * a written element costs a read of its line first in a write-allocate cache. */
+    static const kb_bw_traffic traffic[KB_BW_KERNEL_COUNT] = {
+        [KB_BW_LOAD] = {8, 0, 0}, [KB_BW_COPY] = {8, 8, 8}, [KB_BW_TRIAD] = {16, 8, 8}};
+    if ((unsigned)kernel < KB_BW_KERNEL_COUNT)
+        *out = traffic[kernel];
+    else
+        memset(out, 0, sizeof *out);
+}
+
+/* The arrays each kernel touches: load reads a; copy writes a from b; triad writes a from b
+ * and c. */
+static int array_count(kb_bw_kernel kernel) {
+    return kernel == KB_BW_LOAD ? 1 : kernel == KB_BW_COPY ? 2 : 3;
+}
+
+static const kb_bw_kernels *kernels_for(kb_simd_level level) {
+    if (!kb_simd_available(level))
+        return NULL;
+    switch (level) {
+        case KB_SIMD_SCALAR:
+            return &kb_bw_kernels_scalar;
+#ifdef KB_BUILD_AVX2
+        case KB_SIMD_AVX2:
+            return &kb_bw_kernels_avx2;
+#endif
+#ifdef KB_BUILD_AVX512
+        case KB_SIMD_AVX512:
+            return &kb_bw_kernels_avx512;
+#endif
+#ifdef KB_BUILD_NEON
+        case KB_SIMD_NEON:
+        case KB_SIMD_SVE: /* streaming is bound by the memory system, not the vector width */
+            return &kb_bw_kernels_neon;
+#endif
+        default:
+            return NULL;
+    }
+}
+
+static double sweep(const kb_bw_kernels *k, kb_bw_kernel kernel, int64_t n, double *a,
+                    const double *b, const double *c) {
+    switch (kernel) {
+        case KB_BW_LOAD:
+            return k->load(a, n);
+        case KB_BW_COPY:
+            k->copy(a, b, n);
+            return a[n - 1];
+        default:
+            k->triad(a, b, c, KB_BW_TRIAD_SCALAR, n);
+            return a[n - 1];
+    }
+}
+
+kb_status kb_bw_run(kb_bw_kernel kernel, kb_simd_level level, int64_t n, int64_t sweeps, double *a,
+                    const double *b, const double *c, kb_bw_work *out) {
+    memset(out, 0, sizeof *out);
+    if ((unsigned)kernel >= KB_BW_KERNEL_COUNT)
+        return kb_fail(KB_EINVAL, "unknown bandwidth kernel %d", (int)kernel);
+    if (n < 0 || sweeps < 0)
+        return kb_fail(KB_EINVAL, "element and sweep counts must not be negative");
+    if (!a || (kernel != KB_BW_LOAD && !b) || (kernel == KB_BW_TRIAD && !c))
+        return kb_fail(KB_EINVAL, "the %s kernel needs %d arrays", kb_bw_kernel_name(kernel),
+                       array_count(kernel));
+    const kb_bw_kernels *k = kernels_for(level);
+    if (!k)
+        return kb_fail(KB_EUNSUPPORTED, "no bandwidth kernel for SIMD level %s on this machine",
+                       kb_simd_name(level));
+    double last = 0;
+    for (int64_t s = 0; s < sweeps && n > 0; s++)
+        last = sweep(k, kernel, n, a, b, c);
+    kb_bw_traffic t;
+    kb_bw_kernel_traffic(kernel, &t);
+    double elements = (double)n * (double)sweeps;
+    out->bytes = elements * (t.read_bytes + t.write_bytes);
+    out->bytes_with_write_allocate =
+        elements * (t.read_bytes + t.write_bytes + t.write_allocate_bytes);
+    out->checksum = kernel == KB_BW_LOAD ? last : 0;
+    return KB_OK;
+}
+
+/* One thread's arrays, 512-byte blocks so that every SIMD loop runs without a tail. */
+#define KB_BW_BLOCK_ELEMENTS 64
+
+typedef struct bw_context {
+    const kb_bw_kernels *kernels;
+    kb_bw_kernel kernel;
+    int64_t n; /* elements per array and thread */
+} bw_context;
+
+/* Array i starts i x 1344 bytes (21 cache lines) into its allocation, as STREAM offsets its
+ * arrays: allocations of one size land at one offset within a page, and a load whose address
+ * matches an earlier store's in the low 12 bits waits on it as if they overlapped (4 KiB
+ * aliasing). Unstaggered, the triad ran at a seventh of the copy's speed in L1. */
+#define KB_BW_STAGGER_BYTES 1344
+
+typedef struct bw_state {
+    double *array[3];
+    void *allocation[3];
+} bw_state;
+
+static void bw_finish(void *context, void *state) {
+    bw_state *s = state;
+    for (int i = 0; i < 3; i++)
+        kb_aligned_free(s->allocation[i]);
+    kb_aligned_free(s);
+}
+
+static bool bw_prepare(void *context, void **state) {
+    const bw_context *ctx = context;
+    bw_state *s = kb_aligned_alloc(sizeof *s);
+    *state = s;
+    if (!s)
+        return false;
+    memset(s, 0, sizeof *s);
+    /* Filled here, on the thread that will use them: first touch places the pages on its
+     * NUMA node, and the values keep the sums finite. */
+    static const double fill[3] = {1.0, 2.0, 0.5};
+    for (int i = 0; i < array_count(ctx->kernel); i++) {
+        size_t stagger = (size_t)i * KB_BW_STAGGER_BYTES;
+        s->allocation[i] = kb_aligned_alloc((size_t)ctx->n * sizeof(double) + stagger);
+        if (!s->allocation[i]) {
+            bw_finish(context, s);
+            *state = NULL;
+            return false;
+        }
+        s->array[i] = (double *)(void *)((char *)s->allocation[i] + stagger);
+        for (int64_t e = 0; e < ctx->n; e++)
+            s->array[i][e] = fill[i];
+    }
+    return true;
+}
+
+static double bw_run(void *context, void *state, int64_t count) {
+    const bw_context *ctx = context;
+    bw_state *s = state;
+    double keep = 0;
+    for (int64_t i = 0; i < count; i++)
+        keep += sweep(ctx->kernels, ctx->kernel, ctx->n, s->array[0], s->array[1], s->array[2]);
+    return keep;
+}
+
+kb_status kb_bw_measure(kb_bw_kernel kernel, kb_simd_level level, int threads,
+                        int64_t working_set_bytes, const kb_measure_settings *settings,
+                        kb_bw_peak *out) {
+    memset(out, 0, sizeof *out);
+    kb_measure_settings s;
+    kb_status st = kb_measure_settings_resolve(settings, &s);
+    if (st != KB_OK)
+        return st;
+    if ((unsigned)kernel >= KB_BW_KERNEL_COUNT)
+        return kb_fail(KB_EINVAL, "unknown bandwidth kernel %d", (int)kernel);
+    if (threads < 1 || threads > 4096)
+        return kb_fail(KB_EINVAL, "thread count must be from 1 to 4096, not %d", threads);
+    if (working_set_bytes < 0)
+        return kb_fail(KB_EINVAL, "working set must not be negative");
+    const kb_bw_kernels *k = kernels_for(level);
+    if (!k)
+        return kb_fail(KB_EUNSUPPORTED, "no bandwidth kernel for SIMD level %s on this machine",
+                       kb_simd_name(level));
+
+    int arrays = array_count(kernel);
+    int64_t per_array = working_set_bytes / threads / arrays / (int64_t)sizeof(double);
+    int64_t n = per_array / KB_BW_BLOCK_ELEMENTS * KB_BW_BLOCK_ELEMENTS;
+    if (n < KB_BW_BLOCK_ELEMENTS)
+        n = KB_BW_BLOCK_ELEMENTS;
+    bw_context ctx = {k, kernel, n};
+    kb_team_job job = {threads, s, &ctx, bw_prepare, bw_run, bw_finish};
+    double rates[KB_MEASURE_MAX_REPETITIONS];
+    st = kb_team_time(&job, rates);
+    if (st != KB_OK)
+        return st;
+
+    kb_bw_traffic t;
+    kb_bw_kernel_traffic(kernel, &t);
+    double bytes_per_sweep = (double)n * threads * (t.read_bytes + t.write_bytes);
+    for (int r = 0; r < s.repetitions; r++)
+        rates[r] *= bytes_per_sweep;
+    kb_rate_from_samples(rates, s.repetitions, &out->bytes_per_second);
+    out->working_set_bytes = n * (int64_t)sizeof(double) * arrays * threads;
+    return KB_OK;
+}

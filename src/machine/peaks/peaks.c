@@ -1,0 +1,96 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/fail.h"
+#include "kbench/threads.h"
+#include "machine/peaks/working_sets.h"
+
+/* A full measurement: 20 ms repetitions, eleven of them, the best taken as the peak. --quick
+ * keeps the pipeline whole (every kernel, level and thread count) with 2 ms and three. */
+static const kb_measure_settings full = {0.02, 11}, quick = {0.002, 3};
+
+static void progress(const kb_peaks_options *o, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void progress(const kb_peaks_options *o, const char *format, ...) {
+    if (!o->progress)
+        return;
+    char line[160];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    o->progress(o->progress_context, line);
+}
+
+static kb_status measure_set(const kb_peaks_options *o, const kb_measure_settings *s, kb_peaks *p,
+                             kb_peak_set *set) {
+    const char *unit = set->threads == 1 ? "thread" : "threads";
+    for (int k = 0; k < KB_BW_KERNEL_COUNT; k++)
+        for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
+            int64_t ws = kb_peaks_working_set(p->caches, p->logical_cpus, (kb_mem_level)l,
+                                              set->threads, p->quick);
+            progress(o, "bandwidth %s %s (%lld KiB), %d %s", kb_bw_kernel_name((kb_bw_kernel)k),
+                     kb_mem_level_name((kb_mem_level)l), (long long)(ws >> 10), set->threads, unit);
+            kb_status st = kb_bw_measure((kb_bw_kernel)k, p->bandwidth_simd, set->threads, ws, s,
+                                         &set->bandwidth[k][l]);
+            if (st != KB_OK)
+                return st;
+        }
+    for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
+        for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
+            if (!kb_fma_available((kb_simd_level)l))
+                continue;
+            progress(o, "flops %s %s, %d %s", kb_flop_type_name((kb_flop_type)t),
+                     kb_simd_name((kb_simd_level)l), set->threads, unit);
+            kb_status st = kb_fma_measure((kb_flop_type)t, (kb_simd_level)l, set->threads, s,
+                                          &set->flops[t][l]);
+            if (st != KB_OK)
+                return st;
+        }
+    return KB_OK;
+}
+
+kb_status kb_peaks_measure(const kb_peaks_options *options, kb_peaks *out) {
+    memset(out, 0, sizeof *out);
+    kb_peaks_options o = options ? *options : (kb_peaks_options){0};
+    if (o.threads < 0 || o.threads > 4096)
+        return kb_fail(KB_EINVAL,
+                       "thread count must be from 1 to 4096 (or 0 for all cores), "
+                       "not %d",
+                       o.threads);
+    int threads = o.threads ? o.threads : kb_usable_cores();
+    const kb_measure_settings *s = o.quick ? &quick : &full;
+
+    kb_machine m;
+    kb_machine_probe(&m);
+    out->logical_cpus = m.logical_cpus;
+    kb_caches_with_defaults(m.caches, m.logical_cpus, out->caches);
+    out->bandwidth_simd = kb_simd_best();
+    out->quick = o.quick;
+    out->measured_at = (int64_t)time(NULL);
+    double load[1];
+    out->load_average = getloadavg(load, 1) == 1 ? load[0] : -1;
+
+    /* The fastest of many short repetitions, as for the peaks: time shared with other work
+     * only ever makes the add chain look slower than the clock, and a short window is more
+     * likely to fit between another process's time slices. */
+    progress(&o, "clock");
+    kb_clock_measurement clock;
+    if (kb_clock_measure(0.002, o.quick ? 15 : 41, &clock) == KB_OK)
+        out->clock_mhz = clock.max_mhz;
+
+    out->sets[KB_PEAKS_ONE_THREAD].threads = 1;
+    kb_status st = measure_set(&o, s, out, &out->sets[KB_PEAKS_ONE_THREAD]);
+    if (st != KB_OK)
+        return st;
+    if (threads == 1) {
+        out->sets[KB_PEAKS_ALL_THREADS] = out->sets[KB_PEAKS_ONE_THREAD];
+        return KB_OK;
+    }
+    out->sets[KB_PEAKS_ALL_THREADS].threads = threads;
+    return measure_set(&o, s, out, &out->sets[KB_PEAKS_ALL_THREADS]);
+}

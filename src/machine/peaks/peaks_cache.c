@@ -1,0 +1,161 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "core/fail.h"
+#include "kbench/version.h"
+#include "machine/peaks/peaks_json.h"
+
+#define KB_CACHE_FORMAT "kbench-peaks-cache/1"
+
+kb_status kb_peaks_cache_key(const kb_machine *m, int threads, char *key, int size) {
+    const kb_build_info *b = kb_build_info_get();
+    const kb_cpu_signature *s = &m->signature;
+    /* Everything a peak depends on, and nothing that changes between runs on one machine
+     * (the hostname would split CI runners that are the same machine type). A sanitized or
+     * unoptimized build measures its own, slower kernels. */
+    int n = snprintf(key, (size_t)size,
+                     "cpu=%s %s;signature=%d,%d,%d,%d;cpus=%d;kernel=%s;kbench=%s;build=%s%s;"
+                     "threads=%d",
+                     m->cpu_vendor, m->cpu_model, s->x86_family, s->x86_model, s->arm_implementer,
+                     s->arm_part, m->logical_cpus, m->kernel_release, b->version,
+                     b->optimized ? "optimized" : "unoptimized", b->sanitizers ? "+sanitizers" : "",
+                     threads);
+    if (n < 0 || n >= size)
+        return kb_fail(KB_EINVAL, "cache key does not fit in %d bytes", size);
+    /* ASCII only, so that the key is valid JSON whatever bytes the system's strings hold. */
+    for (char *c = key; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+            *c = '?';
+    return KB_OK;
+}
+
+/* FNV-1a: short, stable across platforms, and enough to keep a few machines' files apart;
+ * the file repeats its whole key, which is what is checked. */
+static uint64_t hash(const char *s) {
+    uint64_t h = 14695981039346656037ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static kb_status cache_dir(char *dir, size_t size) {
+    const char *d = getenv("KB_CACHE_DIR");
+    int n;
+    if (d && *d) {
+        n = snprintf(dir, size, "%s", d);
+    } else if ((d = getenv("XDG_CACHE_HOME")) && d[0] == '/') {
+        n = snprintf(dir, size, "%s/kbench", d);
+    } else if ((d = getenv("HOME")) && *d) {
+        n = snprintf(dir, size, "%s/.cache/kbench", d);
+    } else {
+        return kb_fail(KB_EUNSUPPORTED, "no cache directory: set KB_CACHE_DIR or HOME");
+    }
+    if (n < 0 || (size_t)n >= size)
+        return kb_fail(KB_EINVAL, "cache directory path is too long");
+    return KB_OK;
+}
+
+kb_status kb_peaks_cache_path(const char *key, char *path, int size) {
+    char dir[4096];
+    kb_status st = cache_dir(dir, sizeof dir);
+    if (st != KB_OK)
+        return st;
+    int n =
+        snprintf(path, (size_t)size, "%s/peaks-%016llx.json", dir, (unsigned long long)hash(key));
+    if (n < 0 || n >= size)
+        return kb_fail(KB_EINVAL, "cache file path does not fit in %d bytes", size);
+    return KB_OK;
+}
+
+kb_status kb_peaks_cache_read(const char *path, const char *key, kb_peaks *out, bool *found) {
+    memset(out, 0, sizeof *out);
+    *found = false;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return KB_OK;
+        return kb_fail(KB_EIO, "cannot read %s: %s", path, strerror(errno));
+    }
+    json_error_t e;
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &e);
+    fclose(f);
+    if (!root)
+        return kb_fail(KB_EFORMAT, "%s: line %d: %s", path, e.line, e.text);
+    const char *format, *file_key;
+    json_t *peaks;
+    kb_status st = KB_OK;
+    if (json_unpack_ex(root, &e, JSON_STRICT, "{s:s, s:s, s:o}", "format", &format, "key",
+                       &file_key, "peaks", &peaks) != 0) {
+        st = kb_fail(KB_EFORMAT, "%s: not a kbench peaks cache file: %s", path, e.text);
+    } else if (strcmp(format, KB_CACHE_FORMAT) != 0) {
+        st = kb_fail(KB_EFORMAT, "%s: format is '%.40s', not '%s'", path, format, KB_CACHE_FORMAT);
+    } else if (strcmp(file_key, key) == 0) {
+        st = kb_peaks_json_read(peaks, out);
+        if (st != KB_OK) {
+            /* The message is formatted into the buffer it is read from: copy it first. */
+            char reason[512];
+            snprintf(reason, sizeof reason, "%s", kb_last_error());
+            kb_fail(st, "%s: %s", path, reason);
+        }
+        *found = st == KB_OK;
+    }
+    json_decref(root);
+    return st;
+}
+
+/* mkdir -p, for the cache directory and its parents. */
+static kb_status make_dirs(const char *path) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return kb_fail(KB_EIO, "cannot create %s: %s", dir, strerror(errno));
+        *p = c;
+        if (c == '\0')
+            return KB_OK;
+    }
+}
+
+kb_status kb_peaks_cache_write(const char *path, const char *key, const kb_peaks *peaks) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        kb_status st = make_dirs(dir);
+        if (st != KB_OK)
+            return st;
+    }
+    json_t *p = kb_peaks_json_build(peaks);
+    json_t *root =
+        p ? json_pack("{s:s, s:s, s:o}", "format", KB_CACHE_FORMAT, "key", key, "peaks", p) : NULL;
+    if (!root)
+        return kb_fail(KB_ENOMEM, "cannot build the peaks cache file");
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int rc =
+        json_dump_file(root, tmp, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (rc != 0) {
+        unlink(tmp);
+        return kb_fail(KB_EIO, "cannot write %s", tmp);
+    }
+    if (rename(tmp, path) != 0) {
+        int err = errno;
+        unlink(tmp);
+        return kb_fail(KB_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(err));
+    }
+    return KB_OK;
+}

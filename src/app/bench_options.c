@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "app/bench_options.h"
 
 static bool parse_int(const char *text, long lo, long hi, int *out) {

@@ -8,7 +8,7 @@
 #include "kbench/results.h"
 #include "app/bench_program.h"
 #include "app/bench_options.h"
-#include "results/report.h"
+#include "results/internal.h"
 #include "app/run_display.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };

@@ -5,7 +5,7 @@
 
 #include "app/float_text.h"
 #include "app/print_array.h"
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/half.h"
 
 /* A port of NumPy's array2string with its default options (numpy/_core/arrayprint.py:

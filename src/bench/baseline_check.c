@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bench/baseline_check.h"
-#include "core/fail.h"
+#include "core/internal.h"
 
 double kb_bench_baseline_rtol(kb_dtype dtype) {
     switch (dtype) {

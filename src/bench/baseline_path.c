@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "bench/baseline_process.h"
-#include "core/fail.h"
+#include "core/internal.h"
 
 #ifndef KB_SOURCE_DIR
 #error "KB_SOURCE_DIR must name the source tree (src/CMakeLists.txt defines it for this file)"

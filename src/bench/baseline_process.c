@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bench/baseline_process.h"
-#include "core/fail.h"
+#include "core/internal.h"
 
 extern char **environ;
 

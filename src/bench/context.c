@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "bench/context.h"
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/cpu.h"
 #include "kbench/threads.h"
 #include "kbench/version.h"

@@ -1,7 +1,7 @@
 #include <string.h>
 
 #include "bench/flush.h"
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/bench.h"
 #include "kbench/memory.h"
 

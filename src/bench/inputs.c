@@ -1,5 +1,5 @@
 #include "bench/inputs.h"
-#include "core/fail.h"
+#include "core/internal.h"
 
 /* Steele, Lea and Flood's splitmix64 finalizer: consecutive inputs give independent-looking
  * outputs, which is what a counter-based generator needs. */

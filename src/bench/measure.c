@@ -6,7 +6,7 @@
 #include "bench/baseline_check.h"
 #include "bench/impl.h"
 #include "bench/measure.h"
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/npy.h"
 #include "kbench/threads.h"
 

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "bench/name_filter.h"
-#include "core/fail.h"
+#include "core/internal.h"
 
 kb_status kb_name_filter_init(kb_name_filter *f, const char *const *patterns, int count) {
     memset(f, 0, sizeof *f);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "bench/pin.h"
-#include "core/fail.h"
+#include "core/internal.h"
 
 kb_status kb_pin_init(kb_pin *p) {
     memset(p, 0, sizeof *p);

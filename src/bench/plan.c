@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "bench/plan.h"
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/threads.h"
 
 char *kb_strdup(const char *s) {

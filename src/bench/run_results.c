@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/bench.h"
 
 kb_status kb_bench_result_summarize(kb_bench_result *r) {

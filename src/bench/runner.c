@@ -10,7 +10,7 @@
 #include "bench/measure.h"
 #include "bench/pin.h"
 #include "bench/plan.h"
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/threads.h"
 
 static double plan_cost(const kb_bench_plan *plan, int first, int end) {

@@ -1,7 +1,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/bench.h"
 
 const char *kb_bench_cache_name(kb_bench_cache cache) {

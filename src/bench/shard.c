@@ -2,7 +2,7 @@
 
 #include "bench/plan.h"
 #include "bench/shard.h"
-#include "core/fail.h"
+#include "core/internal.h"
 
 typedef struct item {
     double cost;

@@ -9,7 +9,7 @@
 #include "bench/inputs.h"
 #include "bench/plan.h"
 #include "bench/suites.h"
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/machine.h"
 #include "kbench/reduce.h"
 #include "kbench/threads.h"

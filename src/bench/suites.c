@@ -2,7 +2,7 @@
 
 #include "bench/plan.h"
 #include "bench/suites.h"
-#include "core/fail.h"
+#include "core/internal.h"
 
 static kb_status add_quick(kb_bench_plan *plan, const char *suite) {
     return kb_suite_reduce_add(plan, suite, 1);

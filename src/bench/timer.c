@@ -1,6 +1,6 @@
 #include <time.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/bench.h"
 
 int64_t kb_bench_now_ns(void) {

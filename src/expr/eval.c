@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "expr/fail_at.h"
 #include "expr/graph.h"
 #include "expr/reduction_call.h"

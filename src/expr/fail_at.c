@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "expr/fail_at.h"
 
 /* Shorter than kb_last_error's buffer by more than " at column 2147483647", so that a long

@@ -1,7 +1,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "expr/fail_at.h"
 #include "expr/graph.h"
 #include "expr/lexer.h"

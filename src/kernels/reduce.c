@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/reduce.h"
 #include "kbench/simd.h"
 #include "kbench/threads.h"

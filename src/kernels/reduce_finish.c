@@ -1,7 +1,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/element.h"
+#include "core/internal.h"
 #include "kernels/reduce_finish.h"
 
 kb_status kb_reduce_store(const kb_reduce_plan *plan, const kb_partial *partial, char *out) {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/memory.h"
 #include "kernels/reduce_finish.h"
 #include "kernels/reduce_float.h"

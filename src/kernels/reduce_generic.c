@@ -2,8 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/element.h"
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kernels/reduce_finish.h"
 #include "kernels/reduce_float.h"
 #include "kernels/reduce_generic.h"

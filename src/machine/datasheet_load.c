@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/datasheet.h"
 #include "machine/datasheet_builtin.h"
 

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/roofline.h"
 
 static kb_mem_level level_of(int64_t working_set, const kb_roofline_peaks *p) {

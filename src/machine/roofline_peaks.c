@@ -1,9 +1,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/roofline.h"
-#include "machine/peaks/working_sets.h"
+#include "machine/internal.h"
 
 /* A peak at threads threads from the 1-thread and all-cores measurements (0 when unknown).
  * Optimistic in between: each added thread could at most add a one-thread peak, and together

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/name_filter.h"
-#include "core/fail.h"
+#include "bench/internal.h"
+#include "core/internal.h"
 #include "kbench/significance.h"
 #include "results/compare_input.h"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "machine/probe/env_checks.h"
-#include "core/fail.h"
+#include "machine/internal.h"
+#include "core/internal.h"
 #include "results/compare_input.h"
 #include "results/json.h"
 

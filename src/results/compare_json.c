@@ -3,7 +3,7 @@
 
 #include <jansson.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/significance.h"
 #include "results/compare_report.h"
 

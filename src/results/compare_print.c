@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "results/compare_report.h"
 
 void kb_compare_ratio_text(const kb_compare_case *c, char *buf, size_t size) {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "results/report.h"
 
 /* RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */

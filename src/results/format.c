@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "results/json.h"
 #include "results/report.h"
 

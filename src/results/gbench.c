@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "results/compare_input.h"
-#include "util/jfield.h"
+#include "util/internal.h"
 
 /* Google Benchmark's JSON output (--benchmark_format=json, --benchmark_out): "context"
  * describes the machine, "benchmarks" lists runs. Run with --benchmark_repetitions=N, each

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
-#include "util/jfield.h"
+#include "core/internal.h"
+#include "util/internal.h"
 #include "results/json.h"
 
 static int simd_level(const char *name) {

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "results/speedup.h"
 
 /* Fixed, so that a report is the same every time it is made from the same file. */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/significance.h"
 
 typedef struct tagged {

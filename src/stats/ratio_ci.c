@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/rng.h"
-#include "core/fail.h"
+#include "util/internal.h"
+#include "core/internal.h"
 #include "kbench/significance.h"
 
 static int compare_doubles(const void *a, const void *b) {

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/bench.h"
 
 static int compare_doubles(const void *a, const void *b) {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "util/jfield.h"
 
 void jfield_init(jfield *f, const char *label) {

@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/memory.h"
 #include "machine/peaks/bandwidth_kernels.h"
 #include "machine/peaks/rate.h"

@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "machine/peaks/fma_kernels.h"
 #include "machine/peaks/rate.h"
 #include "machine/peaks/team_timer.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/threads.h"
 #include "machine/peaks/working_sets.h"
 

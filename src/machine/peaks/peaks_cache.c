@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/version.h"
 #include "machine/peaks/peaks_json.h"
 

@@ -4,7 +4,7 @@
 
 #include <jansson.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/peaks.h"
 #include "machine/peaks/peaks_json.h"
 

@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "machine/peaks/peaks_json.h"
 
 /* The JSON form of kb_peaks, documented in docs/roofline.md. Rates are written in units of

@@ -1,6 +1,6 @@
 #include <time.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "machine/peaks/rate.h"
 
 double kb_monotonic_seconds(void) {

@@ -2,7 +2,7 @@
 #include <omp.h>
 #include <stddef.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "machine/peaks/rate.h"
 #include "machine/peaks/team_timer.h"
 

@@ -2,7 +2,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/fail.h"
+#include "core/internal.h"
 #include "kbench/machine.h"
 
 /* One add per cycle: every add reads the register the previous one wrote, so the chain runs

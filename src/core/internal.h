@@ -1,0 +1,11 @@
+#ifndef KB_CORE_INTERNAL_H
+#define KB_CORE_INTERNAL_H
+
+/* What the core layer offers the layers below it beyond the public headers: kb_fail, which
+ * every library function that can fail reports through, and typed element access. Other
+ * folders include this header, never core's other private headers. */
+
+#include "core/element.h"
+#include "core/fail.h"
+
+#endif

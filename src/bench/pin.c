@@ -5,14 +5,15 @@
 
 #include "bench/pin.h"
 #include "core/internal.h"
+#include "kbench/threads.h"
 
 kb_status kb_pin_init(kb_pin *p) {
     memset(p, 0, sizeof *p);
     if (pthread_getaffinity_np(pthread_self(), sizeof p->original, &p->original) != 0)
         return kb_fail(KB_EUNSUPPORTED, "cannot read this thread's CPU affinity");
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-        if (CPU_ISSET(cpu, &p->original))
-            p->cpus[p->ncpus++] = cpu;
+    /* Not this thread's mask: under OMP_PROC_BIND the OpenMP runtime has narrowed it to one
+     * place. */
+    p->ncpus = kb_usable_cpus(p->cpus, (int)(sizeof p->cpus / sizeof p->cpus[0]));
     if (p->ncpus == 0)
         return kb_fail(KB_EUNSUPPORTED, "this thread may run on no CPU");
     return KB_OK;

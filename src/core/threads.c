@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <omp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -13,12 +14,41 @@
 #include "core/fail.h"
 #include "kbench/threads.h"
 
-static int affinity_cores(void) {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+/* The CPUs this process may use, and what says so. With OMP_PROC_BIND set, the OpenMP runtime
+ * binds the initial thread to its first place while it starts, before any of kbench's code
+ * runs, so the thread's own mask then shows one place. The place list is built from the mask
+ * the process started with (or from OMP_PLACES, when that lists fewer CPUs), so with binding
+ * on, the union of the places is what the process may use. */
+static void startup_cpus(cpu_set_t *set, const char **bound_by) {
+    CPU_ZERO(set);
+    int places = omp_get_proc_bind() != omp_proc_bind_false ? omp_get_num_places() : 0;
+    for (int p = 0; p < places; p++) {
+        int n = omp_get_place_num_procs(p);
+        if (n <= 0)
+            continue;
+        int *ids = malloc((size_t)n * sizeof *ids);
+        if (!ids)
+            break;
+        omp_get_place_proc_ids(p, ids);
+        for (int i = 0; i < n; i++)
+            if (ids[i] >= 0 && ids[i] < CPU_SETSIZE)
+                CPU_SET(ids[i], set);
+        free(ids);
+    }
+    if (CPU_COUNT(set) > 0) {
+        const char *env = getenv("OMP_PLACES");
+        *bound_by = env && *env ? "OMP_PLACES" : "the OpenMP place list (OMP_PROC_BIND)";
+        return;
+    }
+    if (sched_getaffinity(0, sizeof *set, set) == 0 && CPU_COUNT(set) > 0) {
+        *bound_by = "the affinity mask";
+        return;
+    }
+    CPU_ZERO(set);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long cpu = 0; cpu < (online > 0 ? online : 1) && cpu < CPU_SETSIZE; cpu++)
+        CPU_SET((int)cpu, set);
+    *bound_by = "the online CPUs";
 }
 
 /* The cgroup v2 path of this process ("0::/some/path"), or "" when not under cgroup v2. */
@@ -98,12 +128,38 @@ static double cgroup_quota(void) {
     return quota_v1();
 }
 
+void kb_cores_describe(kb_cores_info *out) {
+    memset(out, 0, sizeof *out);
+    cpu_set_t set;
+    const char *bound_by;
+    startup_cpus(&set, &bound_by);
+    out->cpus = CPU_COUNT(&set);
+    out->cgroup_quota = cgroup_quota();
+    out->usable = out->cpus;
+    if (out->cgroup_quota > 0 && ceil(out->cgroup_quota) < out->usable) {
+        out->usable = (int)ceil(out->cgroup_quota);
+        bound_by = "the cgroup CPU quota";
+    }
+    if (out->usable < 1)
+        out->usable = 1;
+    snprintf(out->bound_by, sizeof out->bound_by, "%s", bound_by);
+}
+
 int kb_usable_cores(void) {
-    int cores = affinity_cores();
-    double quota = cgroup_quota();
-    if (quota > 0 && ceil(quota) < cores)
-        cores = (int)ceil(quota);
-    return cores > 0 ? cores : 1;
+    kb_cores_info info;
+    kb_cores_describe(&info);
+    return info.usable;
+}
+
+int kb_usable_cpus(int *cpus, int max) {
+    cpu_set_t set;
+    const char *bound_by;
+    startup_cpus(&set, &bound_by);
+    int n = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && n < max; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            cpus[n++] = cpu;
+    return n;
 }
 
 static _Atomic int api_threads = 0;

@@ -14,15 +14,14 @@
  * order, a level compiled only for its own architecture, and a fallback chain that goes
  * down to scalar through levels compiled wherever the level is. */
 enum level_order {
-#define ROW(ID, name, built, arch, cpu, fallback) REGISTRY_ROW_##ID,
+#define ROW(ID, name, built, arch, cpu, fallback) LEVEL_ROW_##ID,
     KB_SIMD_LEVELS(ROW)
 #undef ROW
-        REGISTRY_ROWS
+        LEVEL_ROWS
 };
-_Static_assert((int)REGISTRY_ROWS == (int)KB_SIMD_LEVEL_COUNT,
-               "one registry row per kb_simd_level");
+_Static_assert((int)LEVEL_ROWS == (int)KB_SIMD_LEVEL_COUNT, "one registry row per kb_simd_level");
 #define CHECK(ID, name, built, arch, cpu, fallback)                                                \
-    _Static_assert((int)REGISTRY_ROW_##ID == (int)KB_SIMD_##ID, #name ": row in enum order");      \
+    _Static_assert((int)LEVEL_ROW_##ID == (int)KB_SIMD_##ID, #name ": row in enum order");         \
     _Static_assert(!(built) || KB_SIMD_ARCH_##arch, #name ": compiled for another architecture");  \
     _Static_assert(!(built) || KB_SIMD_BUILT_##fallback, #name ": its fallback is not compiled");  \
     _Static_assert(KB_SIMD_##fallback < KB_SIMD_##ID || KB_SIMD_##ID == KB_SIMD_SCALAR,            \

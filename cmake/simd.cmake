@@ -1,6 +1,7 @@
-# Which instruction-set kernels this build compiles, and the flags for each file family.
-# Kernel files are named by instruction set (reduce_avx2.c, reduce_neon.c, ...); each family
-# is compiled with its own target flags and the dispatch level picks one at run time.
+# Which instruction-set levels this build compiles (KB_BUILD_<LEVEL>, read only by the
+# dispatch registry, src/core/dispatch.h), and the flags for each kernel file. Kernel files
+# are named by instruction set (reduce_avx2.c, reduce_neon.c, ...); each is compiled with its
+# own target flags, and the registry picks a family's table at run time.
 include(CheckCCompilerFlag)
 
 set(KB_ARCH ${CMAKE_SYSTEM_PROCESSOR})
@@ -25,6 +26,8 @@ if(KB_ARCH MATCHES "x86_64|AMD64")
 elseif(KB_ARCH MATCHES "aarch64|arm64")
   set(KB_ARCH aarch64)
   list(APPEND KB_SIMD_DEFINES KB_BUILD_NEON)
+  # No kernel file is SVE's yet: the registry's fallback rule runs the NEON tables at the SVE
+  # level, and _sve.c files get these flags once they exist.
   check_c_compiler_flag("-march=armv8.2-a+sve" KB_CC_SVE)
   if(KB_CC_SVE)
     set(KB_FLAGS_sve -march=armv8.2-a+sve)

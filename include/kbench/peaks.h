@@ -64,7 +64,8 @@ typedef struct kb_bw_work {
     double checksum;                  /* load: the sum of a in the last sweep; else 0 */
 } kb_bw_work;
 
-/* Runs a bandwidth kernel sweeps times over n elements with the inner loop of a SIMD level:
+/* Runs a bandwidth kernel sweeps times over n elements with the inner loop of a SIMD level
+ * (the loop of kb_simd_table_level(KB_SIMD_FAMILY_BANDWIDTH, level): sve runs neon's):
  * load reads a (b and c may be NULL), copy writes a from b, triad writes a from b and c. The
  * arrays need no particular alignment. KB_EUNSUPPORTED when the level is not available;
  * KB_EINVAL for negative sizes or missing arrays. */
@@ -90,11 +91,13 @@ typedef struct kb_fma_work {
 } kb_fma_work;
 
 /* Runs the FMA chain of a type and SIMD level for iterations steps. KB_EUNSUPPORTED when the
- * level is not available or has no FMA kernel (sve: its NEON kernel reaches the same peak on
- * every SVE core kbench targets); KB_EINVAL for a negative count. */
+ * level is not available or has no FMA kernel of its own, since its peak would be that of the
+ * level it falls back to (kb_simd_table_level(KB_SIMD_FAMILY_FMA, level) != level; sve: its
+ * NEON kernel reaches the same peak on every SVE core kbench targets); KB_EINVAL for a
+ * negative count. */
 kb_status kb_fma_run(kb_flop_type type, kb_simd_level level, int64_t iterations, kb_fma_work *out);
 
-/* True when kb_fma_run has a kernel for the level in this build and this CPU can run it. */
+/* True when kb_fma_run has a kernel of the level's own in this build and this CPU runs it. */
 bool kb_fma_available(kb_simd_level level);
 
 /* A rate measured over repetitions, in units per second (bytes or FLOPs). */

@@ -9,26 +9,13 @@
 #include "kernels/reduce_kernels.h"
 #include "kernels/reduce_plan.h"
 
-static const kb_reduce_kernels *kernels_for(kb_simd_level level) {
-    switch (level) {
-#ifdef KB_BUILD_AVX2
-        case KB_SIMD_AVX2:
-            return kb_reduce_kernels_avx2();
-#endif
-#ifdef KB_BUILD_AVX512
-        case KB_SIMD_AVX512:
-            return kb_reduce_kernels_avx512();
-#endif
-#ifdef KB_BUILD_NEON
-        case KB_SIMD_NEON:
-        /* SVE machines run the NEON loops: no SVE-specific reduction loops exist yet, and
-         * every SVE implementation also executes NEON. */
-        case KB_SIMD_SVE:
-            return kb_reduce_kernels_neon();
-#endif
-        default:
-            return kb_reduce_kernels_scalar();
-    }
+#define TABLE(ID, name) KB_SIMD_TABLE_ENTRY(ID, kb_reduce_kernels_##name)
+static const kb_reduce_kernels *(*const tables[KB_SIMD_LEVEL_COUNT])(void) = {
+    KB_SIMD_REDUCE_TABLES(TABLE)};
+#undef TABLE
+
+const kb_reduce_kernels *kb_reduce_kernels_for(kb_simd_level level) {
+    return tables[kb_simd_table_level(KB_SIMD_FAMILY_REDUCE, level)]();
 }
 
 kb_status kb_reduce_into(const kb_array *in, const kb_reduce_args *args, kb_array *out) {
@@ -60,7 +47,7 @@ kb_status kb_reduce_into(const kb_array *in, const kb_reduce_args *args, kb_arra
     if (plan.nout == 0)
         return KB_OK;
     if (kb_reduce_float_applies(&plan))
-        return kb_reduce_float(&plan, kernels_for(level), threads);
+        return kb_reduce_float(&plan, kb_reduce_kernels_for(level), threads);
     return kb_reduce_generic(&plan, threads);
 }
 

@@ -20,6 +20,8 @@
 
 #include <stdint.h>
 
+#include "kbench/simd.h"
+
 #define KB_REDUCE_BLOCK 4096
 
 typedef struct kb_reduce_kernels {
@@ -61,10 +63,15 @@ typedef struct kb_reduce_kernels {
                             int64_t first_row, double *best, int64_t *index);
 } kb_reduce_kernels;
 
-/* Each returns its level's table; a level that is not compiled has no definition. */
+/* Each returns its level's table; a level that is not compiled has no definition. The
+ * levels with a table are listed in the dispatch registry (KB_SIMD_REDUCE_TABLES). */
 const kb_reduce_kernels *kb_reduce_kernels_scalar(void);
 const kb_reduce_kernels *kb_reduce_kernels_avx2(void);
 const kb_reduce_kernels *kb_reduce_kernels_avx512(void);
 const kb_reduce_kernels *kb_reduce_kernels_neon(void);
+
+/* The table that runs at a level: its own, or the one the registry's fallback rule gives
+ * (kb_simd_table_level). The caller has checked that the level is available. */
+const kb_reduce_kernels *kb_reduce_kernels_for(kb_simd_level level);
 
 #endif

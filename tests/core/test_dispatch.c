@@ -1,4 +1,4 @@
-/* The dispatch setting and the thread count: what the API accepts and refuses. The
+/* The dispatch setting, its registry and the thread count: what the API accepts and refuses. The
  * environment variables are checked end to end in tests/cli (each needs a fresh process). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -59,6 +59,41 @@ static void only_available_levels_can_be_set(void **state) {
     assert_int_equal(kb_simd_set(99), KB_EINVAL);
 }
 
+/* The registry's fallback rule, for every family and compiled level: the table that runs is
+ * the level's own or one down its fallback chain, of a level compiled too and run by every
+ * CPU that runs this one. */
+static void every_level_runs_a_table_down_its_fallback_chain(void **state) {
+    assert_int_equal(kb_simd_fallback(KB_SIMD_SCALAR), KB_SIMD_SCALAR);
+    assert_int_equal(kb_simd_fallback(KB_SIMD_SVE), KB_SIMD_NEON);
+    int compiled = 0;
+    for (int f = 0; f < KB_SIMD_FAMILY_COUNT; f++) {
+        kb_simd_family family = (kb_simd_family)f;
+        assert_string_not_equal(kb_simd_family_name(family), "?");
+        for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
+            kb_simd_level level = (kb_simd_level)l;
+            if (!kb_simd_compiled(level))
+                continue;
+            compiled++;
+            kb_simd_level runs = kb_simd_table_level(family, level);
+            assert_true(kb_simd_compiled(runs));
+            assert_int_equal(kb_simd_table_level(family, runs), runs);
+            if (kb_simd_available(level))
+                assert_true(kb_simd_available(runs));
+            kb_simd_level step = level;
+            while (step != runs && step != KB_SIMD_SCALAR)
+                step = kb_simd_fallback(step);
+            if (step != runs)
+                fail_msg("%s at %s runs %s's table, not one down its fallback chain",
+                         kb_simd_family_name(family), kb_simd_name(level), kb_simd_name(runs));
+        }
+    }
+    assert_true(compiled >= KB_SIMD_FAMILY_COUNT); /* scalar at least, for every family */
+    assert_string_equal(kb_simd_family_name(KB_SIMD_FAMILY_COUNT), "?");
+    assert_int_equal(kb_simd_table_level(KB_SIMD_FAMILY_COUNT, KB_SIMD_AVX2), KB_SIMD_SCALAR);
+    assert_int_equal(kb_simd_table_level(KB_SIMD_FAMILY_REDUCE, KB_SIMD_LEVEL_COUNT),
+                     KB_SIMD_SCALAR);
+}
+
 static void thread_count_defaults_to_usable_cores(void **state) {
     int usable = kb_usable_cores(), n;
     assert_true(usable >= 1);
@@ -77,6 +112,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(levels_parse_and_refuse_unknown_names),
         cmocka_unit_test(only_available_levels_can_be_set),
+        cmocka_unit_test(every_level_runs_a_table_down_its_fallback_chain),
         cmocka_unit_test(thread_count_defaults_to_usable_cores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -162,6 +162,11 @@ static void fma_kernels_count_and_compute(void **state) {
     }
     assert_true(tested >= 2); /* scalar and at least one vector level on x86-64 and aarch64 */
     kb_fma_work w;
+    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++)
+        assert_int_equal(kb_fma_available((kb_simd_level)level),
+                         kb_simd_available((kb_simd_level)level) &&
+                             kb_simd_table_level(KB_SIMD_FAMILY_FMA, (kb_simd_level)level) ==
+                                 (kb_simd_level)level);
     assert_false(kb_fma_available(KB_SIMD_SVE));
     assert_int_equal(kb_fma_run(KB_FLOP_F32, KB_SIMD_SVE, 1, &w), KB_EUNSUPPORTED);
     assert_int_equal(kb_fma_run(KB_FLOP_F32, KB_SIMD_SCALAR, -1, &w), KB_EINVAL);

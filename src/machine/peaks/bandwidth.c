@@ -33,28 +33,16 @@ static int array_count(kb_bw_kernel kernel) {
     return kernel == KB_BW_LOAD ? 1 : kernel == KB_BW_COPY ? 2 : 3;
 }
 
+#define TABLE(ID, name) KB_SIMD_TABLE_ENTRY(ID, &kb_bw_kernels_##name)
+static const kb_bw_kernels *const tables[KB_SIMD_LEVEL_COUNT] = {KB_SIMD_BANDWIDTH_TABLES(TABLE)};
+#undef TABLE
+
+/* Streaming is bound by the memory system, not the vector width, so a level without sweeps
+ * of its own measures with its fallback's (the registry's rule). */
 static const kb_bw_kernels *kernels_for(kb_simd_level level) {
     if (!kb_simd_available(level))
         return NULL;
-    switch (level) {
-        case KB_SIMD_SCALAR:
-            return &kb_bw_kernels_scalar;
-#ifdef KB_BUILD_AVX2
-        case KB_SIMD_AVX2:
-            return &kb_bw_kernels_avx2;
-#endif
-#ifdef KB_BUILD_AVX512
-        case KB_SIMD_AVX512:
-            return &kb_bw_kernels_avx512;
-#endif
-#ifdef KB_BUILD_NEON
-        case KB_SIMD_NEON:
-        case KB_SIMD_SVE: /* streaming is bound by the memory system, not the vector width */
-            return &kb_bw_kernels_neon;
-#endif
-        default:
-            return NULL;
-    }
+    return tables[kb_simd_table_level(KB_SIMD_FAMILY_BANDWIDTH, level)];
 }
 
 static double sweep(const kb_bw_kernels *k, kb_bw_kernel kernel, int64_t n, double *a,

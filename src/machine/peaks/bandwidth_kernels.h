@@ -13,15 +13,11 @@ typedef struct kb_bw_kernels {
     void (*triad)(double *a, const double *b, const double *c, double s, int64_t n);
 } kb_bw_kernels;
 
+/* One table per level, defined in its file when the level is compiled; the levels with a
+ * table are listed in the dispatch registry (core/dispatch.h). */
 extern const kb_bw_kernels kb_bw_kernels_scalar;
-#ifdef KB_BUILD_AVX2
 extern const kb_bw_kernels kb_bw_kernels_avx2;
-#endif
-#ifdef KB_BUILD_AVX512
 extern const kb_bw_kernels kb_bw_kernels_avx512;
-#endif
-#ifdef KB_BUILD_NEON
 extern const kb_bw_kernels kb_bw_kernels_neon;
-#endif
 
 #endif

@@ -10,27 +10,17 @@ const char *kb_flop_type_name(kb_flop_type type) {
     return (unsigned)type < KB_FLOP_TYPE_COUNT ? names[type] : "?";
 }
 
+#define TABLE(ID, name) KB_SIMD_TABLE_ENTRY(ID, &kb_fma_kernels_##name)
+static const kb_fma_kernels *const tables[KB_SIMD_LEVEL_COUNT] = {KB_SIMD_FMA_TABLES(TABLE)};
+#undef TABLE
+
+/* A FLOP peak is reported under its level's name, so it is measured only with chains of the
+ * level's own: run through the fallback rule, a level would report its fallback's peak as its
+ * own (the peaks table keeps one row per level, and the roofline reads them by level). */
 static const kb_fma_kernels *kernels_for(kb_simd_level level) {
-    if (!kb_simd_available(level))
+    if (!kb_simd_available(level) || kb_simd_table_level(KB_SIMD_FAMILY_FMA, level) != level)
         return NULL;
-    switch (level) {
-        case KB_SIMD_SCALAR:
-            return &kb_fma_kernels_scalar;
-#ifdef KB_BUILD_AVX2
-        case KB_SIMD_AVX2:
-            return &kb_fma_kernels_avx2;
-#endif
-#ifdef KB_BUILD_AVX512
-        case KB_SIMD_AVX512:
-            return &kb_fma_kernels_avx512;
-#endif
-#ifdef KB_BUILD_NEON
-        case KB_SIMD_NEON:
-            return &kb_fma_kernels_neon;
-#endif
-        default:
-            return NULL;
-    }
+    return tables[level];
 }
 
 bool kb_fma_available(kb_simd_level level) {

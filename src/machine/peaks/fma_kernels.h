@@ -19,16 +19,12 @@ typedef struct kb_fma_kernels {
     int accumulators;         /* independent vectors */
 } kb_fma_kernels;
 
+/* One table per level, defined in its file when the level is compiled; the levels with a
+ * table are listed in the dispatch registry (core/dispatch.h). */
 extern const kb_fma_kernels kb_fma_kernels_scalar;
-#ifdef KB_BUILD_AVX2
 extern const kb_fma_kernels kb_fma_kernels_avx2;
-#endif
-#ifdef KB_BUILD_AVX512
 extern const kb_fma_kernels kb_fma_kernels_avx512;
-#endif
-#ifdef KB_BUILD_NEON
 extern const kb_fma_kernels kb_fma_kernels_neon;
-#endif
 
 /* Spells out an operation for each accumulator, so that each is a named variable the compiler
  * keeps in a register rather than an array it might leave in memory. */

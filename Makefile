@@ -33,9 +33,7 @@ build: deps
 test: deps
 	$(MAKE) --no-print-directory test-release test-sanitize test-aarch64 test-fuzz
 
-test-release:
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release $(CMAKE_COMMON)
-	cmake --build build -j $(JOBS)
+test-release: build
 	cd build && $(CTEST)
 
 test-sanitize:

@@ -105,8 +105,8 @@ typedef struct kb_compare_difference {
  * the machine, so its timings shift between runs and a regression may be a false alarm. */
 typedef struct kb_compare_load {
     bool under_load;
-    double load_average; /* 1-minute; NaN when the warning's message does not say */
-    int cores;           /* usable cores; 0 when the message does not say */
+    double load_average; /* 1-minute; NaN when the file does not record it (older files) */
+    int cores;           /* usable cores; 0 when the file does not record them */
     char message[192];   /* the warning's message, as recorded */
 } kb_compare_load;
 

@@ -32,10 +32,19 @@ typedef struct kb_env_warning {
     char message[192]; /* one line, no trailing period */
 } kb_env_warning;
 
+/* What the load check compared, as numbers: results files record them (context.load) and
+ * `kbench compare` reports them, whether or not there was a `load` warning. */
+typedef struct kb_env_load {
+    bool known;       /* false when the check was skipped or /proc/loadavg unreadable */
+    double average;   /* 1-minute load average, >= 0 */
+    int usable_cores; /* the cores it was held against, >= 1 */
+} kb_env_load;
+
 /* At most one warning per code. */
 typedef struct kb_env_report {
     int count;
     kb_env_warning warnings[KB_ENV_CODE_COUNT];
+    kb_env_load load;
 } kb_env_report;
 
 /* What the checks look at. kb_env_inputs_live describes this process on this machine; tests

@@ -21,6 +21,7 @@
 #include "kbench/reduce.h"
 #include "kbench/results.h"
 #include "kbench/roofline.h"
+#include "kbench/run_results.h"
 #include "kbench/significance.h"
 #include "kbench/simd.h"
 #include "kbench/threads.h"

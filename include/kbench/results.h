@@ -3,8 +3,8 @@
 
 #include <stdio.h>
 
-#include "kbench/bench.h"
 #include "kbench/error.h"
+#include "kbench/run_results.h"
 
 #ifdef __cplusplus
 extern "C" {

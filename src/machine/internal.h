@@ -2,10 +2,9 @@
 #define KB_MACHINE_INTERNAL_H
 
 /* What the machine layer offers other folders (and its probe/ and peaks/ parts each other)
- * beyond the public headers: the cache capacities the roofline's working sets use, and the
- * environment checks' helpers. Other folders include this header, never machine's others. */
+ * beyond the public headers: the cache capacities the roofline's working sets use. Other
+ * folders include this header, never machine's others. */
 
 #include "machine/peaks/working_sets.h"
-#include "machine/probe/env_checks.h"
 
 #endif

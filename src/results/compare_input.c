@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "machine/internal.h"
 #include "core/internal.h"
 #include "results/compare_input.h"
 #include "results/json.h"
@@ -64,7 +63,8 @@ static void machine_facts(const kb_bench_context *c, kb_compare_input *in) {
     kb_compare_input_fact(in, "sanitizers", true, "%s", b->sanitizers ? "on" : "off");
 }
 
-/* The `load` warning, with its numbers when the message gives them. */
+/* The `load` warning, with the numbers the load check recorded (context.load; files written
+ * before kbench recorded them have the message alone). */
 static void load_of(const kb_env_report *env, kb_compare_load *load) {
     for (int i = 0; i < env->count; i++) {
         const kb_env_warning *w = &env->warnings[i];
@@ -72,10 +72,8 @@ static void load_of(const kb_env_report *env, kb_compare_load *load) {
             continue;
         load->under_load = true;
         snprintf(load->message, sizeof load->message, "%s", w->message);
-        if (!kb_env_load_parse(w->message, &load->load_average, &load->cores)) {
-            load->load_average = NAN;
-            load->cores = 0;
-        }
+        load->load_average = env->load.known ? env->load.average : NAN;
+        load->cores = env->load.known ? env->load.usable_cores : 0;
     }
 }
 

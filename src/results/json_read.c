@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +169,29 @@ static void read_machine(jfield *f, const json_t *ctx, kb_bench_context *c) {
     jfield_pop(f, mark);
 }
 
+/* The load check's numbers: null when it read none, absent from files written before kbench
+ * recorded them (the `load` warning's message says them in words). */
+static void read_load(jfield *f, const json_t *ctx, kb_env_load *load) {
+    memset(load, 0, sizeof *load);
+    if (!json_object_get(ctx, "load"))
+        return;
+    const json_t *v = jfield_get(f, ctx, "load", J_OBJECT | J_NULL);
+    if (!v || json_is_null(v))
+        return;
+    size_t mark = jfield_push_key(f, "load");
+    double average = jfield_number(f, v, "average_1min", false);
+    int64_t cores = jfield_int(f, v, "usable_cores", false);
+    if (f->status == KB_OK && !(average >= 0))
+        jfield_fail(f, "average_1min", "expected a number >= 0, found %g", average);
+    else if (f->status == KB_OK && (cores < 1 || cores > INT_MAX))
+        jfield_fail(f, "usable_cores", "expected an integer >= 1, found %lld", (long long)cores);
+    else if (f->status == KB_OK)
+        *load = (kb_env_load){.known = true, .average = average, .usable_cores = (int)cores};
+    jfield_pop(f, mark);
+}
+
 static void read_environment(jfield *f, const json_t *ctx, kb_bench_context *c) {
+    read_load(f, ctx, &c->env.load);
     const json_t *a = jfield_get(f, ctx, "environment_warnings", J_ARRAY);
     size_t i;
     const json_t *w;

@@ -121,6 +121,14 @@ static json_t *baselines_json(const kb_bench_context *c) {
                      runner ? runner : json_null());
 }
 
+/* The numbers the load check compared; null when it read none. */
+static json_t *load_json(const kb_env_load *load) {
+    if (!load->known)
+        return json_null();
+    return json_pack("{s:f, s:i}", "average_1min", load->average, "usable_cores",
+                     load->usable_cores);
+}
+
 static json_t *context_json(const kb_bench_context *c) {
     json_t *warnings = json_array();
     for (int i = 0; i < c->env.count; i++)
@@ -154,14 +162,15 @@ static json_t *context_json(const kb_bench_context *c) {
                               "resolution_ns", c->timer.resolution_ns, "overhead_ns",
                               c->timer.overhead_ns, "reported_resolution_ns", c->timer.reported_ns);
     return json_pack(
-        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:i, s:i}, s:o, s:o, "
+        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:i, s:i}, s:o, s:o, s:o, "
         "s:o, s:o, s:o, s:o, s:o}",
         "date", c->date, "command", c->command ? text(c->command) : json_null(), "kbench_version",
         text(c->build.version), "git_commit", text(c->build.git_commit), "build",
         build_json(&c->build), "system", system_json(m), "cpu", cpu_json(c), "clock", clock, "simd",
-        simd, "threads", "count", c->threads, "usable_cores", c->usable_cores,
-        "environment_warnings", warnings, "environment_variables", vars, "timer", timer, "settings",
-        settings, "selection", selection, "peaks", peaks_json(c), "baselines", baselines_json(c));
+        simd, "threads", "count", c->threads, "usable_cores", c->usable_cores, "load",
+        load_json(&c->env.load), "environment_warnings", warnings, "environment_variables", vars,
+        "timer", timer, "settings", settings, "selection", selection, "peaks", peaks_json(c),
+        "baselines", baselines_json(c));
 }
 
 static json_t *statistics_json(const kb_bench_stats *s) {

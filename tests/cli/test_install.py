@@ -22,7 +22,8 @@ int main(void)
         return 1;
     }
     const float *s = out.data;
-    printf("%g %g %g %s\n", s[0], s[1], s[2], kb_build_info_get()->version);
+    printf("%g %g %g %s %s\n", s[0], s[1], s[2], kb_build_info_get()->version,
+           KB_VERSION_STRING);
     kb_array_free(&out);
     return 0;
 }
@@ -34,9 +35,11 @@ def main():
     with tempfile.TemporaryDirectory() as prefix:
         subprocess.run(["cmake", "--install", build, "--prefix", prefix], check=True,
                        stdout=subprocess.DEVNULL)
-        for path in ["bin/kbench", "include/kbench/kbench.h",
+        for path in ["bin/kbench", "include/kbench/kbench.h", "include/kbench/version.h",
                      "share/kbench/baselines/runner.py"]:
             assert os.path.exists(os.path.join(prefix, path)), path
+        # version.h is generated from its template, which stays behind.
+        assert not os.path.exists(os.path.join(prefix, "include/kbench/version.h.in"))
         pcdirs = [os.path.join(prefix, d, "pkgconfig")
                   for d in ["lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"]]
         env = dict(os.environ, PKG_CONFIG_PATH=":".join(pcdirs))
@@ -52,6 +55,10 @@ def main():
         out = subprocess.run([exe], env=run_env, check=True, capture_output=True,
                              text=True).stdout.split()
         assert out[:3] == ["5", "7", "9"], out
+        # The library, the installed header and kbench agree on the version CMake set.
+        version = subprocess.run([sys.argv[1], "--version"], check=True, capture_output=True,
+                                 text=True).stdout.split()[1]
+        assert out[3:] == [version, version], (out, version)
         print(f"install: pkg-config flags {' '.join(flags)}; user program printed {' '.join(out)}")
         print("1 passed, 0 failed")
 

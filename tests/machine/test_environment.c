@@ -8,7 +8,6 @@
 
 #include <cmocka.h>
 
-#include "machine/probe/env_checks.h"
 #include "fake_tree.h"
 #include "kbench/environment.h"
 
@@ -75,6 +74,7 @@ static const char *message_of(const kb_env_report *r, kb_env_code code) {
 static void quiet_machine_has_no_warnings(void **state) {
     kb_env_report r = check(*state, 4, &release_build);
     assert_int_equal(r.count, 0);
+    assert_true(r.load.known && r.load.average == 0.05 && r.load.usable_cores == 4);
 }
 
 static void governor_other_than_performance_warns(void **state) {
@@ -149,20 +149,22 @@ static void high_load_warns(void **state) {
     kb_env_report r = check(t, 4, &release_build);
     assert_int_equal(r.count, 1);
     assert_non_null(strstr(message_of(&r, KB_ENV_LOAD), "3.50"));
-    /* `kbench compare` reads the numbers back from the message. */
-    double load = 0;
-    int cores = 0;
-    assert_true(kb_env_load_parse(message_of(&r, KB_ENV_LOAD), &load, &cores));
-    assert_true(load == 3.5 && cores == 4);
-    assert_false(kb_env_load_parse("busy", &load, &cores));
-    assert_false(kb_env_load_parse(
-        "1-minute load average 3.50 is above half of the 4 usable cores, and more", &load, &cores));
-    assert_false(kb_env_load_parse("1-minute load average nan is above half of the 4 usable cores",
-                                   &load, &cores));
+    /* The numbers, for results files and `kbench compare`, are kept beside the message. */
+    assert_true(r.load.known && r.load.average == 3.5 && r.load.usable_cores == 4);
     r = check(t, 8, &release_build); /* 3.5 is under half of 8 */
     assert_int_equal(r.count, 0);
+    assert_true(r.load.known && r.load.average == 3.5 && r.load.usable_cores == 8);
     r = check(t, 0, &release_build); /* no core count: the check is skipped */
     assert_int_equal(r.count, 0);
+    assert_false(r.load.known);
+    WRITE(t, "/proc/loadavg", "busy\n");
+    r = check(t, 4, &release_build);
+    assert_int_equal(r.count, 0);
+    assert_false(r.load.known);
+    /* A load no results file can hold is not kept as a number. */
+    WRITE(t, "/proc/loadavg", "nan 1.00 0.50 4/300 4242\n");
+    r = check(t, 4, &release_build);
+    assert_false(r.load.known);
 }
 
 static void aslr_warns(void **state) {

@@ -77,6 +77,8 @@ static void make_results(kb_results *r) {
     assert_int_equal(kb_bench_run(p, &s, NULL, r), KB_OK);
     r->context.command = strdup("test \"run\"");
     r->context.peaks_origin = strdup("file peaks.json");
+    /* A load of its own, whatever this machine's: the tests below edit its text. */
+    r->context.env.load = (kb_env_load){.known = true, .average = 1.5, .usable_cores = 2};
     kb_bench_plan_free(p);
 }
 
@@ -117,6 +119,9 @@ static void same_context(const kb_bench_context *a, const kb_bench_context *b) {
         SAME(a->env.warnings[i].code, b->env.warnings[i].code);
         SAME_STRING(a->env.warnings[i].message, b->env.warnings[i].message);
     }
+    SAME(a->env.load.known, b->env.load.known);
+    SAME(a->env.load.average, b->env.load.average);
+    SAME(a->env.load.usable_cores, b->env.load.usable_cores);
     SAME(a->timer.resolution_ns, b->timer.resolution_ns);
     SAME(a->timer.overhead_ns, b->timer.overhead_ns);
     SAME(a->settings.min_time, b->settings.min_time);
@@ -240,19 +245,25 @@ static char *results_text(void) {
     return buf;
 }
 
-/* Replaces the first occurrence of from with to and parses the result; returns the status
- * and leaves the message in kb_last_error(). */
-static kb_status parse_edited(const char *text, const char *from, const char *to) {
+/* Replaces the first occurrence of from with to and parses the result into out; returns the
+ * status and leaves the message in kb_last_error(). */
+static kb_status parse_edited_into(const char *text, const char *from, const char *to,
+                                   kb_results *out) {
     const char *at = strstr(text, from);
     assert_non_null(at);
     size_t n = strlen(text) + strlen(to) + 1;
     char *edited = malloc(n);
     snprintf(edited, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    kb_status st = kb_results_parse(edited, strlen(edited), "r.json", out);
+    free(edited);
+    return st;
+}
+
+static kb_status parse_edited(const char *text, const char *from, const char *to) {
     kb_results r;
-    kb_status st = kb_results_parse(edited, strlen(edited), "r.json", &r);
+    kb_status st = parse_edited_into(text, from, to, &r);
     if (st == KB_OK)
         kb_results_free(&r);
-    free(edited);
     return st;
 }
 
@@ -316,6 +327,33 @@ static void refuses_bad_files(void **state) {
     assert_int_equal(parse_edited(text, "\"schema_version\": 2,",
                                   "\"schema_version\": 2, \"later\": {\"x\": []},"),
                      KB_OK);
+    free(text);
+}
+
+/* context.load: null (no load read) and absent (a file written before kbench recorded it)
+ * both read as not known; numbers out of range are refused. */
+static void reads_the_load(void **state) {
+    char *text = results_text();
+    kb_results r;
+    assert_int_equal(kb_results_parse(text, strlen(text), "r.json", &r), KB_OK);
+    assert_true(r.context.env.load.known && r.context.env.load.average == 1.5 &&
+                r.context.env.load.usable_cores == 2);
+    kb_results_free(&r);
+    const char *unknown[] = {"\"load\": null, \"was\": {", "\"was\": {"};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(parse_edited_into(text, "\"load\": {", unknown[i], &r), KB_OK);
+        assert_false(r.context.env.load.known);
+        kb_results_free(&r);
+    }
+    expect_error(text, "\"load\": {",
+                 "\"load\": {\"average_1min\": -1, \"usable_cores\": 2}, \"was\": {",
+                 "r.json: context.load.average_1min: expected a number >= 0, found -1");
+    expect_error(text, "\"load\": {",
+                 "\"load\": {\"average_1min\": 1, \"usable_cores\": 0}, \"was\": {",
+                 "r.json: context.load.usable_cores: expected an integer >= 1, found 0");
+    expect_error(text, "\"load\": {", "\"load\": {\"usable_cores\": 2}, \"was\": {",
+                 "r.json: context.load.average_1min: missing");
+    expect_error(text, "\"load\": {", "\"load\": 3, \"was\": {", "r.json: context.load: expected");
     free(text);
 }
 
@@ -396,9 +434,8 @@ static void durations(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(round_trip),
-        cmocka_unit_test(refuses_bad_files),
-        cmocka_unit_test(csv_and_markdown),
+        cmocka_unit_test(round_trip),     cmocka_unit_test(refuses_bad_files),
+        cmocka_unit_test(reads_the_load), cmocka_unit_test(csv_and_markdown),
         cmocka_unit_test(durations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

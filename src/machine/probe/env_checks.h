@@ -15,9 +15,4 @@ void kb_env_check_build(const kb_env_inputs *inputs, kb_env_report *report);
 void kb_env_add(kb_env_report *report, kb_env_code code, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Reads back the load average and the usable cores from the message of a `load` warning,
- * which results files keep as text only (`kbench compare` reports them). False when the
- * message is not one check_load writes. */
-bool kb_env_load_parse(const char *message, double *load, int *cores);
-
 #endif

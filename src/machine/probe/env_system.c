@@ -1,5 +1,4 @@
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "machine/probe/env_checks.h"
@@ -14,9 +13,6 @@ static void check_hypervisor(const kb_env_inputs *inputs, kb_env_report *report)
         kb_env_add(report, KB_ENV_HYPERVISOR, "running under a hypervisor (%s)", name);
 }
 
-/* The message of a `load` warning, written here and read back by kb_env_load_parse. */
-#define LOAD_MESSAGE "1-minute load average %.2f is above half of the %d usable cores"
-
 /* Other runnable work competes for cores and memory bandwidth. Half the cores leaves room
  * for the benchmark's own threads on a machine that is otherwise idle. */
 static void check_load(const kb_env_inputs *inputs, kb_env_report *report) {
@@ -28,19 +24,14 @@ static void check_load(const kb_env_inputs *inputs, kb_env_report *report) {
     double load = strtod(text, &end);
     if (end == text)
         return;
+    /* Kept as a number only when a results file can hold it: JSON has no NaN or infinity. */
+    if (load >= 0 && isfinite(load))
+        report->load =
+            (kb_env_load){.known = true, .average = load, .usable_cores = inputs->usable_cores};
     if (load > inputs->usable_cores / 2.0)
-        kb_env_add(report, KB_ENV_LOAD, LOAD_MESSAGE, load, inputs->usable_cores);
-}
-
-bool kb_env_load_parse(const char *message, double *load, int *cores) {
-    /* LOAD_MESSAGE with the numbers read rather than written; %n proves the whole text
-     * matched, up to its last word. */
-    int end = -1;
-    if (sscanf(message, "1-minute load average %lf is above half of the %d usable cores%n", load,
-               cores, &end) != 2 ||
-        end < 0 || message[end] != '\0')
-        return false;
-    return *cores > 0 && *load >= 0 && isfinite(*load);
+        kb_env_add(report, KB_ENV_LOAD,
+                   "1-minute load average %.2f is above half of the %d usable cores", load,
+                   inputs->usable_cores);
 }
 
 /* With ASLR the stack and heap start at different addresses each run, so alignment (and with

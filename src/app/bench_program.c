@@ -12,31 +12,39 @@
 #include "app/run_display.h"
 #include "app/usage.h"
 
-/* The text of the help before the options: usage, what the program does, the suites. */
-static void format_synopsis(char *buf, size_t size, const char *program, bool list, bool builtin) {
+/* The text of the help before the options: usage, what the program does, the suites; NULL
+ * when out of memory. The caller frees it. */
+static char *make_synopsis(const char *program, bool list, bool builtin) {
+    char *text = NULL;
+    size_t size;
+    FILE *f = open_memstream(&text, &size);
+    if (!f)
+        return NULL;
     const char *suites = builtin ? " [SUITE ...]" : "";
-    int n;
     if (list)
-        n = snprintf(buf, size,
-                     "usage: %s%s [--filter REGEX ...] [--shard K/N]\n\n"
-                     "Lists the cases a run with the same arguments would measure, one name per "
-                     "line,\nin the order they run.\n\n",
-                     program, suites);
+        fprintf(f,
+                "usage: %s%s [--filter REGEX ...] [--shard K/N]\n\n"
+                "Lists the cases a run with the same arguments would measure, one name per line,\n"
+                "in the order they run.\n\n",
+                program, suites);
     else
-        n = snprintf(buf, size,
-                     "usage: %s%s [OPTIONS]\n\n"
-                     "Measures each case: calibrated samples, warm-up, interleaved "
-                     "implementations,\nrobust statistics (docs/measurement.md). Prints a table "
-                     "on stdout and progress\non stderr; -o writes the results "
-                     "(docs/results-schema.md).\n\n",
-                     program, suites);
-    if (!builtin)
-        return;
-    n += snprintf(buf + n, size - (size_t)n, "suites (default: quick):\n");
-    for (const char *const *s = kb_bench_suite_names(); *s && (size_t)n < size; s++)
-        n += snprintf(buf + n, size - (size_t)n, "  %-9s %s\n", *s, kb_bench_suite_summary(*s));
-    if ((size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, "\n");
+        fprintf(f,
+                "usage: %s%s [OPTIONS]\n\n"
+                "Measures each case: calibrated samples, warm-up, interleaved implementations,\n"
+                "robust statistics (docs/measurement.md). Prints a table on stdout and progress\n"
+                "on stderr; -o writes the results (docs/results-schema.md).\n\n",
+                program, suites);
+    if (builtin) {
+        fprintf(f, "suites (default: quick):\n");
+        for (const char *const *s = kb_bench_suite_names(); *s; s++)
+            fprintf(f, "  %-9s %s\n", *s, kb_bench_suite_summary(*s));
+        fprintf(f, "\n");
+    }
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }
 
 /* The plan for the options; on failure the exit status is in *status. */
@@ -299,14 +307,35 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
     return status;
 }
 
+/* What the parsed options ask for: the plan's names, or its measurements. */
+static int list_or_run(const char *program, const char *command_prefix, bool list,
+                       const kb_bench_options *o, int argc, char **argv, const kb_bench_def *defs,
+                       int ndefs) {
+    if (kb_bench_options_check(o) != KB_OK)
+        return kb_usage_error(program, "%s", kb_last_error());
+    int status;
+    kb_bench_plan *plan = make_plan(program, o, defs, ndefs, &status);
+    if (plan && list) {
+        for (int i = 0; i < kb_bench_plan_size(plan); i++)
+            printf("%s\n", kb_bench_plan_case_name(plan, i));
+    } else if (plan) {
+        status = run(program, o, plan, join_command(command_prefix, argc, argv));
+    }
+    kb_bench_plan_free(plan);
+    return status;
+}
+
 int kb_bench_cli(const char *program, const char *command_prefix, bool list, int argc, char **argv,
                  const kb_bench_def *defs, int ndefs) {
     bool builtin = defs == NULL;
     kb_bench_options o;
     kb_option table[KB_BENCH_OPTIONS_TABLE_SIZE];
     kb_bench_options_init(&o, list, table);
-    char synopsis[2048];
-    format_synopsis(synopsis, sizeof synopsis, program, list, builtin);
+    char *synopsis = make_synopsis(program, list, builtin);
+    if (!synopsis) {
+        fprintf(stderr, "%s: out of memory\n", program);
+        return KB_EXIT_FAILURE;
+    }
     const kb_program p = {
         .name = program,
         .synopsis = synopsis,
@@ -317,22 +346,9 @@ int kb_bench_cli(const char *program, const char *command_prefix, bool list, int
                    "a result is impossible, or an output failed, 2 bad arguments.\n",
     };
     int status;
-    if (!kb_program_parse(&p, argc, argv, builtin ? &o.suites : NULL, &status)) {
-        kb_bench_options_free(&o);
-        return status;
-    }
-    if (kb_bench_options_check(&o) != KB_OK) {
-        kb_bench_options_free(&o);
-        return kb_usage_error(program, "%s", kb_last_error());
-    }
-    kb_bench_plan *plan = make_plan(program, &o, defs, ndefs, &status);
-    if (plan && list) {
-        for (int i = 0; i < kb_bench_plan_size(plan); i++)
-            printf("%s\n", kb_bench_plan_case_name(plan, i));
-    } else if (plan) {
-        status = run(program, &o, plan, join_command(command_prefix, argc, argv));
-    }
-    kb_bench_plan_free(plan);
+    if (kb_program_parse(&p, argc, argv, builtin ? &o.suites : NULL, &status))
+        status = list_or_run(program, command_prefix, list, &o, argc, argv, defs, ndefs);
+    free(synopsis);
     kb_bench_options_free(&o);
     return status;
 }

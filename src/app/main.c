@@ -25,16 +25,19 @@ static const struct command {
 enum { ncommands = sizeof commands / sizeof commands[0] };
 
 static int dispatch(int argc, char **argv) {
-    char synopsis[2048];
-    int n = snprintf(synopsis, sizeof synopsis,
-                     "usage: kbench COMMAND [OPTIONS]\n"
-                     "       kbench --help | --version\n\n"
-                     "kbench measures array kernels and ships kernels worth measuring.\n\n"
-                     "commands:\n");
-    for (int i = 0; i < ncommands; i++)
-        n += snprintf(synopsis + n, sizeof synopsis - (size_t)n, "  %-10s %s\n", commands[i].name,
-                      commands[i].summary);
-    snprintf(synopsis + n, sizeof synopsis - (size_t)n, "\n");
+    /* Room for the table's lines of at most 80 columns. */
+    char synopsis[256 + 81 * ncommands];
+    size_t n = (size_t)snprintf(synopsis, sizeof synopsis,
+                                "usage: kbench COMMAND [OPTIONS]\n"
+                                "       kbench --help | --version\n\n"
+                                "kbench measures array kernels and ships kernels worth "
+                                "measuring.\n\n"
+                                "commands:\n");
+    for (int i = 0; i < ncommands && n < sizeof synopsis; i++)
+        n += (size_t)snprintf(synopsis + n, sizeof synopsis - n, "  %-10s %s\n", commands[i].name,
+                              commands[i].summary);
+    if (n < sizeof synopsis)
+        snprintf(synopsis + n, sizeof synopsis - n, "\n");
     bool version = false;
     const kb_option options[] = {
         {KB_OPTION_FLAG, 0, "version", .target = &version, .help = "print kbench's version"},

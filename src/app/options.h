@@ -59,10 +59,12 @@ typedef struct kb_option {
     const char *value_name; /* in the help: "FILE"; every kind but FLAG takes a value */
     void *target;
     kb_option_validator validate; /* STRING and REPEATED; NULL: none */
-    double min, max;              /* INT and DOUBLE: the values accepted, bounds included */
-    const char *expected;         /* INT and DOUBLE (required): the values accepted, in words */
-    const char *help;             /* a GROUP's heading, an option's description */
-    bool hidden;                  /* parsed, but left out of the help */
+    /* INT and DOUBLE: the values accepted, bounds included; DBL_TRUE_MIN stands for "above 0"
+     * and 1 - DBL_EPSILON / 2 for "below 1". */
+    double min, max;
+    const char *expected; /* INT and DOUBLE (required): the values accepted, in words */
+    const char *help;     /* a GROUP's heading, an option's description */
+    bool hidden;          /* parsed, but left out of the help */
 } kb_option;
 
 /* A KB_EINVAL failure with the one wording of a bad value, "bad NAME 'VALUE' (expected

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "app/commands.h"
-#include "core/internal.h"
 #include "app/options.h"
 #include "app/print_array.h"
 #include "app/usage.h"
+#include "core/internal.h"
 #include "kbench/expr.h"
 #include "kbench/npy.h"
 #include "kbench/simd.h"
@@ -187,6 +187,7 @@ int kb_cmd_eval(int argc, char **argv) {
     int status;
     kb_array *inputs = NULL;
     if (parse_options(argc, argv, &o, &status) && (status = apply_settings(&o)) == KB_EXIT_OK) {
+        /* One more than needed: calloc of nothing may return NULL. */
         if ((inputs = calloc((size_t)o.nbindings + 1, sizeof *inputs))) {
             status = evaluate(&o, inputs);
         } else {

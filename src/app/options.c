@@ -1,5 +1,4 @@
-/* The option parser of every kbench program: options declared once in a table (options.h),
- * from which both the parsing and the options part of --help are generated. */
+/* The option parser of every kbench program: parsing and --help from one table (options.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,9 @@
-/* The option parser of the kbench programs: every kind of option in both spellings, "--" and
- * "-", stopping at a subcommand, -h and --help wherever they count, one wording per error, a
- * validator's own check, and the help generated from the table (within 80 columns, hidden
- * options and empty groups left out, -h last). */
+/* The option parser of the kbench programs: what it parses, its errors and the help it makes.
+ *
+ * Every kind of option in both spellings, "--" and "-", stopping at a subcommand, -h and
+ * --help wherever they count, one wording per error, a validator's own check, and the help
+ * generated from the table (within 80 columns, hidden options and empty groups left out, -h
+ * last). */
 #include <float.h>
 #include <setjmp.h>
 #include <stdarg.h>

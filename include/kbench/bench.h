@@ -263,9 +263,10 @@ void kb_bench_plan_free(kb_bench_plan *plan); /* NULL allowed */
  * definition or a case name already in the plan. */
 kb_status kb_bench_plan_add(kb_bench_plan *plan, const kb_bench_def *def);
 
-/* Adds a built-in suite by name: "quick" (the default of `kbench run`), "reduce", "selftest"
- * (the harness timing an empty body and an empty function call) or "failing" (cases that
- * fail on purpose, to check failure reporting). KB_EINVAL for an unknown name. */
+/* Adds a built-in suite by name: "quick" (the default of `kbench run`), "reduce" or
+ * "selftest" (the harness timing an empty body and an empty function call); kbench's tests
+ * also use "failing" (cases that fail on purpose, to check failure reporting), which
+ * kb_bench_suite_names leaves out. KB_EINVAL for an unknown name. */
 kb_status kb_bench_plan_add_suite(kb_bench_plan *plan, const char *suite);
 
 /* Names of the built-in suites, NULL-terminated, and a one-line description of each. */

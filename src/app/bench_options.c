@@ -1,5 +1,6 @@
+/* The options of the run and list programs, declared once for parsing and help. */
 #include <errno.h>
-#include <math.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,131 +30,124 @@ kb_status kb_bench_parse_shard(const char *text, int *index, int *count) {
     return KB_OK;
 }
 
-/* "--name value" or "--name=value": the value, or NULL when the option is not `name`. */
-static const char *option_value(int argc, char **argv, int *i, const char *name,
-                                const char *short_name, kb_status *st) {
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
-        return arg + n + 1;
-    if (strcmp(arg, name) != 0 && !(short_name && strcmp(arg, short_name) == 0))
-        return NULL;
-    if (*i + 1 >= argc) {
-        *st = kb_fail(KB_EINVAL, "option '%s' needs a value", arg);
-        return NULL;
-    }
-    return argv[++*i];
+static kb_status parse_shard(const char *name, const char *value, void *target) {
+    kb_bench_options *o = target;
+    return kb_bench_parse_shard(value, &o->shard.index, &o->shard.count);
 }
 
-static kb_status push(const char ***list, int *n, const char *item) {
-    const char **grown = realloc(*list, (size_t)(*n + 1) * sizeof *grown);
-    if (!grown)
-        return kb_fail(KB_ENOMEM, "out of memory");
-    *list = grown;
-    grown[(*n)++] = item;
+static kb_status add_baseline(const char *name, const char *value, void *target) {
+    unsigned *baselines = target;
+    if (strcmp(value, "numpy") == 0)
+        *baselines |= KB_BASELINE_NUMPY;
+    else if (strcmp(value, "numexpr") == 0)
+        *baselines |= KB_BASELINE_NUMEXPR;
+    else
+        return kb_option_bad(name, value, "numpy or numexpr");
     return KB_OK;
 }
 
-static kb_status add_output(kb_bench_options *o, const char *path) {
+static kb_status parse_cache(const char *name, const char *value, void *target) {
+    kb_bench_cache *cache = target;
+    if (strcmp(value, "hot") == 0)
+        *cache = KB_BENCH_CACHE_HOT;
+    else if (strcmp(value, "cold") == 0)
+        *cache = KB_BENCH_CACHE_COLD;
+    else
+        return kb_option_bad(name, value, "hot or cold");
+    return KB_OK;
+}
+
+static kb_status parse_format(const char *name, const char *value, void *target) {
+    return kb_results_format_parse(value, target);
+}
+
+static kb_status add_output(const char *name, const char *path, void *target) {
+    kb_bench_options *o = target;
     kb_results_format format;
     kb_status st = kb_results_format_of_path(path, &format);
     if (st != KB_OK)
         return st;
     kb_results_format *grown =
-        realloc(o->output_formats, (size_t)(o->noutputs + 1) * sizeof *grown);
+        realloc(o->output_formats, (size_t)(o->outputs.count + 1) * sizeof *grown);
     if (!grown)
         return kb_fail(KB_ENOMEM, "out of memory");
     o->output_formats = grown;
-    grown[o->noutputs] = format;
-    return push(&o->outputs, &o->noutputs, path);
+    grown[o->outputs.count] = format;
+    return kb_arg_list_push(&o->outputs, path);
 }
 
-static kb_status one_option(int argc, char **argv, int *i, kb_bench_options *o) {
-    kb_status st = KB_OK;
-    const char *arg = argv[*i], *v;
+void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
+    memset(o, 0, sizeof *o);
+    kb_bench_settings_default(&o->settings);
+    o->format = KB_RESULTS_TABLE;
     kb_bench_settings *s = &o->settings;
-    if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
-        o->quiet = true;
-    } else if (strcmp(arg, "--pin") == 0) {
-        s->pin = true;
-    } else if (strcmp(arg, "--quick-peaks") == 0) {
-        o->quick_peaks = true;
-    } else if (strcmp(arg, "--no-roofline") == 0) {
-        o->no_roofline = true;
-    } else if (strcmp(arg, "--allow-impossible") == 0) {
-        o->allow_impossible = true;
-    } else if ((v = option_value(argc, argv, i, "--baseline", NULL, &st))) {
-        if (strcmp(v, "numpy") == 0)
-            s->baselines |= KB_BASELINE_NUMPY;
-        else if (strcmp(v, "numexpr") == 0)
-            s->baselines |= KB_BASELINE_NUMEXPR;
-        else
-            st = kb_fail(KB_EINVAL, "bad --baseline '%s' (expected numpy or numexpr)", v);
-    } else if (st == KB_OK && (v = option_value(argc, argv, i, "--peaks", NULL, &st))) {
-        o->peaks_file = v;
-    } else if ((v = option_value(argc, argv, i, "--filter", "-f", &st))) {
-        st = push(&o->filters, &o->nfilters, v);
-    } else if (st == KB_OK && (v = option_value(argc, argv, i, "--shard", NULL, &st))) {
-        st = kb_bench_parse_shard(v, &o->shard_index, &o->shard_count);
-    } else if (st == KB_OK && (v = option_value(argc, argv, i, "--min-time", NULL, &st))) {
-        char *end;
-        s->min_time = strtod(v, &end);
-        if (end == v || *end || !(s->min_time > 0) || s->min_time > 3600)
-            st = kb_fail(KB_EINVAL, "bad --min-time '%s' (expected seconds, above 0, at most 3600)",
-                         v);
-    } else if (st == KB_OK && (v = option_value(argc, argv, i, "--min-samples", NULL, &st))) {
-        if (!parse_int(v, KB_BENCH_MIN_SAMPLES, 1000000, &s->min_samples))
-            st = kb_fail(KB_EINVAL, "bad --min-samples '%s' (expected an integer from %d)", v,
-                         KB_BENCH_MIN_SAMPLES);
-    } else if (st == KB_OK && (v = option_value(argc, argv, i, "--repetitions", NULL, &st))) {
-        if (!parse_int(v, 1, 1000, &s->repetitions))
-            st = kb_fail(KB_EINVAL, "bad --repetitions '%s' (expected 1 to 1000)", v);
-    } else if (st == KB_OK && (v = option_value(argc, argv, i, "--cache", NULL, &st))) {
-        if (strcmp(v, "hot") == 0)
-            s->cache = KB_BENCH_CACHE_HOT;
-        else if (strcmp(v, "cold") == 0)
-            s->cache = KB_BENCH_CACHE_COLD;
-        else
-            st = kb_fail(KB_EINVAL, "bad --cache '%s' (expected hot or cold)", v);
-    } else if (st == KB_OK && (v = option_value(argc, argv, i, "--output", "-o", &st))) {
-        st = add_output(o, v);
-    } else if (st == KB_OK && (v = option_value(argc, argv, i, "--format", NULL, &st))) {
-        st = kb_results_format_parse(v, &o->format);
-    } else if (st == KB_OK) {
-        st = kb_fail(KB_EINVAL, "unknown option '%s'", arg);
-    }
-    return st;
+    const kb_option options[] = {
+        {KB_OPTION_GROUP, .help = "selection"},
+        {KB_OPTION_REPEATED, 'f', "filter", "REGEX", &o->filters,
+         .help = "keep cases whose name matches REGEX (POSIX extended, anywhere in the name); a "
+                 "leading '-' excludes instead; repeatable: a case is kept if it matches any "
+                 "including filter (or there is none) and no excluding one"},
+        {KB_OPTION_STRING, 0, "shard", "K/N", o, parse_shard,
+         .help = "keep part K of N (1 <= K <= N): deterministic, balanced by estimated cost, "
+                 "each case in exactly one part"},
+
+        {KB_OPTION_GROUP, .help = "measurement"},
+        {KB_OPTION_DOUBLE, 0, "min-time", "S", &s->min_time, .min = DBL_TRUE_MIN, .max = 3600,
+         .expected = "seconds, above 0, at most 3600", .hidden = list,
+         .help = "seconds of samples per case (default " KB_STRING(KB_BENCH_DEFAULT_MIN_TIME) ")"},
+        {KB_OPTION_INT, 0, "min-samples", "N", &s->min_samples, .min = KB_BENCH_MIN_SAMPLES,
+         .max = 1000000, .expected = "an integer from " KB_STRING(KB_BENCH_MIN_SAMPLES),
+         .hidden = list,
+         .help = "at least N samples per case (default and minimum " KB_STRING(
+             KB_BENCH_MIN_SAMPLES) ")"},
+        {KB_OPTION_INT, 0, "repetitions", "N", &s->repetitions, .min = 1, .max = 1000,
+         .expected = "1 to 1000", .hidden = list,
+         .help = "repeat the whole measurement N times (default 1)"},
+        {KB_OPTION_STRING, 0, "cache", "hot|cold", &s->cache, parse_cache, .hidden = list,
+         .help = "cold reads a buffer twice the last-level cache before each sample (default "
+                 "hot)"},
+        {KB_OPTION_FLAG, 0, "pin", .target = &s->pin, .hidden = list,
+         .help = "pin this thread and each OpenMP thread to its own core"},
+        {KB_OPTION_REPEATED, 0, "baseline", "LIB", &s->baselines, add_baseline, .hidden = list,
+         .help = "also time each case with numpy or numexpr (repeatable), interleaved, on the "
+                 "same input, and check the results agree (docs/baselines.md)"},
+
+        {KB_OPTION_GROUP, .help = "roofline (docs/roofline.md)"},
+        {KB_OPTION_STRING, 0, "peaks", "FILE", &o->peaks_file, .hidden = list,
+         .help = "hold results against the peaks in FILE (kbench peaks --json) instead of this "
+                 "machine's, cached or measured once (~15 s)"},
+        {KB_OPTION_FLAG, 0, "quick-peaks", .target = &o->quick_peaks, .hidden = list,
+         .help = "short peak measurements (seconds; for tests, not numbers)"},
+        {KB_OPTION_FLAG, 0, "no-roofline", .target = &o->no_roofline, .hidden = list,
+         .help = "no peaks, no roofline metrics, no plausibility flags"},
+        {KB_OPTION_FLAG, 0, "allow-impossible", .target = &o->allow_impossible, .hidden = list,
+         .help = "exit 0 even when a result is above 100% of its bound"},
+
+        {KB_OPTION_GROUP, .help = "output"},
+        {KB_OPTION_REPEATED, 'o', "output", "FILE", o, add_output, .hidden = list,
+         .help = "also write the results to FILE, in the format its extension names: .json, "
+                 ".csv or .md; repeatable"},
+        {KB_OPTION_STRING, 0, "format", "F", &o->format, parse_format, .hidden = list,
+         .help = "stdout as table (default), csv, markdown or json"},
+        {KB_OPTION_FLAG, 'q', "quiet", .target = &o->quiet, .hidden = list,
+         .help = "no progress on stderr"},
+        {.kind = KB_OPTION_END},
+    };
+    _Static_assert(sizeof options / sizeof options[0] <= KB_BENCH_OPTIONS_TABLE_SIZE,
+                   "KB_BENCH_OPTIONS_TABLE_SIZE holds the table");
+    memcpy(table, options, sizeof options);
 }
 
-kb_status kb_bench_options_parse(int argc, char **argv, bool suites_allowed,
-                                 kb_bench_options *out) {
-    memset(out, 0, sizeof *out);
-    kb_bench_settings_default(&out->settings);
-    out->format = KB_RESULTS_TABLE;
-    bool options = true;
-    kb_status st = KB_OK;
-    for (int i = 1; i < argc && st == KB_OK; i++) {
-        const char *arg = argv[i];
-        if (options && strcmp(arg, "--") == 0)
-            options = false;
-        else if (options && arg[0] == '-' && arg[1] != '\0')
-            st = one_option(argc, argv, &i, out);
-        else if (suites_allowed)
-            st = push(&out->suites, &out->nsuites, arg);
-        else
-            st = kb_fail(KB_EINVAL, "unexpected argument '%s'", arg);
-    }
-    if (st == KB_OK && (out->no_roofline + out->quick_peaks + (out->peaks_file != NULL)) > 1)
-        st = kb_fail(KB_EINVAL, "--peaks, --quick-peaks and --no-roofline exclude one another");
-    if (st != KB_OK)
-        kb_bench_options_free(out);
-    return st;
+kb_status kb_bench_options_check(const kb_bench_options *o) {
+    if (o->no_roofline + o->quick_peaks + (o->peaks_file != NULL) > 1)
+        return kb_fail(KB_EINVAL, "--peaks, --quick-peaks and --no-roofline exclude one another");
+    return KB_OK;
 }
 
 void kb_bench_options_free(kb_bench_options *o) {
-    free(o->suites);
-    free(o->filters);
-    free(o->outputs);
+    kb_arg_list_free(&o->suites);
+    kb_arg_list_free(&o->filters);
+    kb_arg_list_free(&o->outputs);
     free(o->output_formats);
-    memset(o, 0, sizeof *o);
+    o->output_formats = NULL;
 }

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 
+#include "app/options.h"
 #include "kbench/bench.h"
 #include "kbench/results.h"
 
@@ -10,15 +11,14 @@
  * point into argv. */
 typedef struct kb_bench_options {
     kb_bench_settings settings;
-    int nsuites;
-    const char **suites;
-    int nfilters;
-    const char **filters;
-    int shard_index, shard_count; /* 0 of 0: not sharded */
-    int noutputs;
-    const char **outputs;
-    kb_results_format *output_formats;
-    kb_results_format format; /* of stdout */
+    kb_arg_list suites; /* the arguments, when the program runs kbench's own suites */
+    kb_arg_list filters;
+    struct {
+        int index, count; /* 0 of 0: not sharded */
+    } shard;
+    kb_arg_list outputs;
+    kb_results_format *output_formats; /* of each output, as its extension names */
+    kb_results_format format;          /* of stdout */
     bool quiet;
     /* Where the roofline's peaks come from: a file (--peaks), short measurements
      * (--quick-peaks), none (--no-roofline), or by default this machine's cached or measured
@@ -28,9 +28,15 @@ typedef struct kb_bench_options {
     bool allow_impossible;
 } kb_bench_options;
 
-/* Parses argv[1 ..] (argv[0] is the command). Positional arguments are suite names when
- * suites_allowed, else an error. KB_EINVAL with a message for anything malformed. */
-kb_status kb_bench_options_parse(int argc, char **argv, bool suites_allowed, kb_bench_options *out);
+enum { KB_BENCH_OPTIONS_TABLE_SIZE = 24 };
+
+/* Sets the defaults, and fills table (of KB_BENCH_OPTIONS_TABLE_SIZE entries) with the
+ * options, whose targets are o's fields. A list accepts the options of a run, so that a CI job
+ * can swap one for the other, but its help leaves them out. */
+void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table);
+
+/* The checks that concern several options at once; KB_EINVAL with a message. */
+kb_status kb_bench_options_check(const kb_bench_options *o);
 
 void kb_bench_options_free(kb_bench_options *o);
 

@@ -10,80 +10,41 @@
 #include "app/bench_options.h"
 #include "results/internal.h"
 #include "app/run_display.h"
+#include "app/usage.h"
 
-enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
-
-static void print_help(const char *program, bool list, bool builtin) {
+/* The text of the help before the options: usage, what the program does, the suites; NULL
+ * when out of memory. The caller frees it. */
+static char *make_synopsis(const char *program, bool list, bool builtin) {
+    char *text = NULL;
+    size_t size;
+    FILE *f = open_memstream(&text, &size);
+    if (!f)
+        return NULL;
     const char *suites = builtin ? " [SUITE ...]" : "";
     if (list)
-        printf("usage: %s%s [--filter REGEX ...] [--shard K/N]\n\n"
-               "Lists the cases a run with the same arguments would measure, one name per line,\n"
-               "in the order they run.\n\n",
-               program, suites);
+        fprintf(f,
+                "usage: %s%s [--filter REGEX ...] [--shard K/N]\n\n"
+                "Lists the cases a run with the same arguments would measure, one name per line,\n"
+                "in the order they run.\n\n",
+                program, suites);
     else
-        printf("usage: %s%s [OPTIONS]\n\n"
-               "Measures each case: calibrated samples, warm-up, interleaved implementations,\n"
-               "robust statistics (docs/measurement.md). Prints a table on stdout and progress\n"
-               "on stderr; -o writes the results (docs/results-schema.md).\n\n",
-               program, suites);
+        fprintf(f,
+                "usage: %s%s [OPTIONS]\n\n"
+                "Measures each case: calibrated samples, warm-up, interleaved implementations,\n"
+                "robust statistics (docs/measurement.md). Prints a table on stdout and progress\n"
+                "on stderr; -o writes the results (docs/results-schema.md).\n\n",
+                program, suites);
     if (builtin) {
-        printf("suites (default: quick):\n");
+        fprintf(f, "suites (default: quick):\n");
         for (const char *const *s = kb_bench_suite_names(); *s; s++)
-            printf("  %-10s %s\n", *s, kb_bench_suite_summary(*s));
-        printf("\n");
+            fprintf(f, "  %-9s %s\n", *s, kb_bench_suite_summary(*s));
+        fprintf(f, "\n");
     }
-    printf("selection:\n"
-           "  -f, --filter REGEX   keep cases whose name matches REGEX (POSIX extended, anywhere\n"
-           "                       in the name); a leading '-' excludes instead; repeatable: a\n"
-           "                       case is kept if it matches any including filter (or there is\n"
-           "                       none) and no excluding one\n"
-           "      --shard K/N      keep part K of N (1 <= K <= N): deterministic, balanced by\n"
-           "                       estimated cost, each case in exactly one part\n");
-    if (!list)
-        printf(
-            "\nmeasurement:\n"
-            "      --min-time S     seconds of samples per case (default %g)\n"
-            "      --min-samples N  at least N samples per case (default and minimum %d)\n"
-            "      --repetitions N  repeat the whole measurement N times (default 1)\n"
-            "      --cache hot|cold cold reads a buffer twice the last-level cache before\n"
-            "                       each sample (default hot)\n"
-            "      --pin            pin this thread and each OpenMP thread to its own core\n"
-            "      --baseline LIB   also time each case with numpy or numexpr (repeatable),\n"
-            "                       interleaved, on the same input, and check the results\n"
-            "                       agree (docs/baselines.md)\n"
-            "\nroofline (docs/roofline.md):\n"
-            "      --peaks FILE     hold results against the peaks in FILE (kbench peaks --json)\n"
-            "                       instead of this machine's, cached or measured once (~15 s)\n"
-            "      --quick-peaks    short peak measurements (seconds; for tests, not numbers)\n"
-            "      --no-roofline    no peaks, no roofline metrics, no plausibility flags\n"
-            "      --allow-impossible  exit 0 even when a result is above 100%% of its bound\n"
-            "\noutput:\n"
-            "  -o, --output FILE    also write the results to FILE, in the format its\n"
-            "                       extension names: .json, .csv or .md; repeatable\n"
-            "      --format F       stdout as table (default), csv, markdown or json\n"
-            "  -q, --quiet          no progress on stderr\n",
-            KB_BENCH_DEFAULT_MIN_TIME, KB_BENCH_MIN_SAMPLES);
-    printf("  -h, --help           show this help\n\n"
-           "exit status: 0 %s, 1 %s, 2 bad arguments.\n",
-           list ? "success" : "every case ran",
-           list ? "failure"
-                : "a case failed (recorded in the results), a result is impossible, or an output "
-                  "failed");
-}
-
-static int usage_error(const char *program, const char *message) {
-    fprintf(stderr, "%s: %s\nTry '%s --help'.\n", program, message, program);
-    return EXIT_USAGE;
-}
-
-static bool wants_help(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            return false;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return true;
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
     }
-    return false;
+    return text;
 }
 
 /* The plan for the options; on failure the exit status is in *status. */
@@ -92,7 +53,7 @@ static kb_bench_plan *make_plan(const char *program, const kb_bench_options *o,
     kb_bench_plan *plan;
     if (kb_bench_plan_new(&plan) != KB_OK) {
         fprintf(stderr, "%s: %s\n", program, kb_last_error());
-        *status = EXIT_FAILED;
+        *status = KB_EXIT_FAILURE;
         return NULL;
     }
     kb_status st = KB_OK;
@@ -100,36 +61,36 @@ static kb_bench_plan *make_plan(const char *program, const kb_bench_options *o,
         /* A malformed definition is the program's bug, not a bad argument. */
         for (int i = 0; i < ndefs && st == KB_OK; i++)
             st = kb_bench_plan_add(plan, &defs[i]);
-        *status = EXIT_FAILED;
+        *status = KB_EXIT_FAILURE;
     } else {
-        *status = EXIT_USAGE;
-        if (o->nsuites == 0)
+        *status = KB_EXIT_USAGE;
+        if (o->suites.count == 0)
             st = kb_bench_plan_add_suite(plan, "quick");
-        for (int i = 0; i < o->nsuites && st == KB_OK; i++)
-            st = kb_bench_plan_add_suite(plan, o->suites[i]);
+        for (int i = 0; i < o->suites.count && st == KB_OK; i++)
+            st = kb_bench_plan_add_suite(plan, o->suites.items[i]);
         if (st == KB_ENOMEM)
-            *status = EXIT_FAILED;
+            *status = KB_EXIT_FAILURE;
     }
     if (st == KB_OK) {
-        *status = EXIT_USAGE;
-        st = kb_bench_plan_filter(plan, o->filters, o->nfilters);
+        *status = KB_EXIT_USAGE;
+        st = kb_bench_plan_filter(plan, o->filters.items, o->filters.count);
     }
     if (st == KB_OK && kb_bench_plan_size(plan) == 0) {
         kb_bench_plan_free(plan);
-        *status = usage_error(program, "no case matches the selection");
+        *status = kb_usage_error(program, "no case matches the selection");
         return NULL;
     }
-    if (st == KB_OK && o->shard_count > 0)
-        st = kb_bench_plan_shard(plan, o->shard_index, o->shard_count);
+    if (st == KB_OK && o->shard.count > 0)
+        st = kb_bench_plan_shard(plan, o->shard.index, o->shard.count);
     if (st != KB_OK) {
-        if (*status == EXIT_USAGE)
-            usage_error(program, kb_last_error());
+        if (*status == KB_EXIT_USAGE)
+            kb_usage_error(program, "%s", kb_last_error());
         else
             fprintf(stderr, "%s: %s\n", program, kb_last_error());
         kb_bench_plan_free(plan);
         return NULL;
     }
-    *status = EXIT_OK;
+    *status = KB_EXIT_OK;
     return plan;
 }
 
@@ -213,12 +174,12 @@ static int check_baselines(const char *program, const kb_results *results) {
         }
     }
     if (mismatches == 0)
-        return EXIT_OK;
+        return KB_EXIT_OK;
     fprintf(stderr,
             "%s: %d result%s differ%s from the baseline's beyond tolerance; the first, %s: %s\n",
             program, mismatches, mismatches == 1 ? "" : "s", mismatches == 1 ? "s" : "",
             first->name, first->check_detail);
-    return EXIT_FAILED;
+    return KB_EXIT_FAILURE;
 }
 
 /* Exit status for the plausibility of the results: impossible ones fail the run unless
@@ -246,7 +207,7 @@ static int check_plausible(const char *program, const kb_bench_options *o,
                 program, high, high == 1 ? "" : "s", KB_ROOFLINE_HIGH_PERCENT, low,
                 KB_ROOFLINE_LOW_PERCENT);
     if (impossible == 0)
-        return EXIT_OK;
+        return KB_EXIT_OK;
     const kb_peaks *p = &results->context.peaks;
     if (results->context.has_peaks && p->load_average > 0.5 * results->context.usable_cores)
         fprintf(stderr,
@@ -261,7 +222,7 @@ static int check_plausible(const char *program, const kb_bench_options *o,
             program, o->allow_impossible ? "warning: " : "", impossible,
             impossible == 1 ? " is" : "s are", first->name, first->roofline.percent_of_bound,
             o->allow_impossible ? "" : " (--allow-impossible accepts them)");
-    return o->allow_impossible ? EXIT_OK : EXIT_FAILED;
+    return o->allow_impossible ? KB_EXIT_OK : KB_EXIT_FAILURE;
 }
 
 static int run(const char *program, const kb_bench_options *o, const kb_bench_plan *plan,
@@ -272,7 +233,7 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
     if (!o->no_roofline) {
         if (!get_peaks(program, o, &peaks, origin, sizeof origin)) {
             free(command);
-            return EXIT_FAILED;
+            return KB_EXIT_FAILURE;
         }
         settings.peaks = &peaks;
     }
@@ -292,31 +253,31 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
     if (st != KB_OK) {
         fprintf(stderr, "%s: %s\n", program, kb_last_error());
         free(command);
-        return EXIT_FAILED;
+        return KB_EXIT_FAILURE;
     }
     results.context.command = command;
     if (results.context.has_peaks && !(results.context.peaks_origin = strdup(origin))) {
         fprintf(stderr, "%s: out of memory\n", program);
         kb_results_free(&results);
-        return EXIT_FAILED;
+        return KB_EXIT_FAILURE;
     }
 
-    int status = EXIT_OK;
+    int status = KB_EXIT_OK;
     /* The table's rows were printed as the cases finished; the speedups follow them. */
     kb_status printed = o->format == KB_RESULTS_TABLE
                             ? kb_report_speedup_table(&results, stdout)
                             : kb_results_print(&results, o->format, stdout);
     if (printed != KB_OK) {
         fprintf(stderr, "%s: stdout: %s\n", program, kb_last_error());
-        status = EXIT_FAILED;
+        status = KB_EXIT_FAILURE;
     }
     fflush(stdout);
-    for (int i = 0; i < o->noutputs; i++) {
-        if (kb_results_save(&results, o->output_formats[i], o->outputs[i]) != KB_OK) {
+    for (int i = 0; i < o->outputs.count; i++) {
+        if (kb_results_save(&results, o->output_formats[i], o->outputs.items[i]) != KB_OK) {
             fprintf(stderr, "%s: %s\n", program, kb_last_error());
-            status = EXIT_FAILED;
+            status = KB_EXIT_FAILURE;
         } else if (!o->quiet) {
-            fprintf(stderr, "%s: wrote %s\n", program, o->outputs[i]);
+            fprintf(stderr, "%s: wrote %s\n", program, o->outputs.items[i]);
         }
     }
     int unstable = 0;
@@ -328,10 +289,10 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
                 "interval wider than %.0f%% of the median); see the environment warnings\n",
                 program, unstable, results.ncases, 100 * KB_BENCH_UNSTABLE_MAD,
                 100 * KB_BENCH_UNSTABLE_CI);
-    if (check_plausible(program, o, &results) != EXIT_OK)
-        status = EXIT_FAILED;
-    if (check_baselines(program, &results) != EXIT_OK)
-        status = EXIT_FAILED;
+    if (check_plausible(program, o, &results) != KB_EXIT_OK)
+        status = KB_EXIT_FAILURE;
+    if (check_baselines(program, &results) != KB_EXIT_OK)
+        status = KB_EXIT_FAILURE;
     int failed = kb_results_failed(&results);
     if (failed > 0) {
         const kb_bench_result *first = NULL;
@@ -340,41 +301,63 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
                 first = &results.cases[i];
         fprintf(stderr, "%s: %d of %d cases failed; the first, %s: %s\n", program, failed,
                 results.ncases, first->name, first->error ? first->error : "");
-        status = EXIT_FAILED;
+        status = KB_EXIT_FAILURE;
     }
     kb_results_free(&results);
+    return status;
+}
+
+/* What the parsed options ask for: the plan's names, or its measurements. */
+static int list_or_run(const char *program, const char *command_prefix, bool list,
+                       const kb_bench_options *o, int argc, char **argv, const kb_bench_def *defs,
+                       int ndefs) {
+    if (kb_bench_options_check(o) != KB_OK)
+        return kb_usage_error(program, "%s", kb_last_error());
+    int status;
+    kb_bench_plan *plan = make_plan(program, o, defs, ndefs, &status);
+    if (plan && list) {
+        for (int i = 0; i < kb_bench_plan_size(plan); i++)
+            printf("%s\n", kb_bench_plan_case_name(plan, i));
+    } else if (plan) {
+        status = run(program, o, plan, join_command(command_prefix, argc, argv));
+    }
+    kb_bench_plan_free(plan);
     return status;
 }
 
 int kb_bench_cli(const char *program, const char *command_prefix, bool list, int argc, char **argv,
                  const kb_bench_def *defs, int ndefs) {
     bool builtin = defs == NULL;
-    if (wants_help(argc, argv)) {
-        print_help(program, list, builtin);
-        return EXIT_OK;
-    }
     kb_bench_options o;
-    if (kb_bench_options_parse(argc, argv, builtin, &o) != KB_OK)
-        return usage_error(program, kb_last_error());
-    int status;
-    kb_bench_plan *plan = make_plan(program, &o, defs, ndefs, &status);
-    if (plan && list) {
-        for (int i = 0; i < kb_bench_plan_size(plan); i++)
-            printf("%s\n", kb_bench_plan_case_name(plan, i));
-        status = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
-    } else if (plan) {
-        status = run(program, &o, plan, join_command(command_prefix, argc, argv));
+    kb_option table[KB_BENCH_OPTIONS_TABLE_SIZE];
+    kb_bench_options_init(&o, list, table);
+    char *synopsis = make_synopsis(program, list, builtin);
+    if (!synopsis) {
+        fprintf(stderr, "%s: out of memory\n", program);
+        return KB_EXIT_FAILURE;
     }
-    kb_bench_plan_free(plan);
+    const kb_program p = {
+        .name = program,
+        .synopsis = synopsis,
+        .options = table,
+        .epilogue =
+            list ? "exit status: 0 success, 1 failure, 2 bad arguments.\n"
+                 : "exit status: 0 every case ran, 1 a case failed (recorded in the results),\n"
+                   "a result is impossible, or an output failed, 2 bad arguments.\n",
+    };
+    int status;
+    if (kb_program_parse(&p, argc, argv, builtin ? &o.suites : NULL, &status))
+        status = list_or_run(program, command_prefix, list, &o, argc, argv, defs, ndefs);
+    free(synopsis);
     kb_bench_options_free(&o);
     return status;
 }
 
-int kb_bench_main(int argc, char **argv, const kb_bench_def *defs, int ndefs) {
+static int bench_main(int argc, char **argv, const kb_bench_def *defs, int ndefs) {
     const char *program = argc > 0 && argv[0] ? argv[0] : "bench";
     if (!defs || ndefs <= 0) {
         fprintf(stderr, "%s: no benchmarks defined\n", program);
-        return EXIT_FAILED;
+        return KB_EXIT_FAILURE;
     }
     if (argc > 1 && (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "list") == 0)) {
         bool list = strcmp(argv[1], "list") == 0;
@@ -383,4 +366,9 @@ int kb_bench_main(int argc, char **argv, const kb_bench_def *defs, int ndefs) {
         return kb_bench_cli(name, program, list, argc - 1, argv + 1, defs, ndefs);
     }
     return kb_bench_cli(program, "", false, argc, argv, defs, ndefs);
+}
+
+int kb_bench_main(int argc, char **argv, const kb_bench_def *defs, int ndefs) {
+    const char *program = argc > 0 && argv[0] ? argv[0] : "bench";
+    return kb_finish_stdout(program, bench_main(argc, argv, defs, ndefs));
 }

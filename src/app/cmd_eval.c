@@ -6,50 +6,26 @@
 #include <string.h>
 
 #include "app/commands.h"
+#include "app/options.h"
 #include "app/print_array.h"
 #include "app/usage.h"
+#include "core/internal.h"
 #include "kbench/expr.h"
 #include "kbench/npy.h"
 #include "kbench/simd.h"
 #include "kbench/threads.h"
 
-static const char *const command = "eval";
-
-static void print_help(void) {
-    printf("usage: kbench eval EXPRESSION [NAME=FILE ...] [-o FILE] [--simd LEVEL] [--threads N]\n"
-           "\n"
-           "Evaluates a reduction written as in NumPy on arrays read from .npy files, and\n"
-           "writes the result to a .npy file or prints it as NumPy would.\n"
-           "\n"
-           "  EXPRESSION         sum, prod, mean, min, max, argmin, argmax, var or std of one\n"
-           "                     array (np. prefix optional), with axis= (an integer, a tuple\n"
-           "                     or None), keepdims= (True or False) and, for var and std,\n"
-           "                     ddof=; reductions nest, and a bare NAME is its array\n"
-           "  NAME=FILE          binds the variable NAME to the array in the .npy FILE\n"
-           "\n"
-           "options:\n"
-           "  -o, --output FILE  write the result to FILE (.npy) instead of printing it\n"
-           "      --simd LEVEL   auto, scalar, avx2, avx512, neon or sve (default: KB_SIMD, or\n"
-           "                     auto)\n"
-           "      --threads N    threads to use (default: KB_NUM_THREADS, or the usable cores)\n"
-           "  -h, --help         show this help\n"
-           "  --                 ends the options (for an expression that starts with '-')\n"
-           "\n"
-           "examples:\n"
-           "  kbench eval 'mean(x, axis=0)' x=data.npy\n"
-           "  kbench eval 'np.std(x, axis=(0, 2), ddof=1)' x=data.npy -o std.npy\n"
-           "\n"
-           "exit status: 0 success, 1 failure (unreadable file, error in the expression),\n"
-           "2 bad usage.\n");
-}
+static const char *const command = "kbench eval";
 
 typedef struct options {
     const char *expression;
     const char *output;
     const char *simd;
     int threads; /* 0: not given */
+    kb_arg_list arguments;
+    /* NAME=FILE, copied with the '=' cut, so that a binding's name is a string of its own. */
+    char **texts;
     kb_expr_binding *bindings;
-    char **paths;
     int nbindings;
 } options;
 
@@ -63,83 +39,98 @@ static bool is_identifier(const char *s, size_t n) {
     return true;
 }
 
-/* NAME=FILE: the name is cut out of the argument in place, which argv allows. */
-static int add_binding(options *o, char *arg) {
-    char *eq = strchr(arg, '=');
+static const char *binding_path(const options *o, int i) {
+    return o->texts[i] + strlen(o->texts[i]) + 1;
+}
+
+static int add_binding(options *o, const char *arg) {
+    const char *eq = strchr(arg, '=');
     if (!eq || !is_identifier(arg, (size_t)(eq - arg)) || eq[1] == '\0')
         return kb_usage_error(command, "malformed binding '%s' (expected NAME=FILE)", arg);
-    *eq = '\0';
+    size_t n = (size_t)(eq - arg);
     for (int i = 0; i < o->nbindings; i++)
-        if (strcmp(o->bindings[i].name, arg) == 0)
-            return kb_usage_error(command, "variable '%s' is bound twice", arg);
-    o->bindings[o->nbindings].name = arg;
-    o->paths[o->nbindings] = eq + 1;
+        if (strlen(o->bindings[i].name) == n && strncmp(o->bindings[i].name, arg, n) == 0)
+            return kb_usage_error(command, "variable '%.*s' is bound twice", (int)n, arg);
+    char *text = strdup(arg);
+    if (!text) {
+        fprintf(stderr, "%s: out of memory\n", command);
+        return KB_EXIT_FAILURE;
+    }
+    text[n] = '\0';
+    o->texts[o->nbindings] = text;
+    o->bindings[o->nbindings].name = text;
     o->nbindings++;
     return KB_EXIT_OK;
 }
 
-/* The value of an option given as "--name VALUE", "--name=VALUE" or, for short ones, "-o
- * VALUE"; NULL (after a usage message) when it is missing. */
-static const char *option_value(int argc, char **argv, int *i, const char *name) {
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
-        return arg + n + 1;
-    if (*i + 1 >= argc) {
-        kb_usage_error(command, "option '%s' needs a value", name);
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-static bool option_is(const char *arg, const char *name) {
-    size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || (arg[n] == '=' && name[1] == '-'));
-}
-
-static int parse_threads(const char *text, int *out) {
+/* Its own wording rather than kb_option_bad's, which tests/cli/test_eval.py holds it to. */
+static kb_status parse_threads(const char *name, const char *value, void *target) {
     char *end;
     errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < 1 || v > INT_MAX)
-        return kb_usage_error(command, "--threads expects a positive integer, not '%s'", text);
-    *out = (int)v;
-    return KB_EXIT_OK;
+    long v = strtol(value, &end, 10);
+    if (errno || end == value || *end || v < 1 || v > INT_MAX)
+        return kb_fail(KB_EINVAL, "%s expects a positive integer, not '%s'", name, value);
+    *(int *)target = (int)v;
+    return KB_OK;
 }
 
-static int parse_options(int argc, char **argv, options *o) {
-    bool only_positionals = false;
-    for (int i = 1; i < argc; i++) {
-        char *arg = argv[i];
-        int status = KB_EXIT_OK;
-        if (only_positionals || arg[0] != '-' || arg[1] == '\0') {
-            if (!o->expression)
-                o->expression = arg;
-            else
-                status = add_binding(o, arg);
-        } else if (strcmp(arg, "--") == 0) {
-            only_positionals = true;
-        } else if (option_is(arg, "-o") || option_is(arg, "--output")) {
-            const char *name = arg[1] == '-' ? "--output" : "-o";
-            if (!(o->output = option_value(argc, argv, &i, name)))
-                return KB_EXIT_USAGE;
-        } else if (option_is(arg, "--simd")) {
-            if (!(o->simd = option_value(argc, argv, &i, "--simd")))
-                return KB_EXIT_USAGE;
-        } else if (option_is(arg, "--threads")) {
-            const char *value = option_value(argc, argv, &i, "--threads");
-            if (!value)
-                return KB_EXIT_USAGE;
-            status = parse_threads(value, &o->threads);
-        } else {
-            status = kb_usage_error(command, "unknown option '%s'", arg);
-        }
-        if (status != KB_EXIT_OK)
-            return status;
+/* True when the evaluation goes on; otherwise *status is the exit status (after the help, or
+ * a message). */
+static bool parse_options(int argc, char **argv, options *o, int *status) {
+    const kb_option table[] = {
+        {KB_OPTION_STRING, 'o', "output", "FILE", &o->output,
+         .help = "write the result to FILE (.npy) instead of printing it"},
+        {KB_OPTION_STRING, 0, "simd", "LEVEL", &o->simd,
+         .help = "auto, scalar, avx2, avx512, neon or sve (default: KB_SIMD, or auto)"},
+        {KB_OPTION_STRING, 0, "threads", "N", &o->threads, parse_threads,
+         .help = "threads to use (default: KB_NUM_THREADS, or the usable cores)"},
+        {.kind = KB_OPTION_END},
+    };
+    const kb_program program = {
+        .name = command,
+        .synopsis =
+            "usage: kbench eval EXPRESSION [NAME=FILE ...] [-o FILE] [--simd LEVEL]\n"
+            "                   [--threads N]\n"
+            "\n"
+            "Evaluates a reduction written as in NumPy on arrays read from .npy files, and\n"
+            "writes the result to a .npy file or prints it as NumPy would.\n"
+            "\n"
+            "  EXPRESSION         sum, prod, mean, min, max, argmin, argmax, var or std of\n"
+            "                     one array (np. prefix optional), with axis= (an integer,\n"
+            "                     a tuple or None), keepdims= (True or False) and, for var\n"
+            "                     and std, ddof=; reductions nest, and a bare NAME is its\n"
+            "                     array\n"
+            "  NAME=FILE          binds the variable NAME to the array in the .npy FILE\n"
+            "  --                 ends the options (for an expression that starts with '-')\n"
+            "\n",
+        .options = table,
+        .epilogue =
+            "examples:\n"
+            "  kbench eval 'mean(x, axis=0)' x=data.npy\n"
+            "  kbench eval 'np.std(x, axis=(0, 2), ddof=1)' x=data.npy -o std.npy\n"
+            "\n"
+            "exit status: 0 success, 1 failure (unreadable file, error in the expression),\n"
+            "2 bad usage.\n",
+    };
+    if (!kb_program_parse(&program, argc, argv, &o->arguments, status))
+        return false;
+    if (o->arguments.count == 0) {
+        *status = kb_usage_error(command, "missing the expression");
+        return false;
     }
-    if (!o->expression)
-        return kb_usage_error(command, "missing the expression");
-    return KB_EXIT_OK;
+    o->expression = o->arguments.items[0];
+    /* At most one binding per argument. */
+    o->texts = calloc((size_t)o->arguments.count, sizeof *o->texts);
+    o->bindings = calloc((size_t)o->arguments.count, sizeof *o->bindings);
+    if (!o->texts || !o->bindings) {
+        fprintf(stderr, "%s: out of memory\n", command);
+        *status = KB_EXIT_FAILURE;
+        return false;
+    }
+    for (int i = 1; i < o->arguments.count; i++)
+        if ((*status = add_binding(o, o->arguments.items[i])) != KB_EXIT_OK)
+            return false;
+    return true;
 }
 
 /* Settings first, so a refused --simd or --threads fails before any file is read. */
@@ -169,7 +160,7 @@ static int evaluate(const options *o, kb_array *inputs) {
     int status = KB_EXIT_OK;
     int loaded = 0;
     for (; loaded < o->nbindings; loaded++) {
-        if (kb_npy_read(o->paths[loaded], &inputs[loaded], NULL) != KB_OK) {
+        if (kb_npy_read(binding_path(o, loaded), &inputs[loaded], NULL) != KB_OK) {
             status = kb_report_failure(command);
             break;
         }
@@ -192,23 +183,23 @@ static int evaluate(const options *o, kb_array *inputs) {
 }
 
 int kb_cmd_eval(int argc, char **argv) {
-    if (kb_wants_help(argc, argv)) {
-        print_help();
-        return KB_EXIT_OK;
-    }
-    /* At most one binding per argument. */
     options o = {0};
-    o.bindings = calloc((size_t)argc, sizeof *o.bindings);
-    o.paths = calloc((size_t)argc, sizeof *o.paths);
-    kb_array *inputs = calloc((size_t)argc, sizeof *inputs);
-    int status = KB_EXIT_FAILURE;
-    if (!o.bindings || !o.paths || !inputs)
-        fprintf(stderr, "kbench %s: out of memory\n", command);
-    else if ((status = parse_options(argc, argv, &o)) == KB_EXIT_OK &&
-             (status = apply_settings(&o)) == KB_EXIT_OK)
-        status = evaluate(&o, inputs);
+    int status;
+    kb_array *inputs = NULL;
+    if (parse_options(argc, argv, &o, &status) && (status = apply_settings(&o)) == KB_EXIT_OK) {
+        /* One more than needed: calloc of nothing may return NULL. */
+        if ((inputs = calloc((size_t)o.nbindings + 1, sizeof *inputs))) {
+            status = evaluate(&o, inputs);
+        } else {
+            fprintf(stderr, "%s: out of memory\n", command);
+            status = KB_EXIT_FAILURE;
+        }
+    }
     free(inputs);
-    free(o.paths);
+    for (int i = 0; i < o.nbindings; i++)
+        free(o.texts[i]);
+    free(o.texts);
     free(o.bindings);
+    kb_arg_list_free(&o.arguments);
     return status;
 }

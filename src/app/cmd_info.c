@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "app/commands.h"
+#include "app/options.h"
 #include "app/usage.h"
 #include "kbench/cpu.h"
 #include "kbench/environment.h"
@@ -26,22 +27,11 @@ typedef struct info {
     kb_env_report env;
 } info;
 
-static void print_help(void) {
-    printf("usage: kbench info [--json]\n\n"
-           "Describes this build, this machine (OS, CPU, caches, nominal and measured clock),\n"
-           "the SIMD level and thread count in force, and conditions that make timings\n"
-           "unreliable. Measuring the clock takes about a tenth of a second.\n\n"
-           "options:\n"
-           "  --json      print one JSON object instead of text (keys: docs/cli.md)\n"
-           "  -h, --help  show this help\n\n"
-           "environment: KB_SIMD=auto|scalar|avx2|avx512|neon|sve, KB_NUM_THREADS=N\n");
-}
-
 static int gather(info *in) {
     memset(in, 0, sizeof *in);
     /* The settings first: they are what can fail, and they are cheap. */
     if (kb_simd_current(&in->selected) != KB_OK || kb_threads_current(&in->threads) != KB_OK)
-        return kb_report_failure("info");
+        return kb_report_failure("kbench info");
     in->usable_cores = kb_usable_cores();
     in->build = kb_build_info_get();
     kb_machine_probe(&in->machine);
@@ -306,27 +296,29 @@ static int print_json(const info *in) {
 }
 
 int kb_cmd_info(int argc, char **argv) {
-    if (kb_wants_help(argc, argv)) {
-        print_help();
-        return KB_EXIT_OK;
-    }
-    bool json = false, options = true;
-    for (int i = 1; i < argc; i++) {
-        if (options && strcmp(argv[i], "--") == 0)
-            options = false;
-        else if (options && strcmp(argv[i], "--json") == 0)
-            json = true;
-        else if (options && argv[i][0] == '-')
-            return kb_usage_error("info", "unknown option '%s'", argv[i]);
-        else
-            return kb_usage_error("info", "unexpected argument '%s'", argv[i]);
-    }
+    bool json = false;
+    const kb_option options[] = {
+        {KB_OPTION_FLAG, 0, "json", .target = &json,
+         .help = "print one JSON object instead of text (keys: docs/cli.md)"},
+        {.kind = KB_OPTION_END},
+    };
+    const kb_program program = {
+        .name = "kbench info",
+        .synopsis = "usage: kbench info [--json]\n\n"
+                    "Describes this build, this machine (OS, CPU, caches, nominal and measured\n"
+                    "clock), the SIMD level and thread count in force, and conditions that make\n"
+                    "timings unreliable. Measuring the clock takes about a tenth of a second.\n\n",
+        .options = options,
+        .epilogue = "environment: KB_SIMD=auto|scalar|avx2|avx512|neon|sve, KB_NUM_THREADS=N\n",
+    };
+    int status;
+    if (!kb_program_parse(&program, argc, argv, NULL, &status))
+        return status;
     info in;
-    int rc = gather(&in);
-    if (rc != KB_EXIT_OK)
-        return rc;
+    if ((status = gather(&in)) != KB_EXIT_OK)
+        return status;
     if (json)
         return print_json(&in);
     print_text(&in);
-    return fflush(stdout) == 0 ? KB_EXIT_OK : KB_EXIT_FAILURE;
+    return KB_EXIT_OK;
 }

@@ -2,7 +2,8 @@
 #define KB_APP_COMMANDS_H
 
 /* Each subcommand takes the arguments after its name (argv[0] is the command's name) and
- * returns the process exit status: 0 success, 1 failure, 2 bad usage. */
+ * returns the process exit status (kb_exit_status, app/usage.h). What it prints on stdout is
+ * checked once, by the dispatcher. */
 int kb_cmd_info(int argc, char **argv);
 int kb_cmd_npy(int argc, char **argv);
 int kb_cmd_eval(int argc, char **argv);

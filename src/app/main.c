@@ -1,7 +1,10 @@
+/* The kbench executable: a table of commands, one cmd_*.c each, and the one check that
+ * what they printed reached stdout. */
 #include <stdio.h>
 #include <string.h>
 
 #include "app/commands.h"
+#include "app/options.h"
 #include "app/usage.h"
 #include "kbench/version.h"
 
@@ -19,35 +22,64 @@ static const struct command {
     {"peaks", kb_cmd_peaks, "measure peak bandwidth and FLOP/s; compare with the datasheet"},
 };
 
-static void print_help(FILE *out) {
-    fprintf(out, "usage: kbench COMMAND [OPTIONS]\n"
-                 "       kbench --help | --version\n\n"
-                 "kbench measures array kernels and ships kernels worth measuring.\n\n"
-                 "commands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'kbench COMMAND --help' describes a command.\n"
-                 "environment: KB_SIMD=auto|scalar|avx2|avx512|neon|sve, KB_NUM_THREADS=N\n");
-}
+enum { ncommands = sizeof commands / sizeof commands[0] };
 
-int main(int argc, char **argv) {
-    if (argc < 2) {
-        print_help(stderr);
-        return KB_EXIT_USAGE;
-    }
-    const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
-        print_help(stdout);
-        return KB_EXIT_OK;
-    }
-    if (strcmp(name, "--version") == 0) {
+static int dispatch(int argc, char **argv) {
+    /* Room for the table's lines of at most 80 columns. */
+    char synopsis[256 + 81 * ncommands];
+    size_t n = (size_t)snprintf(synopsis, sizeof synopsis,
+                                "usage: kbench COMMAND [OPTIONS]\n"
+                                "       kbench --help | --version\n\n"
+                                "kbench measures array kernels and ships kernels worth "
+                                "measuring.\n\n"
+                                "commands:\n");
+    for (int i = 0; i < ncommands && n < sizeof synopsis; i++)
+        n += (size_t)snprintf(synopsis + n, sizeof synopsis - n, "  %-10s %s\n", commands[i].name,
+                              commands[i].summary);
+    if (n < sizeof synopsis)
+        snprintf(synopsis + n, sizeof synopsis - n, "\n");
+    bool version = false;
+    const kb_option options[] = {
+        {KB_OPTION_FLAG, 0, "version", .target = &version, .help = "print kbench's version"},
+        {.kind = KB_OPTION_END},
+    };
+    const kb_program program = {
+        .name = "kbench",
+        .synopsis = synopsis,
+        .options = options,
+        .epilogue = "'kbench COMMAND --help' describes a command.\n"
+                    "environment: KB_SIMD=auto|scalar|avx2|avx512|neon|sve, KB_NUM_THREADS=N\n",
+        .flags = KB_OPTIONS_STOP_AT_ARGUMENT,
+    };
+    kb_arg_list rest = {0};
+    int status;
+    bool go_on = kb_program_parse(&program, argc, argv, &rest, &status);
+    /* The command and its arguments are the end of argv: options stop at the command. */
+    char **command = argv + (argc - rest.count);
+    int ncommand = rest.count;
+    kb_arg_list_free(&rest);
+    if (!go_on)
+        return status;
+    if (version) {
         const kb_build_info *b = kb_build_info_get();
         printf("kbench %s (%s)\n", b->version, b->git_commit);
         return KB_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(name, commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "kbench: unknown command '%s'\nTry 'kbench --help'.\n", name);
+    if (ncommand == 0) {
+        kb_program_print_help(&program, stderr);
+        return KB_EXIT_USAGE;
+    }
+    if (strcmp(command[0], "help") == 0) {
+        kb_program_print_help(&program, stdout);
+        return KB_EXIT_OK;
+    }
+    for (int i = 0; i < ncommands; i++)
+        if (strcmp(command[0], commands[i].name) == 0)
+            return commands[i].run(ncommand, command);
+    fprintf(stderr, "kbench: unknown command '%s'\nTry 'kbench --help'.\n", command[0]);
     return KB_EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+    return kb_finish_stdout("kbench", dispatch(argc, argv));
 }

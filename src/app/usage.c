@@ -1,30 +1,35 @@
+/* The messages and exit statuses every kbench program ends with. */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "app/usage.h"
 
-int kb_usage_error(const char *command, const char *format, ...) {
+int kb_usage_error(const char *program, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    fprintf(stderr, "kbench %s: ", command);
+    fprintf(stderr, "%s: ", program);
     vfprintf(stderr, format, args);
     va_end(args);
-    fprintf(stderr, "\nTry 'kbench %s --help'.\n", command);
+    fprintf(stderr, "\nTry '%s --help'.\n", program);
     return KB_EXIT_USAGE;
 }
 
-int kb_report_failure(const char *command) {
-    fprintf(stderr, "kbench %s: %s\n", command, kb_last_error());
+int kb_report_failure(const char *program) {
+    fprintf(stderr, "%s: %s\n", program, kb_last_error());
     return KB_EXIT_FAILURE;
 }
 
-int kb_wants_help(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            return 0;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return 1;
-    }
-    return 0;
+int kb_finish_stdout(const char *program, int status) {
+    errno = 0;
+    /* A write error may have been recorded by an earlier flush, which fflush does not
+     * report again. */
+    bool failed = fflush(stdout) != 0 || ferror(stdout);
+    if (!failed || status != KB_EXIT_OK)
+        return status;
+    fprintf(stderr, "%s: cannot write to stdout: %s\n", program,
+            errno ? strerror(errno) : "write error");
+    return KB_EXIT_FAILURE;
 }

@@ -3,17 +3,26 @@
 
 #include "kbench/error.h"
 
-/* Exit statuses shared by every subcommand. */
-enum { KB_EXIT_OK = 0, KB_EXIT_FAILURE = 1, KB_EXIT_USAGE = 2 };
+/* The exit statuses of every kbench program: the kbench commands, and the programs built on
+ * kb_bench_main. */
+typedef enum kb_exit_status {
+    KB_EXIT_OK = 0,
+    KB_EXIT_FAILURE = 1, /* after one line on stderr saying why */
+    KB_EXIT_USAGE = 2,   /* bad arguments, after a message and a hint to try --help */
+} kb_exit_status;
 
-/* Prints "kbench: <message>" plus a hint to try --help, and returns KB_EXIT_USAGE. */
-int kb_usage_error(const char *command, const char *format, ...)
+/* program is how messages name the program: "kbench eval", "./mybench list". */
+
+/* Prints "<program>: <message>" and a hint to try --help; returns KB_EXIT_USAGE. */
+int kb_usage_error(const char *program, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Prints "kbench <command>: <kb_last_error()>" and returns KB_EXIT_FAILURE. */
-int kb_report_failure(const char *command);
+/* Prints "<program>: <kb_last_error()>"; returns KB_EXIT_FAILURE. */
+int kb_report_failure(const char *program);
 
-/* True when argv holds -h or --help before any "--". */
-int kb_wants_help(int argc, char **argv);
+/* The exit status once a program is done: status, unless stdout could not be written, which
+ * fails a program that had succeeded (and is reported then; a program that failed has said
+ * why already). Called once per process, by the kbench dispatcher and by kb_bench_main. */
+int kb_finish_stdout(const char *program, int status);
 
 #endif

@@ -13,6 +13,7 @@
 #include "kbench/array.h"
 #include "kbench/half.h"
 #include "kbench/memory.h"
+#include "test_util.h"
 
 static void views_are_checked(void **state) {
     kb_array a;
@@ -61,13 +62,7 @@ static void contiguity_follows_numpy(void **state) {
     assert_false(kb_array_is_c_contiguous(&a));
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t next_random(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static test_rng rng = {0x9e3779b97f4a7c15u};
 
 /* Random views of a buffer, with permuted, reversed, broadcast (zero) and sliced strides: the
  * walk must visit exactly the elements that index arithmetic gives, in C order. */
@@ -77,11 +72,11 @@ static void walk_visits_every_element_in_order(void **state) {
     for (int i = 0; i < CAP; i++)
         buf[i] = i;
     for (int trial = 0; trial < 2000; trial++) {
-        int ndim = (int)(next_random() % 6);
+        int ndim = (int)(test_rng_next(&rng) % 6);
         int64_t shape[KB_MAX_DIMS], strides[KB_MAX_DIMS];
         int64_t span = 1;
         for (int i = 0; i < ndim; i++)
-            shape[i] = (int64_t)(next_random() % 5) + (trial % 50 == 0 ? 0 : 1);
+            shape[i] = (int64_t)(test_rng_next(&rng) % 5) + (trial % 50 == 0 ? 0 : 1);
         /* Contiguous C strides of a larger array, then permuted, negated, zeroed or doubled. */
         for (int i = ndim - 1; i >= 0; i--) {
             strides[i] = span * 4;
@@ -89,7 +84,7 @@ static void walk_visits_every_element_in_order(void **state) {
         }
         int64_t offset = 0;
         for (int i = 0; i < ndim; i++) {
-            switch (next_random() % 5) {
+            switch (test_rng_next(&rng) % 5) {
                 case 0:
                     strides[i] = -strides[i];
                     offset += (shape[i] - 1) * -strides[i];
@@ -104,7 +99,7 @@ static void walk_visits_every_element_in_order(void **state) {
                     break;
             }
         }
-        if (ndim >= 2 && next_random() % 2) {
+        if (ndim >= 2 && test_rng_next(&rng) % 2) {
             int64_t t = strides[0];
             strides[0] = strides[ndim - 1];
             strides[ndim - 1] = t;

@@ -191,15 +191,20 @@ static void fake_arm_server_is_described(void **state) {
     assert_string_equal(kb_clock_source_name(m.nominal_source), "cpuinfo_max_freq");
 }
 
-static void unknown_arm_part_is_shown_as_midr(void **state) {
+/* The machine a tree holding only the given /proc/cpuinfo describes. */
+static kb_machine probe_cpuinfo(const char *cpuinfo) {
     test_dir t;
     assert_int_equal(test_dir_create(&t), 0);
-    test_dir_write(&t, "/proc/cpuinfo",
-                   "CPU implementer\t: 0x99\nCPU variant\t: 0x1\n"
-                   "CPU part\t: 0x123\nCPU revision\t: 2\n");
+    test_dir_write(&t, "/proc/cpuinfo", cpuinfo);
     kb_machine m;
     kb_machine_probe_at(&m, t.root);
     test_dir_destroy(&t);
+    return m;
+}
+
+static void unknown_arm_part_is_shown_as_midr(void **state) {
+    kb_machine m = probe_cpuinfo("CPU implementer\t: 0x99\nCPU variant\t: 0x1\n"
+                                 "CPU part\t: 0x123\nCPU revision\t: 2\n");
     assert_string_equal(m.cpu_vendor, "0x99");
     assert_string_equal(m.cpu_model, "MIDR 0x991f1232");
 }
@@ -229,43 +234,28 @@ static void fake_x86_vm_is_described(void **state) {
 /* The CPU's identity beyond its name: KVM calls an EPYC Genoa just "AMD EPYC", but its
  * family and model (25 and 17) tell it from a Milan; an Arm core is its MIDR part. */
 static void signature_from_fake_trees(void **state) {
-    test_dir t;
-    assert_int_equal(test_dir_create(&t), 0);
-    test_dir_write(&t, "/proc/cpuinfo",
-                   "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
-                   "cpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n");
-    kb_machine m;
-    kb_machine_probe_at(&m, t.root);
+    kb_machine m = probe_cpuinfo("processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+                                 "cpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n");
     assert_int_equal(m.signature.x86_family, 25);
     assert_int_equal(m.signature.x86_model, 17);
     assert_int_equal(m.signature.arm_implementer, -1);
     assert_int_equal(m.signature.arm_part, -1);
 
-    test_dir_write(&t, "/proc/cpuinfo",
-                   "CPU implementer\t: 0x41\nCPU variant\t: 0x1\n"
-                   "CPU part\t: 0xd40\nCPU revision\t: 1\n");
-    kb_machine_probe_at(&m, t.root);
+    m = probe_cpuinfo("CPU implementer\t: 0x41\nCPU variant\t: 0x1\n"
+                      "CPU part\t: 0xd40\nCPU revision\t: 1\n");
     assert_int_equal(m.signature.x86_family, -1);
     assert_int_equal(m.signature.arm_implementer, 0x41);
     assert_int_equal(m.signature.arm_part, 0xd40);
 
-    test_dir_write(&t, "/proc/cpuinfo", "processor\t: 0\n");
-    kb_machine_probe_at(&m, t.root);
-    test_dir_destroy(&t);
+    m = probe_cpuinfo("processor\t: 0\n");
     assert_int_equal(m.signature.x86_family, -1);
     assert_int_equal(m.signature.x86_model, -1);
     assert_int_equal(m.signature.arm_part, -1);
 }
 
 static void cpu_mhz_is_the_last_resort(void **state) {
-    test_dir t;
-    assert_int_equal(test_dir_create(&t), 0);
-    test_dir_write(&t, "/proc/cpuinfo",
-                   "vendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\n"
-                   "cpu MHz\t\t: 2596.142\n");
-    kb_machine m;
-    kb_machine_probe_at(&m, t.root);
-    test_dir_destroy(&t);
+    kb_machine m = probe_cpuinfo("vendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\n"
+                                 "cpu MHz\t\t: 2596.142\n");
     assert_int_equal(m.nominal_source, KB_CLOCK_CPUINFO_MHZ);
     assert_true(m.nominal_mhz > 2596.1 && m.nominal_mhz < 2596.2);
 }

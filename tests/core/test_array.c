@@ -134,13 +134,20 @@ static void walk_visits_every_element_in_order(void **state) {
     free(buf);
 }
 
+/* Copies the n elements at data, of type from, into *dst, a new one-dimensional array of type
+ * to (allocated whatever the outcome); returns kb_array_copy's status. */
+static kb_status copy_new(kb_array *dst, kb_dtype to, kb_dtype from, int64_t n, void *data) {
+    int64_t shape[1] = {n};
+    kb_array src;
+    assert_int_equal(kb_array_view(&src, from, 1, shape, NULL, data, 0), KB_OK);
+    assert_int_equal(kb_array_new(dst, to, 1, shape, KB_ORDER_C), KB_OK);
+    return kb_array_copy(dst, &src);
+}
+
 static void copy_converts_like_astype(void **state) {
-    int64_t shape[1] = {7};
     double in[7] = {1.5, -2.75, 0.0, 65520.0, 1e-8, 3.0e38, -0.0};
-    kb_array src, dst;
-    assert_int_equal(kb_array_view(&src, KB_F64, 1, shape, NULL, in, 0), KB_OK);
-    assert_int_equal(kb_array_new(&dst, KB_F16, 1, shape, KB_ORDER_C), KB_OK);
-    assert_int_equal(kb_array_copy(&dst, &src), KB_OK);
+    kb_array dst;
+    assert_int_equal(copy_new(&dst, KB_F16, KB_F64, 7, in), KB_OK);
     uint16_t *h = dst.data;
     assert_int_equal(h[0], 0x3e00);
     assert_int_equal(h[1], 0xc180);
@@ -151,19 +158,13 @@ static void copy_converts_like_astype(void **state) {
     /* A float64 just above a float16 tie: rounding through float32 would hit the tie and go
      * to even (down); one correct rounding goes up. */
     double above_tie = 1.0 + ldexp(1, -11) + ldexp(1, -40);
-    int64_t one[1] = {1};
-    assert_int_equal(kb_array_view(&src, KB_F64, 1, one, NULL, &above_tie, 0), KB_OK);
-    assert_int_equal(kb_array_new(&dst, KB_F16, 1, one, KB_ORDER_C), KB_OK);
-    assert_int_equal(kb_array_copy(&dst, &src), KB_OK);
+    assert_int_equal(copy_new(&dst, KB_F16, KB_F64, 1, &above_tie), KB_OK);
     assert_int_equal(*(uint16_t *)dst.data, 0x3c01);
     kb_array_free(&dst);
 
     /* Integers wrap, floats truncate toward zero, NaN and out-of-range values are refused. */
     int64_t ints[3] = {300, -1, 65536 + 5};
-    int64_t three[1] = {3};
-    assert_int_equal(kb_array_view(&src, KB_INT64, 1, three, NULL, ints, 0), KB_OK);
-    assert_int_equal(kb_array_new(&dst, KB_UINT8, 1, three, KB_ORDER_C), KB_OK);
-    assert_int_equal(kb_array_copy(&dst, &src), KB_OK);
+    assert_int_equal(copy_new(&dst, KB_UINT8, KB_INT64, 3, ints), KB_OK);
     uint8_t *u = dst.data;
     assert_int_equal(u[0], 44);
     assert_int_equal(u[1], 255);
@@ -171,24 +172,21 @@ static void copy_converts_like_astype(void **state) {
     kb_array_free(&dst);
 
     double bad[2] = {-2.9, NAN};
-    int64_t two[1] = {2};
-    assert_int_equal(kb_array_view(&src, KB_F64, 1, two, NULL, bad, 0), KB_OK);
-    assert_int_equal(kb_array_new(&dst, KB_INT32, 1, two, KB_ORDER_C), KB_OK);
-    assert_int_equal(kb_array_copy(&dst, &src), KB_EINVAL);
+    assert_int_equal(copy_new(&dst, KB_INT32, KB_F64, 2, bad), KB_EINVAL);
     assert_int_equal(((int32_t *)dst.data)[0], -2);
     assert_non_null(strstr(kb_last_error(), "int32"));
     kb_array_free(&dst);
 
     /* uint64 above 2^53 to float32: one rounding from the exact value. */
     uint64_t big = (1ull << 60) + (1ull << 36) + 1; /* just above a float32 tie */
-    assert_int_equal(kb_array_view(&src, KB_UINT64, 1, one, NULL, &big, 0), KB_OK);
-    assert_int_equal(kb_array_new(&dst, KB_F32, 1, one, KB_ORDER_C), KB_OK);
-    assert_int_equal(kb_array_copy(&dst, &src), KB_OK);
+    assert_int_equal(copy_new(&dst, KB_F32, KB_UINT64, 1, &big), KB_OK);
     assert_true(*(float *)dst.data == ldexpf(1, 60) + ldexpf(1, 37));
     kb_array_free(&dst);
 
-    kb_array ro;
+    int64_t one[1] = {1}, two[1] = {2};
+    kb_array ro, src;
     assert_int_equal(kb_array_view(&ro, KB_F64, 1, two, NULL, bad, KB_ARRAY_READONLY), KB_OK);
+    assert_int_equal(kb_array_view(&src, KB_UINT64, 1, one, NULL, &big, 0), KB_OK);
     assert_int_equal(kb_array_copy(&ro, &src), KB_EINVAL);
 }
 

@@ -12,18 +12,11 @@ import tempfile
 
 import numpy as np
 
+from harness import check, finish
+
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "baselines",
                       "runner.py")
 OPS = ["sum", "prod", "mean", "min", "max", "argmin", "argmax", "var", "std"]
-
-failures = []
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-        print(f"FAIL: {what}")
-
 
 class Runner:
     def __init__(self, env=None):
@@ -275,8 +268,7 @@ def main():
         check(err == "", f"stderr empty: {err!r}")
         noisy_library(tmp)
         missing_numpy(tmp)
-    print(f"{len(failures)} failed")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish("baseline runner"))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@
  * little, never answering, closing their stdin, ignoring quit), which must each give a
  * status and a clear message, never a hang or a crash (SIGPIPE included). Scripts and .npy
  * files live in a fresh directory from mkdtemp, removed at the end. No timing is asserted. */
-#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -22,44 +21,22 @@
 
 #include "bench/baseline_process.h"
 #include "kbench/npy.h"
+#include "test_util.h"
 
-static char temp_dir[512];
+static test_dir dir;
 
 static int make_temp_dir(void **state) {
-    const char *base = getenv("TMPDIR");
-    snprintf(temp_dir, sizeof temp_dir, "%s/kb_test_baseline_XXXXXX",
-             base && *base ? base : "/tmp");
     /* Scripts here are imported as modules by no one but the fake-NumPy test; no caches. */
     setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
-    return mkdtemp(temp_dir) ? 0 : -1;
+    return test_dir_create(&dir);
 }
 
 static int remove_temp_dir(void **state) {
-    DIR *dir = opendir(temp_dir);
-    if (!dir)
-        return -1;
-    struct dirent *e;
-    char path[1024];
-    while ((e = readdir(dir)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", temp_dir, e->d_name);
-        unlink(path);
-    }
-    closedir(dir);
-    return rmdir(temp_dir);
-}
-
-static void temp_path(char *buf, size_t size, const char *name) {
-    snprintf(buf, size, "%s/%s", temp_dir, name);
+    return test_dir_destroy(&dir);
 }
 
 static void write_script(const char *name, const char *text, char *path, size_t size) {
-    temp_path(path, size, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    test_write_text(test_dir_path(&dir, name, path, size), text);
 }
 
 static double seconds_now(void) {
@@ -159,7 +136,7 @@ static void hello_describes_python_and_numpy(void **state) {
 static void check_sum(const char *library, const char *input, kb_dtype dtype, int ndim,
                       const int64_t *shape, bool has_axis, int axis, const char *result_dtype) {
     char output[1024];
-    temp_path(output, sizeof output, "out.npy");
+    test_dir_path(&dir, "out.npy", output, sizeof output);
     unlink(output);
     json_t *spec = kb_baseline_reduce_case("sum", has_axis, axis);
     bool unsupported = true;
@@ -200,18 +177,25 @@ static void check_sum(const char *library, const char *input, kb_dtype dtype, in
     assert_int_equal(kb_baseline_teardown(real.p), KB_OK);
 }
 
-static void numpy_sums_match_reference(void **state) {
+/* library's sum of a whole float64 input, and its row sums of a float32 one (through axis -1
+ * too when negative_axis). */
+static void sums_match_reference(const char *library, bool negative_axis) {
     char input[1024];
-    temp_path(input, sizeof input, "in_f64.npy");
+    test_dir_path(&dir, "in_f64.npy", input, sizeof input);
     int64_t n[1] = {10007};
     write_input(input, KB_F64, 1, n);
-    check_sum("numpy", input, KB_F64, 1, n, false, 0, "float64");
+    check_sum(library, input, KB_F64, 1, n, false, 0, "float64");
 
-    temp_path(input, sizeof input, "in_f32.npy");
+    test_dir_path(&dir, "in_f32.npy", input, sizeof input);
     int64_t shape[2] = {7, 1003};
     write_input(input, KB_F32, 2, shape);
-    check_sum("numpy", input, KB_F32, 2, shape, true, 1, "float32");
-    check_sum("numpy", input, KB_F32, 2, shape, true, -1, "float32");
+    check_sum(library, input, KB_F32, 2, shape, true, 1, "float32");
+    if (negative_axis)
+        check_sum(library, input, KB_F32, 2, shape, true, -1, "float32");
+}
+
+static void numpy_sums_match_reference(void **state) {
+    sums_match_reference("numpy", true);
 }
 
 static bool have_numexpr(void) {
@@ -227,16 +211,7 @@ static bool have_numexpr(void) {
 static void numexpr_sums_match_reference(void **state) {
     if (!have_numexpr())
         skip();
-    char input[1024];
-    temp_path(input, sizeof input, "in_f64.npy");
-    int64_t n[1] = {10007};
-    write_input(input, KB_F64, 1, n);
-    check_sum("numexpr", input, KB_F64, 1, n, false, 0, "float64");
-
-    temp_path(input, sizeof input, "in_f32.npy");
-    int64_t shape[2] = {7, 1003};
-    write_input(input, KB_F32, 2, shape);
-    check_sum("numexpr", input, KB_F32, 2, shape, true, 1, "float32");
+    sums_match_reference("numexpr", false);
 }
 
 /* Both libraries hold a case of one group at once, so that their rounds interleave. */
@@ -245,12 +220,12 @@ static void numpy_and_numexpr_interleave(void **state) {
         skip();
     char input[1024], outputs[2][1024];
     const char *libraries[2] = {"numpy", "numexpr"};
-    temp_path(input, sizeof input, "in_shared.npy");
+    test_dir_path(&dir, "in_shared.npy", input, sizeof input);
     int64_t n[1] = {5000};
     write_input(input, KB_F64, 1, n);
     json_t *spec = kb_baseline_reduce_case("sum", false, 0);
     for (int i = 0; i < 2; i++) {
-        temp_path(outputs[i], sizeof outputs[i], libraries[i]);
+        test_dir_path(&dir, libraries[i], outputs[i], sizeof outputs[i]);
         if (kb_baseline_setup(real.p, libraries[i], spec, input, outputs[i], 1, NULL, NULL) !=
             KB_OK)
             fail_msg("setup %s: %s", libraries[i], kb_last_error());
@@ -276,8 +251,8 @@ static void numpy_and_numexpr_interleave(void **state) {
 
 static void unsupported_and_failed_setups_leave_runner_usable(void **state) {
     char input[1024], output[1024];
-    temp_path(input, sizeof input, "in_small.npy");
-    temp_path(output, sizeof output, "out_small.npy");
+    test_dir_path(&dir, "in_small.npy", input, sizeof input);
+    test_dir_path(&dir, "out_small.npy", output, sizeof output);
     int64_t n[1] = {100};
     write_input(input, KB_F64, 1, n);
     bool unsupported = false;
@@ -294,7 +269,7 @@ static void unsupported_and_failed_setups_leave_runner_usable(void **state) {
 
     json_t *spec = kb_baseline_reduce_case("mean", true, 0);
     char missing[1024];
-    temp_path(missing, sizeof missing, "no_such_input.npy");
+    test_dir_path(&dir, "no_such_input.npy", missing, sizeof missing);
     assert_int_equal(
         kb_baseline_setup(real.p, "numpy", spec, missing, output, 0, &unsupported, NULL),
         KB_EINVAL);
@@ -380,7 +355,7 @@ static void missing_numpy_says_how_to_install(void **state) {
     assert_int_equal(kb_baseline_runner_path(runner, sizeof runner), KB_OK);
     const char *saved = getenv("PYTHONPATH");
     char *saved_copy = saved ? strdup(saved) : NULL;
-    setenv("PYTHONPATH", temp_dir, 1);
+    setenv("PYTHONPATH", dir.root, 1);
     kb_baseline_process *p;
     kb_status s = kb_baseline_start(NULL, runner, &p);
     if (saved_copy)

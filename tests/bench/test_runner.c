@@ -62,6 +62,16 @@ static kb_bench_settings quick_settings(void) {
     return s;
 }
 
+/* Runs the n definitions as one plan with the settings s. */
+static void run_plan(const kb_bench_def *defs, int n, const kb_bench_settings *s, kb_results *r) {
+    kb_bench_plan *p;
+    assert_int_equal(kb_bench_plan_new(&p), KB_OK);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(kb_bench_plan_add(p, &defs[i]), KB_OK);
+    assert_int_equal(kb_bench_run(p, s, NULL, r), KB_OK);
+    kb_bench_plan_free(p);
+}
+
 static void interleaved_rounds(void **state) {
     memset(&the_log, 0, sizeof the_log);
     kb_bench_def def = {.name = "t",
@@ -70,13 +80,10 @@ static void interleaved_rounds(void **state) {
                         .run = run,
                         .teardown = teardown,
                         .user = &the_log};
-    kb_bench_plan *p;
-    assert_int_equal(kb_bench_plan_new(&p), KB_OK);
-    assert_int_equal(kb_bench_plan_add(p, &def), KB_OK);
     kb_bench_settings s = quick_settings();
     s.repetitions = 2;
     kb_results r;
-    assert_int_equal(kb_bench_run(p, &s, NULL, &r), KB_OK);
+    run_plan(&def, 1, &s, &r);
     assert_int_equal(the_log.setups, 1);
     assert_int_equal(the_log.teardowns, 1);
     assert_int_equal(r.ncases, 3);
@@ -109,7 +116,6 @@ static void interleaved_rounds(void **state) {
     assert_int_equal(r.context.nsuites, 1);
     assert_string_equal(r.context.suites[0], "t");
     kb_results_free(&r);
-    kb_bench_plan_free(p);
 }
 
 /* "slow" does 200000 times the work of "fast" per call. */
@@ -127,12 +133,9 @@ static void uneven_speeds(void **state) {
     static const kb_bench_axis ax[] = {{"impl", which, KB_BENCH_AXIS_IMPLEMENTATION},
                                        {NULL, NULL, 0}};
     kb_bench_def def = {.name = "u", .axes = ax, .run = uneven};
-    kb_bench_plan *p;
-    assert_int_equal(kb_bench_plan_new(&p), KB_OK);
-    assert_int_equal(kb_bench_plan_add(p, &def), KB_OK);
     kb_bench_settings s = quick_settings();
     kb_results r;
-    assert_int_equal(kb_bench_run(p, &s, NULL, &r), KB_OK);
+    run_plan(&def, 1, &s, &r);
     const kb_bench_result *fast = &r.cases[0], *slow = &r.cases[1];
     assert_true(fast->nsamples >= s.min_samples && slow->nsamples >= s.min_samples);
     int64_t fast_ns = 0;
@@ -144,7 +147,6 @@ static void uneven_speeds(void **state) {
     if (slow->stats.median > s.min_time * 1e9 / s.min_samples)
         assert_true(slow->nsamples <= s.min_samples + 2);
     kb_results_free(&r);
-    kb_bench_plan_free(p);
 }
 
 static kb_status failing_setup(kb_bench_case *c) {
@@ -157,21 +159,17 @@ static void run_fails_for_b(kb_bench_case *c, int64_t calls) {
 }
 
 static void failures_are_recorded(void **state) {
-    kb_bench_def bad_setup = {.name = "s",
-                              .axes = axes,
-                              .setup = failing_setup,
-                              .run = run,
-                              .teardown = teardown,
-                              .user = &the_log};
-    kb_bench_def bad_run = {.name = "r", .axes = axes, .run = run_fails_for_b};
+    const kb_bench_def defs[] = {{.name = "s",
+                                  .axes = axes,
+                                  .setup = failing_setup,
+                                  .run = run,
+                                  .teardown = teardown,
+                                  .user = &the_log},
+                                 {.name = "r", .axes = axes, .run = run_fails_for_b}};
     memset(&the_log, 0, sizeof the_log);
-    kb_bench_plan *p;
-    assert_int_equal(kb_bench_plan_new(&p), KB_OK);
-    assert_int_equal(kb_bench_plan_add(p, &bad_setup), KB_OK);
-    assert_int_equal(kb_bench_plan_add(p, &bad_run), KB_OK);
     kb_bench_settings s = quick_settings();
     kb_results r;
-    assert_int_equal(kb_bench_run(p, &s, NULL, &r), KB_OK);
+    run_plan(defs, 2, &s, &r);
     assert_int_equal(r.ncases, 6);
     for (int i = 0; i < 3; i++) {
         assert_true(r.cases[i].failed);
@@ -186,7 +184,6 @@ static void failures_are_recorded(void **state) {
     assert_false(r.cases[5].failed);
     assert_int_equal(kb_results_failed(&r), 4);
     kb_results_free(&r);
-    kb_bench_plan_free(p);
 }
 
 static void settings_restored(void **state) {
@@ -201,12 +198,9 @@ static void settings_restored(void **state) {
     assert_int_equal(kb_threads_set(2), KB_OK);
     assert_int_equal(kb_simd_current(&before_simd), KB_OK);
     assert_int_equal(kb_threads_current(&before_threads), KB_OK);
-    kb_bench_plan *p;
-    assert_int_equal(kb_bench_plan_new(&p), KB_OK);
-    assert_int_equal(kb_bench_plan_add(p, &def), KB_OK);
     kb_bench_settings s = quick_settings();
     kb_results r;
-    assert_int_equal(kb_bench_run(p, &s, NULL, &r), KB_OK);
+    run_plan(&def, 1, &s, &r);
     assert_false(r.cases[0].failed);
     assert_int_equal(r.cases[0].simd, KB_SIMD_SCALAR);
     assert_int_equal(r.cases[0].threads, 1);
@@ -215,7 +209,6 @@ static void settings_restored(void **state) {
     assert_int_equal(after_simd, before_simd);
     assert_int_equal(after_threads, before_threads);
     kb_results_free(&r);
-    kb_bench_plan_free(p);
 
     kb_bench_settings bad = quick_settings();
     bad.min_samples = 3;

@@ -1,8 +1,6 @@
-"""Helpers for the .npy CLI tests: build files byte by byte (for what NumPy will not write)
-and run kbench."""
+"""Helpers for the .npy CLI tests: build files byte by byte (for what NumPy will not write)."""
 
 import struct
-import subprocess
 
 MAGIC = b"\x93NUMPY"
 
@@ -23,9 +21,3 @@ def npy_bytes(descr, shape, data=b"", fortran_order=False, version=(1, 0)):
     """A whole file with the given descr (a string, written as repr() writes it) and data."""
     header = "{'descr': %r, 'fortran_order': %r, 'shape': %r, }" % (descr, fortran_order, shape)
     return header_bytes(header, version) + data
-
-
-def run(kbench, *args):
-    """Runs kbench; returns (exit code, stdout, stderr) as text."""
-    p = subprocess.run([kbench, *args], capture_output=True, text=True, errors="replace")
-    return p.returncode, p.stdout, p.stderr

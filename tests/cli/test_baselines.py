@@ -8,36 +8,20 @@ Usage: python3 test_baselines.py path/to/kbench"""
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-KBENCH = sys.argv[1]
+from harness import check, finish, kbench
+
 RUNNER = Path(__file__).resolve().parents[2] / "baselines" / "runner.py"
 # Two groups: sum (NumPy and numexpr) and argmax (NumPy only), 64x64 float32, scalar and auto.
 FILTER = "^reduce/(sum|argmax)/f32/64x64/axis=None/simd=(scalar|auto)/threads=1$"
-failures = []
-checked = 0
 
 
-def check(condition, message):
-    global checked
-    checked += 1
-    if not condition:
-        failures.append(message)
-    return condition
-
-
-def kbench(*args, **env):
-    full = {k: v for k, v in os.environ.items() if k not in ("KB_SIMD", "KB_NUM_THREADS")}
-    full.update(env)
-    return subprocess.run([KBENCH, *args], env=full, capture_output=True, text=True, timeout=300)
-
-
-def run(tmp, *extra, **env):
+def run(tmp, *extra, env=None):
     return kbench("run", "reduce", "--filter", FILTER, "--min-time", "0.002", "--no-roofline",
-                  "--baseline", "numpy", "--baseline", "numexpr", *extra, **env)
+                  "--baseline", "numpy", "--baseline", "numexpr", *extra, env=env)
 
 
 def agreeing_run(tmp):
@@ -111,7 +95,7 @@ def wrong_numpy(tmp):
         "right = numpy.sum\n"
         "numpy.sum = lambda a, axis=None: right(a, axis=axis) + 1\n"
         f"runpy.run_path({str(RUNNER)!r}, run_name='__main__')\n")
-    r = run(tmp, "--format", "json", "-q", KB_BASELINE_RUNNER=str(runner))
+    r = run(tmp, "--format", "json", "-q", env={"KB_BASELINE_RUNNER": str(runner)})
     check(r.returncode == 1 and "differs from the baseline's beyond tolerance" in r.stderr
           and "baseline=numpy" in r.stderr, f"mismatch: {r.returncode} {r.stderr}")
     if r.stdout:
@@ -127,7 +111,7 @@ def no_numpy(tmp):
     fake = Path(tmp) / "fake"
     fake.mkdir()
     (fake / "numpy.py").write_text("raise ImportError('no numpy here')\n")
-    r = run(tmp, "-q", PYTHONPATH=str(fake))
+    r = run(tmp, "-q", env={"PYTHONPATH": str(fake)})
     check(r.returncode == 1 and "NumPy is not installed" in r.stderr
           and "scripts/install-deps" in r.stderr and r.stdout == "",
           f"without NumPy: {r.returncode} {r.stderr} {r.stdout}")
@@ -140,10 +124,7 @@ def main():
         agreeing_run(tmp)
         wrong_numpy(tmp)
         no_numpy(tmp)
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{checked - len(failures)} passed, {len(failures)} failed")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish("baselines"))
 
 
 if __name__ == "__main__":

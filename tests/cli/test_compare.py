@@ -10,29 +10,14 @@ Usage: python3 test_compare.py path/to/kbench"""
 import copy
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-KBENCH = sys.argv[1]
+from harness import check, finish, kbench
+
 DATA = Path(__file__).resolve().parent / "data"
 TINY = "^reduce/sum/f32/64x64/axis=None/simd=scalar/"  # two cases of a few microseconds
-failures = []
-checked = 0
-
-
-def check(condition, message):
-    global checked
-    checked += 1
-    if not condition:
-        failures.append(message)
-    return condition
-
-
-def kbench(*args):
-    env = {k: v for k, v in os.environ.items() if k not in ("KB_SIMD", "KB_NUM_THREADS")}
-    return subprocess.run([KBENCH, *args], env=env, capture_output=True, text=True, timeout=300)
 
 
 def scaled(case, factor):
@@ -306,7 +291,4 @@ def main():
 
 
 main()
-print(f"{checked} checks, {len(failures)} failures")
-for f in failures:
-    print("FAIL:", f)
-sys.exit(1 if failures else 0)
+sys.exit(finish("compare"))

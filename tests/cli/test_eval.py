@@ -14,7 +14,6 @@ Usage: test_eval.py path/to/kbench"""
 import os
 import platform
 import re
-import subprocess
 import sys
 import tempfile
 import warnings
@@ -27,14 +26,12 @@ try:
 except ImportError:
     ml_dtypes = None
 
+from harness import count, fail, finish, kbench
 from npy_files import header_bytes
 
-KBENCH = sys.argv[1]
 np.seterr(all="ignore")
 warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Mean of empty slice" and the like
 rng = np.random.default_rng(20240612)
-failures = []
-checked = 0
 
 BF16 = np.dtype(ml_dtypes.bfloat16) if ml_dtypes else None
 FLOATS = ["float16", "float32", "float64"] + (["bfloat16"] if BF16 else [])
@@ -43,18 +40,6 @@ OPS = ["sum", "prod", "mean", "min", "max", "argmin", "argmax", "var", "std"]
 # Relative tolerances for results computed in floating point: float64 and float32 as agreed for
 # kbench, float16 and bfloat16 two units in the last place of the type.
 RTOL = {"float64": 1e-12, "float32": 1e-5, "float16": 2 * 2.0**-10, "bfloat16": 2 * 2.0**-7}
-
-
-def fail(message):
-    failures.append(message)
-    print("FAIL:", message, file=sys.stderr)
-
-
-def kbench(*args, env=None):
-    """Runs kbench; returns (exit status, stdout, stderr) as text."""
-    p = subprocess.run([KBENCH, *args], capture_output=True, text=True, errors="replace",
-                       env=dict(os.environ, **(env or {})))
-    return p.returncode, p.stdout, p.stderr
 
 
 def run(*args, env=None):
@@ -104,8 +89,7 @@ def reference(op, a, axis, keepdims, ddof):
 
 
 def compare(label, got, want, want_dtype, rtol):
-    global checked
-    checked += 1
+    count()
     if got.dtype != want_dtype:
         return fail("%s: dtype %s, NumPy gives %s" % (label, got.dtype, want_dtype))
     if got.shape != want.shape:
@@ -324,8 +308,7 @@ def check_printing(tmp):
         save(path, a)
         code, out, err = run("x", "x=" + path)
         want = str(a[()]) if a.ndim == 0 else str(a)
-        global checked
-        checked += 1
+        count()
         if code != 0:
             fail("printing %s: exit %d: %s" % (name, code, err.strip()))
         elif out != want + "\n":
@@ -341,7 +324,7 @@ def check_printing(tmp):
                        ("min(x, axis=())", str(np.min(a, axis=()))),
                        ("sum(max(x, axis=1))", str(np.sum(np.max(a, axis=1))))):
         code, out, err = run(expr, "x=" + path)
-        checked += 1
+        count()
         if code != 0 or out != want + "\n":
             fail("printing %s: exit %d, %r, NumPy prints %r %s" % (expr, code, out, want, err))
 
@@ -352,8 +335,7 @@ def expect(args, code, pattern, label=None, env=None):
     """Runs kbench eval with args; the exit status must be code and the first line of stderr
     must match pattern (a regular expression, anchored); failures (exit 1) print exactly one
     line."""
-    global checked
-    checked += 1
+    count()
     label = label or " ".join(args)
     got, out, err = run(*args, env=env)
     lines = err.splitlines()
@@ -370,7 +352,6 @@ def expect(args, code, pattern, label=None, env=None):
 
 
 def check_errors(tmp):
-    global checked
     x = os.path.join(tmp, "err_x.npy")
     save(x, np.arange(6.0).reshape(2, 3))
     empty = os.path.join(tmp, "err_empty.npy")
@@ -432,13 +413,13 @@ def check_errors(tmp):
            label="KB_SIMD=bogus", env={"KB_SIMD": "bogus"})
     expect(["sum(x)", bx], 1, E + r"KB_NUM_THREADS.*",
            label="KB_NUM_THREADS=many", env={"KB_NUM_THREADS": "many"})
-    checked += 1
+    count()
     code, out, err = run("sum(x)", bx, "--simd", "scalar", env={"KB_SIMD": "bogus"})
     if code != 0 or out != "15.0\n":
         fail("--simd overriding KB_SIMD=bogus: exit %d, %r %r" % (code, out, err))
 
     # Help and "--" before an expression that starts with '-'.
-    checked += 1
+    count()
     code, out, err = run("--help")
     if code != 0 or not out.startswith("usage: kbench eval") or err:
         fail("eval --help: exit %d, %r" % (code, out[:80]))
@@ -457,10 +438,7 @@ def main():
         check_settings(tmp)
         check_printing(tmp)
         check_errors(tmp)
-    if failures:
-        print("eval: %d of %d checks failed" % (len(failures), checked), file=sys.stderr)
-        sys.exit(1)
-    print("eval: %d checks passed" % checked)
+    sys.exit(finish("eval"))
 
 
 if __name__ == "__main__":

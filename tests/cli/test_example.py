@@ -11,31 +11,18 @@ import sys
 import tempfile
 from pathlib import Path
 
+from harness import check, finish, install, linked_env
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bench_dot.c"
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
 
 
 def main():
-    build = os.path.dirname(os.path.abspath(sys.argv[1]))
     with tempfile.TemporaryDirectory() as prefix:
-        subprocess.run(["cmake", "--install", build, "--prefix", prefix], check=True,
-                       stdout=subprocess.DEVNULL)
-        pcdirs = [os.path.join(prefix, d, "pkgconfig")
-                  for d in ["lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"]]
-        env = dict(os.environ, PKG_CONFIG_PATH=":".join(pcdirs))
-        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "kbench"], env=env,
-                               check=True, capture_output=True, text=True).stdout.split()
+        env, flags = install(prefix)
         exe = os.path.join(prefix, "bench_dot")
         subprocess.run(["cc", "-O2", "-std=c17", "-Wall", "-Wextra", "-Werror", str(EXAMPLE),
                         "-o", exe] + flags, check=True, env=env)
-        libdir = [f[2:] for f in flags if f.startswith("-L")]
-        run_env = dict(os.environ, LD_LIBRARY_PATH=":".join(libdir),
-                       KB_CACHE_DIR=os.path.join(prefix, "cache"))
+        run_env = linked_env(flags, KB_CACHE_DIR=os.path.join(prefix, "cache"))
 
         def run(*args):
             return subprocess.run([exe, *args], env=run_env, capture_output=True, text=True,
@@ -77,11 +64,7 @@ def main():
         helped = run("--help")
         check(helped.returncode == 0 and "--filter" in helped.stdout, "help")
 
-    print(f"example: {len(failures)} failures")
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{0 if failures else 1} passed, {len(failures)} failed")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish("example"))
 
 
 if __name__ == "__main__":

@@ -5,69 +5,24 @@ Usage: python3 test_info.py path/to/kbench
 """
 
 import json
-import os
 import platform
 import re
-import subprocess
 import sys
-from pathlib import Path
 
-from doc_types import type_ok
+from harness import CACHE_LEVELS, check, check_documented, doc_section, finish, kbench, key_table
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
-CACHE_LEVELS = ["L1d", "L1i", "L2", "L3"]
 SECTIONS = ["build", "system", "cpu", "simd", "threads", "warnings"]
 
-failures = []
 
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-    return condition
-
-
-def run(kbench, *args, env=None):
-    full_env = {k: v for k, v in os.environ.items() if k not in ("KB_SIMD", "KB_NUM_THREADS")}
-    full_env.update(env or {})
-    return subprocess.run(
-        [kbench, "info", *args], env=full_env, capture_output=True, text=True, timeout=60
-    )
+def run(*args, env=None):
+    return kbench("info", *args, env=env, timeout=60)
 
 
 def documented():
     """The keys table and the warning codes of the `kbench info` section of docs/cli.md."""
-    text = DOCS.read_text()
-    section = text.split("## `kbench info`", 1)[1]
-    section = re.split(r"\n## ", section, maxsplit=1)[0]
-    keys_part, codes_part = section.split("Warning codes:", 1)
-    keys = []
-    for line in keys_part.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) < 3 or not cells[0].startswith("`"):
-            continue
-        for key in re.findall(r"`([^`]+)`", cells[0]):
-            keys.append((key, cells[1]))
+    keys_part, codes_part = doc_section("cli.md", "info").split("Warning codes:", 1)
     codes = re.findall(r"^\| `([a-z_]+)` \|", codes_part, flags=re.M)
-    return keys, codes
-
-
-def lookup(obj, path):
-    """Values at a dotted path; `*` fans out over the cache levels, `[]` over array items."""
-    values = [obj]
-    for part in path.split("."):
-        nxt = []
-        for v in values:
-            if part == "*":
-                nxt.extend(v[level] for level in CACHE_LEVELS if level in v)
-                continue
-            name = part[:-2] if part.endswith("[]") else part
-            if not isinstance(v, dict) or name not in v:
-                raise KeyError(path)
-            item = v[name]
-            nxt.extend(item if part.endswith("[]") else [item])
-        values = nxt
-    return values
+    return key_table(keys_part), codes
 
 
 def text_value(stdout, label):
@@ -77,12 +32,11 @@ def text_value(stdout, label):
 
 
 def main():
-    kbench = sys.argv[1]
     keys, codes = documented()
     check(len(keys) > 30 and len(codes) >= 9, "docs/cli.md: keys table or warning codes not found")
 
     # Text output.
-    r = run(kbench)
+    r = run()
     if check(r.returncode == 0, f"info: exit {r.returncode}, stderr {r.stderr!r}"):
         check(r.stderr == "", f"info: unexpected stderr {r.stderr!r}")
         check(r.stdout.startswith("kbench "), "info: first line is not 'kbench VERSION'")
@@ -97,7 +51,7 @@ def main():
     text = r.stdout
 
     # JSON output: every documented key, with its documented type.
-    r = run(kbench, "--json")
+    r = run("--json")
     info = None
     if check(r.returncode == 0, f"info --json: exit {r.returncode}, stderr {r.stderr!r}"):
         try:
@@ -105,14 +59,7 @@ def main():
         except json.JSONDecodeError as e:
             check(False, f"info --json: not JSON: {e}")
     if info is not None:
-        for key, doc_type in keys:
-            try:
-                values = lookup(info, key)
-            except KeyError:
-                check(False, f"info --json: documented key {key} missing")
-                continue
-            for v in values:
-                check(type_ok(v, doc_type), f"info --json: {key} = {v!r} is not {doc_type}")
+        check_documented(info, keys, "info --json")
         for w in info.get("warnings", []):
             check(w.get("code") in codes, f"info --json: undocumented warning code {w.get('code')}")
         check(info["cpu"]["logical_cpus"] >= 1, "info --json: logical_cpus < 1")
@@ -129,46 +76,43 @@ def main():
                   "info --json: measured clock outside its own range")
 
     # Settings.
-    r = run(kbench, env={"KB_SIMD": "scalar"})
+    r = run(env={"KB_SIMD": "scalar"})
     check(r.returncode == 0 and text_value(r.stdout, "selected") == "scalar",
           f"KB_SIMD=scalar: exit {r.returncode}, selected {text_value(r.stdout, 'selected')!r}")
-    r = run(kbench, "--json", env={"KB_SIMD": "scalar"})
+    r = run("--json", env={"KB_SIMD": "scalar"})
     check(r.returncode == 0 and json.loads(r.stdout)["simd"]["selected"] == "scalar",
           "KB_SIMD=scalar --json: selected is not scalar")
 
     foreign = "avx2" if platform.machine().lower() in ("aarch64", "arm64") else "neon"
     for value in ["bogus", foreign]:
         for args in [(), ("--json",)]:
-            r = run(kbench, *args, env={"KB_SIMD": value})
+            r = run(*args, env={"KB_SIMD": value})
             check(r.returncode == 1, f"KB_SIMD={value} {args}: exit {r.returncode}, not 1")
             check(len(r.stderr.splitlines()) == 1 and "KB_SIMD" in r.stderr,
                   f"KB_SIMD={value} {args}: stderr is not one line naming KB_SIMD: {r.stderr!r}")
             check(r.stdout == "", f"KB_SIMD={value} {args}: printed to stdout")
 
-    r = run(kbench, env={"KB_NUM_THREADS": "3"})
+    r = run(env={"KB_NUM_THREADS": "3"})
     check(r.returncode == 0 and text_value(r.stdout, "threads") == "3",
           f"KB_NUM_THREADS=3: exit {r.returncode}, threads {text_value(r.stdout, 'threads')!r}")
-    r = run(kbench, "--json", env={"KB_NUM_THREADS": "3"})
+    r = run("--json", env={"KB_NUM_THREADS": "3"})
     check(r.returncode == 0 and json.loads(r.stdout)["threads"]["count"] == 3,
           "KB_NUM_THREADS=3 --json: threads.count is not 3")
-    r = run(kbench, env={"KB_NUM_THREADS": "zero"})
+    r = run(env={"KB_NUM_THREADS": "zero"})
     check(r.returncode == 1 and len(r.stderr.splitlines()) == 1,
           f"KB_NUM_THREADS=zero: exit {r.returncode}, stderr {r.stderr!r}")
 
     # Usage.
-    r = run(kbench, "--bogus")
+    r = run("--bogus")
     check(r.returncode == 2 and "--bogus" in r.stderr and r.stdout == "",
           f"info --bogus: exit {r.returncode}, stderr {r.stderr!r}")
-    r = run(kbench, "extra")
+    r = run("extra")
     check(r.returncode == 2, f"info extra: exit {r.returncode}, not 2")
-    r = run(kbench, "--help")
+    r = run("--help")
     check(r.returncode == 0 and "usage: kbench info" in r.stdout,
           f"info --help: exit {r.returncode}, stdout {r.stdout[:80]!r}")
 
-    for f in failures:
-        print("FAIL:", f)
-    print(f"test_info: {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return finish("info")
 
 
 if __name__ == "__main__":

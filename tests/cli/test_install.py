@@ -2,8 +2,9 @@
 program against it using only `pkg-config --cflags --libs kbench`, as a user would."""
 import os
 import subprocess
-import sys
 import tempfile
+
+from harness import install, linked_env
 
 PROGRAM = r"""
 #include <stdio.h>
@@ -31,28 +32,19 @@ int main(void)
 
 
 def main():
-    build = os.path.dirname(os.path.abspath(sys.argv[1]))
     with tempfile.TemporaryDirectory() as prefix:
-        subprocess.run(["cmake", "--install", build, "--prefix", prefix], check=True,
-                       stdout=subprocess.DEVNULL)
+        env, flags = install(prefix)
         for path in ["bin/kbench", "include/kbench/kbench.h", "include/kbench/version.h",
                      "share/kbench/baselines/runner.py"]:
             assert os.path.exists(os.path.join(prefix, path)), path
         # version.h is generated from its template, which stays behind.
         assert not os.path.exists(os.path.join(prefix, "include/kbench/version.h.in"))
-        pcdirs = [os.path.join(prefix, d, "pkgconfig")
-                  for d in ["lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"]]
-        env = dict(os.environ, PKG_CONFIG_PATH=":".join(pcdirs))
-        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "kbench"], env=env,
-                               check=True, capture_output=True, text=True).stdout.split()
         src = os.path.join(prefix, "user.c")
         exe = os.path.join(prefix, "user")
         with open(src, "w") as f:
             f.write(PROGRAM)
         subprocess.run(["cc", "-std=c17", src, "-o", exe] + flags, check=True, env=env)
-        libdir = [f[2:] for f in flags if f.startswith("-L")]
-        run_env = dict(os.environ, LD_LIBRARY_PATH=":".join(libdir))
-        out = subprocess.run([exe], env=run_env, check=True, capture_output=True,
+        out = subprocess.run([exe], env=linked_env(flags), check=True, capture_output=True,
                              text=True).stdout.split()
         assert out[:3] == ["5", "7", "9"], out
         # The library, the installed header and kbench agree on the version CMake set.

@@ -12,9 +12,9 @@ import struct
 import sys
 import tempfile
 
-from npy_files import MAGIC, header_bytes, npy_bytes, run
+from harness import check, count, fail, finish, kbench
+from npy_files import MAGIC, header_bytes, npy_bytes
 
-KBENCH = sys.argv[1]
 CRASH_MARKERS = ("AddressSanitizer", "LeakSanitizer", "runtime error", "Segmentation",
                  "Aborted", "core dumped", "Traceback")
 F4 = "'descr': '<f4', 'fortran_order': False"
@@ -97,8 +97,9 @@ CASES = [
 ]
 
 
-def check_failure(name, args, out, word, failures):
-    code, stdout, stderr = run(KBENCH, *args)
+def check_failure(name, args, out, word):
+    count()
+    code, stdout, stderr = kbench(*args)
     problems = []
     if code != 1:
         problems.append(f"exit {code}, expected 1")
@@ -113,11 +114,11 @@ def check_failure(name, args, out, word, failures):
     if out and os.path.exists(out):
         problems.append("out.npy was created")
     if problems:
-        failures.append(f"{name}: kbench {' '.join(args)}: " + "; ".join(problems))
+        fail(f"{name}: kbench {' '.join(args)}: " + "; ".join(problems))
     return not problems
 
 
-def check_usage(workdir, failures):
+def check_usage(workdir):
     """Exit 2 and a usage message for bad command lines; 0 and help on stdout for --help."""
     good = os.path.join(workdir, "good.npy")
     with open(good, "wb") as f:
@@ -132,22 +133,20 @@ def check_usage(workdir, failures):
         ["npy", "copy", good, out, "--version", "0"], ["npy", "copy", "-q", good, out],
         ["npy", "copy", "--bogus=1", good, out],
     ]
-    count = 0
+    helps = [["npy", "--help"], ["npy", "-h"], ["npy", "info", "--help"],
+             ["npy", "copy", "--help"], ["npy", "copy", good, out, "-h"]]
     for args in bad:
-        code, stdout, stderr = run(KBENCH, *args)
-        count += 1
-        if code != 2 or stdout or "Try 'kbench npy" not in stderr or os.path.exists(out):
-            failures.append(f"usage: kbench {' '.join(args)}: exit {code}, {stderr!r}")
-    for args in (["npy", "--help"], ["npy", "-h"], ["npy", "info", "--help"],
-                 ["npy", "copy", "--help"], ["npy", "copy", good, out, "-h"]):
-        code, stdout, stderr = run(KBENCH, *args)
-        count += 1
-        if code != 0 or not stdout.startswith("usage: kbench npy") or stderr:
-            failures.append(f"help: kbench {' '.join(args)}: exit {code}, {stderr!r}")
-    return count
+        code, stdout, stderr = kbench(*args)
+        check(code == 2 and not stdout and "Try 'kbench npy" in stderr and not os.path.exists(out),
+              f"usage: kbench {' '.join(args)}: exit {code}, {stderr!r}")
+    for args in helps:
+        code, stdout, stderr = kbench(*args)
+        check(code == 0 and stdout.startswith("usage: kbench npy") and not stderr,
+              f"help: kbench {' '.join(args)}: exit {code}, {stderr!r}")
+    return len(bad) + len(helps)
 
 
-def check_copy_failures(workdir, failures):
+def check_copy_failures(workdir):
     """Failures found only while converting or writing: exit 1, nothing written, and an
     existing OUT left as it was."""
     src = os.path.join(workdir, "nan.npy")
@@ -155,49 +154,44 @@ def check_copy_failures(workdir, failures):
         f.write(npy_bytes("<f4", (3,), struct.pack("<3f", 1.0, float("nan"), 2.0)))
     out = os.path.join(workdir, "conv_out.npy")
     check_failure("NaN to int32", ["npy", "copy", src, out, "--dtype", "int32"], out,
-                  "cannot be converted", failures)
+                  "cannot be converted")
     with open(out, "wb") as f:
         f.write(b"keep me")
     big = os.path.join(workdir, "big.npy")
-    check_failure("missing input", ["npy", "copy", big, out], None, "cannot open", failures)
+    check_failure("missing input", ["npy", "copy", big, out], None, "cannot open")
     with open(big, "wb") as f:
         f.write(npy_bytes("<f8", (2,), struct.pack("<2d", 1.0, 300.0)))
     check_failure("300 to int8", ["npy", "copy", big, out, "--dtype", "int8"], None,
-                  "cannot be converted", failures)
+                  "cannot be converted")
     with open(out, "rb") as f:
-        if f.read() != b"keep me":
-            failures.append("a failed copy changed an existing OUT")
+        check(f.read() == b"keep me", "a failed copy changed an existing OUT")
     missing_dir = os.path.join(workdir, "no", "such", "dir", "out.npy")
     check_failure("missing directory", ["npy", "copy", big, missing_dir], missing_dir,
-                  "cannot create", failures)
-    check_failure("a directory as input", ["npy", "info", workdir], None, "regular", failures)
+                  "cannot create")
+    check_failure("a directory as input", ["npy", "info", workdir], None, "regular")
     leftovers = [n for n in os.listdir(workdir) if ".kbtmp." in n]
-    if leftovers:
-        failures.append(f"temporary files left behind: {leftovers}")
+    check(not leftovers, f"temporary files left behind: {leftovers}")
     return 6
 
 
 def main():
     assert len(CASES) >= 20 and len({name for name, _, _ in CASES}) == len(CASES)
     workdir = tempfile.mkdtemp(prefix="kb_npy_malformed_")
-    failures = []
     try:
         for i, (name, data, word) in enumerate(CASES):
             path = os.path.join(workdir, f"bad{i}.npy")
             out = os.path.join(workdir, "out.npy")
             with open(path, "wb") as f:
                 f.write(data)
-            check_failure(name, ["npy", "info", path], None, word, failures)
-            check_failure(name, ["npy", "copy", path, out], out, word, failures)
-        usage = check_usage(workdir, failures)
-        extra = check_copy_failures(workdir, failures)
+            check_failure(name, ["npy", "info", path], None, word)
+            check_failure(name, ["npy", "copy", path, out], out, word)
+        usage = check_usage(workdir)
+        extra = check_copy_failures(workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    for f in failures:
-        print("FAIL:", f, file=sys.stderr)
     print(f"npy malformed: {len(CASES)} malformed files, {usage} command lines, "
-          f"{extra} failing copies checked, {len(failures)} failures")
-    return 1 if failures else 0
+          f"{extra} failing copies checked")
+    return finish("npy malformed")
 
 
 if __name__ == "__main__":

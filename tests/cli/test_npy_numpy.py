@@ -24,9 +24,9 @@ try:
 except ImportError:
     sys.exit("npy numpy: ml_dtypes is missing (scripts/install-deps installs it)")
 
-from npy_files import header_bytes, run
+from harness import count, fail, finish, kbench
+from npy_files import header_bytes
 
-KBENCH = sys.argv[1]
 np.seterr(all="ignore")  # NaN and overflow in the references' casts are intended
 BF16 = np.dtype(ml_dtypes.bfloat16)
 DTYPES = [np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
@@ -34,13 +34,6 @@ DTYPES = [np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64", "uint
 SHAPES = [(), (0,), (1,), (7,), (5, 6), (2, 3, 4), (3, 0, 2)]
 VERSIONS = [(1, 0), (2, 0), (3, 0)]
 rng = np.random.default_rng(20240611)
-failures = []
-checked = 0
-
-
-def fail(message):
-    failures.append(message)
-    print("FAIL:", message, file=sys.stderr)
 
 
 def bits(a):
@@ -108,7 +101,7 @@ def expected_descr(dtype):
 
 def check_copy(src, out, a, fortran, version, label):
     """out must hold a, bit for bit, little-endian, in the given order and version."""
-    code, stdout, stderr = run(KBENCH, "npy", "copy", src, out, *extra_args(fortran, version))
+    code, stdout, stderr = kbench("npy", "copy", src, out, *extra_args(fortran, version))
     if code != 0 or stdout or stderr:
         return fail(f"{label}: copy exited {code}: {stderr.strip()}")
     got_version, header, offset = read_header(out)
@@ -149,7 +142,7 @@ def check_file(job):
     file_version, header, _ = read_header(src)
     file_fortran = header["fortran_order"]
 
-    code, stdout, stderr = run(KBENCH, "npy", "info", src)
+    code, stdout, stderr = kbench("npy", "info", src)
     order = "none" if dtype.itemsize == 1 else "big" if byteorder == ">" else "little"
     want = (f"version: {file_version[0]}.{file_version[1]}\ndtype: {dtype.name}\n"
             f"byteorder: {order}\nshape: {shape}\norder: {'F' if file_fortran else 'C'}\n")
@@ -246,12 +239,11 @@ def same_values(got, want):
 
 def check_conversion(workdir, name, a, dst, extra=()):
     """kbench npy copy --dtype dst must give astype's result."""
-    global checked
     src = os.path.join(workdir, f"conv_{name}.npy")
     out = os.path.join(workdir, f"conv_{name}_out.npy")
     write_file(src, a, "<", False, (1, 0))
-    code, stdout, stderr = run(KBENCH, "npy", "copy", src, out, "--dtype", dst.name, *extra)
-    checked += 1
+    code, stdout, stderr = kbench("npy", "copy", src, out, "--dtype", dst.name, *extra)
+    count()
     if code != 0 or stderr:
         return fail(f"convert {name}: exited {code}: {stderr.strip()}")
     got = np.load(out)
@@ -303,7 +295,6 @@ def f16_neighbour_midpoints(dtype):
 
 
 def main():
-    global checked
     workdir = tempfile.mkdtemp(prefix="kb_npy_numpy_")
     try:
         jobs = []
@@ -317,7 +308,7 @@ def main():
                                          workdir))
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             list(pool.map(check_file, jobs))
-        checked += len(jobs)
+        count(len(jobs))
         print(f"npy numpy: {len(jobs)} NumPy files through info and copy")
 
         # Fortran order in 1-d and 0-d files, which NumPy never writes itself.
@@ -329,7 +320,7 @@ def main():
                                      % (shape,)) + a.tobytes())
             check_copy(src, os.path.join(workdir, "f1d_out.npy"), a, True, (3, 0),
                        f"1-d Fortran {shape}")
-            checked += 1
+            count()
 
         pairs = 0
         for src in DTYPES:
@@ -378,16 +369,15 @@ def main():
         src = os.path.join(workdir, "to_bf16.npy")
         out = os.path.join(workdir, "to_bf16_out.npy")
         np.save(src, a)
-        code, _, stderr = run(KBENCH, "npy", "copy", src, out, "--dtype", "bf16", "--order", "F")
+        code, _, stderr = kbench("npy", "copy", src, out, "--dtype", "bf16", "--order", "F")
         b = np.load(out)
         if code != 0 or b.dtype != BF16 or not same_values(b, a.astype(BF16)):
             fail(f"bfloat16 output: exited {code} {stderr.strip()}, read back as {b.dtype}")
-        checked += 1
+        count()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
-    print(f"npy numpy: {checked} files checked, {len(failures)} failures")
-    return 1 if failures else 0
+    return finish("npy numpy")
 
 
 if __name__ == "__main__":

@@ -9,89 +9,26 @@ Usage: python3 test_peaks.py path/to/kbench
 
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from doc_types import type_ok
+from harness import check, check_documented, doc_section, finish, kbench, key_table
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 KERNELS = ["load", "copy", "triad"]
 LEVELS = ["L1", "L2", "L3", "DRAM"]
 
-failures = []
 
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-    return condition
-
-
-def run(kbench, cache, *args, env=None):
-    full_env = {k: v for k, v in os.environ.items()
-                if k not in ("KB_SIMD", "KB_NUM_THREADS", "KB_DATASHEET")}
-    full_env["KB_CACHE_DIR"] = cache
-    full_env.update(env or {})
-    return subprocess.run([kbench, "peaks", *args], env=full_env, capture_output=True,
-                          text=True, timeout=300)
-
-
-def documented():
-    """(key, type) rows of the keys table of the `kbench peaks` section of docs/cli.md."""
-    section = DOCS.read_text().split("## `kbench peaks`", 1)[1]
-    section = re.split(r"\n## ", section, maxsplit=1)[0]
-    keys = []
-    for line in section.split("`--json` keys", 1)[1].splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) < 3 or not cells[0].startswith("`"):
-            continue
-        names = re.findall(r"`([^`]+)`", cells[0])
-        # "`cpu.x86_family`, `cpu.x86_model`" are two keys; "`a.load`, `.copy`" share a prefix.
-        first = names[0]
-        for name in names:
-            if name.startswith("."):
-                name = first.rsplit(".", 1)[0] + name
-            keys.append((name, cells[1]))
-    return keys
-
-
-def lookup(obj, path):
-    """Values at a dotted path; `name[]` fans out over an array's items."""
-    values = [obj]
-    for part in path.split("."):
-        nxt = []
-        for v in values:
-            name = part[:-2] if part.endswith("[]") else part
-            if not isinstance(v, dict) or name not in v:
-                raise KeyError(path)
-            item = v[name]
-            if part.endswith("[]"):
-                if not isinstance(item, list):
-                    raise KeyError(path)
-                nxt.extend(item)
-            else:
-                nxt.append(item)
-        values = nxt
-    return values
+def run(cache, *args, env=None):
+    return kbench("peaks", *args, env={"KB_CACHE_DIR": cache, **(env or {})})
 
 
 def check_documented_keys(out):
-    keys = documented()
+    keys = key_table(doc_section("cli.md", "peaks").split("`--json` keys", 1)[1])
     check(len(keys) > 30, f"docs/cli.md lists only {len(keys)} peaks keys")
-    for key, doc_type in keys:
-        if key.startswith("datasheet.") and out["datasheet"] is None:
-            continue
-        try:
-            values = lookup(out, key)
-        except KeyError:
-            check(False, f"documented key {key} missing from --json")
-            continue
-        check(values, f"{key}: no values")
-        for v in values:
-            check(type_ok(v, doc_type), f"{key}: {v!r} is not {doc_type}")
+    if out["datasheet"] is None:
+        keys = [(key, doc_type) for key, doc_type in keys if not key.startswith("datasheet.")]
+    check_documented(out, keys, "peaks --json", require_values=True)
 
 
 def rate_ok(rate, where):
@@ -141,12 +78,11 @@ def check_peaks(out, threads):
 
 
 def main():
-    kbench = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         cache = os.path.join(tmp, "cache")
 
         # First run: measures (progress on stderr), writes the cache.
-        first = run(kbench, cache, "--quick", "--json", "--threads", "2")
+        first = run(cache, "--quick", "--json", "--threads", "2")
         check(first.returncode == 0, f"first run exit {first.returncode}: {first.stderr}")
         out = json.loads(first.stdout)
         check(out["cache"]["reused"] is False, "first run measures")
@@ -160,7 +96,7 @@ def main():
         check_peaks(out, 2)
 
         # Second run: the cache, nothing measured, the same peaks.
-        second = run(kbench, cache, "--quick", "--json", "--threads", "2")
+        second = run(cache, "--quick", "--json", "--threads", "2")
         check(second.returncode == 0, f"second run exit {second.returncode}: {second.stderr}")
         again = json.loads(second.stdout)
         check(again["cache"]["reused"] is True, "second run reuses the cache")
@@ -168,7 +104,7 @@ def main():
         check(again["peaks"] == out["peaks"], "second run's peaks differ from the cache")
 
         # --refresh measures again and rewrites the cache.
-        third = run(kbench, cache, "--quick", "--json", "--threads", "2", "--refresh")
+        third = run(cache, "--quick", "--json", "--threads", "2", "--refresh")
         check(third.returncode == 0, f"--refresh exit {third.returncode}: {third.stderr}")
         refreshed = json.loads(third.stdout)
         check(refreshed["cache"]["reused"] is False, "--refresh measures")
@@ -183,17 +119,17 @@ def main():
               "--refresh rewrote the cache")
 
         # Another thread count is another cache entry; text output works from the cache.
-        one = run(kbench, cache, "--quick", "--threads", "1")
+        one = run(cache, "--quick", "--threads", "1")
         check(one.returncode == 0, f"--threads 1 exit {one.returncode}: {one.stderr}")
         check("measuring" in one.stderr, "--threads 1 is its own cache entry")
-        text = run(kbench, cache, "--quick", "--threads", "1")
+        text = run(cache, "--quick", "--threads", "1")
         check(text.returncode == 0 and "measuring" not in text.stderr, "text run reuses")
         for word in ("bandwidth, GB/s", "flops, GFLOP/s", "DRAM", "float64", "read from"):
             check(word in text.stdout, f"text output lacks '{word}'")
 
         # A damaged cache file is reported and measured over.
         Path(out["cache"]["path"]).write_text("{ not json")
-        damaged = run(kbench, cache, "--quick", "--json", "--threads", "2")
+        damaged = run(cache, "--quick", "--json", "--threads", "2")
         check(damaged.returncode == 0, f"damaged cache exit {damaged.returncode}")
         check("ignoring the cache" in damaged.stderr, f"damaged cache: {damaged.stderr[:200]}")
         check(json.loads(damaged.stdout)["cache"]["reused"] is False, "damaged cache remeasured")
@@ -201,7 +137,7 @@ def main():
         # A malformed KB_DATASHEET is an error that names the file and line.
         sheet = os.path.join(tmp, "sheet.csv")
         Path(sheet).write_text("id,name\nx,y\n")
-        bad_sheet = run(kbench, cache, "--quick", env={"KB_DATASHEET": sheet})
+        bad_sheet = run(cache, "--quick", env={"KB_DATASHEET": sheet})
         check(bad_sheet.returncode == 1, f"bad datasheet exit {bad_sheet.returncode}")
         check(sheet in bad_sheet.stderr and "line 1" in bad_sheet.stderr,
               f"bad datasheet message: {bad_sheet.stderr}")
@@ -210,17 +146,13 @@ def main():
         # Usage errors exit 2 and measure nothing; --help exits 0.
         for args in (["--threads", "0"], ["--threads", "abc"], ["--threads"], ["--bogus"],
                      ["extra"], ["--threads=5000"]):
-            bad = run(kbench, cache, *args)
+            bad = run(cache, *args)
             check(bad.returncode == 2, f"{args}: exit {bad.returncode}, not 2")
             check("measuring" not in bad.stderr and bad.stdout == "", f"{args}: ran anyway")
-        helped = run(kbench, cache, "--help")
+        helped = run(cache, "--help")
         check(helped.returncode == 0 and "--refresh" in helped.stdout, "--help")
 
-    for f in failures:
-        print("FAIL:", f)
-    print(f"peaks: {len(failures)} failure(s)")
-    print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
-    return 1 if failures else 0
+    return finish("peaks")
 
 
 if __name__ == "__main__":

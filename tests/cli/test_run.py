@@ -14,79 +14,20 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from doc_types import type_ok
+from harness import DOCS, check, check_documented, finish, kbench, key_table
 
-KBENCH = sys.argv[1]
-SCHEMA_DOC = Path(__file__).resolve().parents[2] / "docs" / "results-schema.md"
-CACHE_LEVELS = ["L1d", "L1i", "L2", "L3"]
 TINY = "^reduce/sum/f32/64x64/axis=None/"  # 64x64 float32: a few microseconds per call
 ONE = TINY + "simd=scalar/threads=1$"
 FAST = ["--min-time", "0.001"]  # main() adds --peaks with quickly measured peaks
-failures = []
-checked = 0
-
-
-def check(condition, message):
-    global checked
-    checked += 1
-    if not condition:
-        failures.append(message)
-    return condition
-
-
-def kbench(*args, timeout=300):
-    env = {k: v for k, v in os.environ.items() if k not in ("KB_SIMD", "KB_NUM_THREADS")}
-    return subprocess.run([KBENCH, *args], env=env, capture_output=True, text=True,
-                          timeout=timeout)
-
-
-def documented():
-    """(path, type) of every key in the tables of docs/results-schema.md."""
-    keys = []
-    for line in SCHEMA_DOC.read_text().splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) < 3 or not cells[0].startswith("`"):
-            continue
-        for key in re.findall(r"`([^`]+)`", cells[0]):
-            keys.append((key, cells[1]))
-    return keys
-
-
-def lookup(obj, path):
-    """Values at a dotted path; `*` fans out over cache levels, `[]` over array items; a null
-    on the way (a clock that was not measured) ends that branch."""
-    values = [obj]
-    for part in path.split("."):
-        nxt = []
-        for v in values:
-            if v is None:
-                continue
-            if part == "*":
-                nxt.extend(v[level] for level in CACHE_LEVELS)
-                continue
-            name = part[:-2] if part.endswith("[]") else part
-            if not isinstance(v, dict) or name not in v:
-                raise KeyError(path)
-            item = v[name]
-            nxt.extend(item if part.endswith("[]") else [item])
-        values = nxt
-    return values
+SCHEMA = key_table((DOCS / "results-schema.md").read_text())
 
 
 def check_schema(results, label):
-    for key, doc_type in documented():
-        try:
-            values = lookup(results, key)
-        except KeyError:
-            check(False, f"{label}: documented key {key} missing")
-            continue
-        for v in values:
-            check(type_ok(v, doc_type, empty_strings=True), f"{label}: {key} = {v!r} is not {doc_type}")
+    check_documented(results, SCHEMA, label, empty_strings=True)
 
 
 def check_case(case, label):
@@ -387,9 +328,7 @@ PEAKS = []
 
 def make_peaks(tmp):
     path = os.path.join(tmp, "peaks.json")
-    env = dict(os.environ, KB_CACHE_DIR=os.path.join(tmp, "cache"))
-    r = subprocess.run([KBENCH, "peaks", "--quick", "--json"], env=env, capture_output=True,
-                       text=True, timeout=300)
+    r = kbench("peaks", "--quick", "--json", env={"KB_CACHE_DIR": os.path.join(tmp, "cache")})
     if r.returncode != 0:
         sys.exit(f"kbench peaks --quick --json failed: {r.stderr}")
     Path(path).write_text(r.stdout)
@@ -410,10 +349,7 @@ def main():
         failures_exit_1(tmp)
         usage_errors(tmp)
     shards()
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{checked - len(failures)} passed, {len(failures)} failed")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish("run"))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
 #include "kbench/array.h"
 #include "kbench/half.h"
 #include "kbench/memory.h"
+#include "test_util.h"
 
 static void views_are_checked(void **state) {
     kb_array a;
@@ -61,13 +62,7 @@ static void contiguity_follows_numpy(void **state) {
     assert_false(kb_array_is_c_contiguous(&a));
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t next_random(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static test_rng rng = {0x9e3779b97f4a7c15u};
 
 /* Random views of a buffer, with permuted, reversed, broadcast (zero) and sliced strides: the
  * walk must visit exactly the elements that index arithmetic gives, in C order. */
@@ -77,11 +72,11 @@ static void walk_visits_every_element_in_order(void **state) {
     for (int i = 0; i < CAP; i++)
         buf[i] = i;
     for (int trial = 0; trial < 2000; trial++) {
-        int ndim = (int)(next_random() % 6);
+        int ndim = (int)(test_rng_next(&rng) % 6);
         int64_t shape[KB_MAX_DIMS], strides[KB_MAX_DIMS];
         int64_t span = 1;
         for (int i = 0; i < ndim; i++)
-            shape[i] = (int64_t)(next_random() % 5) + (trial % 50 == 0 ? 0 : 1);
+            shape[i] = (int64_t)(test_rng_next(&rng) % 5) + (trial % 50 == 0 ? 0 : 1);
         /* Contiguous C strides of a larger array, then permuted, negated, zeroed or doubled. */
         for (int i = ndim - 1; i >= 0; i--) {
             strides[i] = span * 4;
@@ -89,7 +84,7 @@ static void walk_visits_every_element_in_order(void **state) {
         }
         int64_t offset = 0;
         for (int i = 0; i < ndim; i++) {
-            switch (next_random() % 5) {
+            switch (test_rng_next(&rng) % 5) {
                 case 0:
                     strides[i] = -strides[i];
                     offset += (shape[i] - 1) * -strides[i];
@@ -104,7 +99,7 @@ static void walk_visits_every_element_in_order(void **state) {
                     break;
             }
         }
-        if (ndim >= 2 && next_random() % 2) {
+        if (ndim >= 2 && test_rng_next(&rng) % 2) {
             int64_t t = strides[0];
             strides[0] = strides[ndim - 1];
             strides[ndim - 1] = t;
@@ -139,13 +134,20 @@ static void walk_visits_every_element_in_order(void **state) {
     free(buf);
 }
 
+/* Copies the n elements at data, of type from, into *dst, a new one-dimensional array of type
+ * to (allocated whatever the outcome); returns kb_array_copy's status. */
+static kb_status copy_new(kb_array *dst, kb_dtype to, kb_dtype from, int64_t n, void *data) {
+    int64_t shape[1] = {n};
+    kb_array src;
+    assert_int_equal(kb_array_view(&src, from, 1, shape, NULL, data, 0), KB_OK);
+    assert_int_equal(kb_array_new(dst, to, 1, shape, KB_ORDER_C), KB_OK);
+    return kb_array_copy(dst, &src);
+}
+
 static void copy_converts_like_astype(void **state) {
-    int64_t shape[1] = {7};
     double in[7] = {1.5, -2.75, 0.0, 65520.0, 1e-8, 3.0e38, -0.0};
-    kb_array src, dst;
-    assert_int_equal(kb_array_view(&src, KB_F64, 1, shape, NULL, in, 0), KB_OK);
-    assert_int_equal(kb_array_new(&dst, KB_F16, 1, shape, KB_ORDER_C), KB_OK);
-    assert_int_equal(kb_array_copy(&dst, &src), KB_OK);
+    kb_array dst;
+    assert_int_equal(copy_new(&dst, KB_F16, KB_F64, 7, in), KB_OK);
     uint16_t *h = dst.data;
     assert_int_equal(h[0], 0x3e00);
     assert_int_equal(h[1], 0xc180);
@@ -156,19 +158,13 @@ static void copy_converts_like_astype(void **state) {
     /* A float64 just above a float16 tie: rounding through float32 would hit the tie and go
      * to even (down); one correct rounding goes up. */
     double above_tie = 1.0 + ldexp(1, -11) + ldexp(1, -40);
-    int64_t one[1] = {1};
-    assert_int_equal(kb_array_view(&src, KB_F64, 1, one, NULL, &above_tie, 0), KB_OK);
-    assert_int_equal(kb_array_new(&dst, KB_F16, 1, one, KB_ORDER_C), KB_OK);
-    assert_int_equal(kb_array_copy(&dst, &src), KB_OK);
+    assert_int_equal(copy_new(&dst, KB_F16, KB_F64, 1, &above_tie), KB_OK);
     assert_int_equal(*(uint16_t *)dst.data, 0x3c01);
     kb_array_free(&dst);
 
     /* Integers wrap, floats truncate toward zero, NaN and out-of-range values are refused. */
     int64_t ints[3] = {300, -1, 65536 + 5};
-    int64_t three[1] = {3};
-    assert_int_equal(kb_array_view(&src, KB_INT64, 1, three, NULL, ints, 0), KB_OK);
-    assert_int_equal(kb_array_new(&dst, KB_UINT8, 1, three, KB_ORDER_C), KB_OK);
-    assert_int_equal(kb_array_copy(&dst, &src), KB_OK);
+    assert_int_equal(copy_new(&dst, KB_UINT8, KB_INT64, 3, ints), KB_OK);
     uint8_t *u = dst.data;
     assert_int_equal(u[0], 44);
     assert_int_equal(u[1], 255);
@@ -176,24 +172,21 @@ static void copy_converts_like_astype(void **state) {
     kb_array_free(&dst);
 
     double bad[2] = {-2.9, NAN};
-    int64_t two[1] = {2};
-    assert_int_equal(kb_array_view(&src, KB_F64, 1, two, NULL, bad, 0), KB_OK);
-    assert_int_equal(kb_array_new(&dst, KB_INT32, 1, two, KB_ORDER_C), KB_OK);
-    assert_int_equal(kb_array_copy(&dst, &src), KB_EINVAL);
+    assert_int_equal(copy_new(&dst, KB_INT32, KB_F64, 2, bad), KB_EINVAL);
     assert_int_equal(((int32_t *)dst.data)[0], -2);
     assert_non_null(strstr(kb_last_error(), "int32"));
     kb_array_free(&dst);
 
     /* uint64 above 2^53 to float32: one rounding from the exact value. */
     uint64_t big = (1ull << 60) + (1ull << 36) + 1; /* just above a float32 tie */
-    assert_int_equal(kb_array_view(&src, KB_UINT64, 1, one, NULL, &big, 0), KB_OK);
-    assert_int_equal(kb_array_new(&dst, KB_F32, 1, one, KB_ORDER_C), KB_OK);
-    assert_int_equal(kb_array_copy(&dst, &src), KB_OK);
+    assert_int_equal(copy_new(&dst, KB_F32, KB_UINT64, 1, &big), KB_OK);
     assert_true(*(float *)dst.data == ldexpf(1, 60) + ldexpf(1, 37));
     kb_array_free(&dst);
 
-    kb_array ro;
+    int64_t one[1] = {1}, two[1] = {2};
+    kb_array ro, src;
     assert_int_equal(kb_array_view(&ro, KB_F64, 1, two, NULL, bad, KB_ARRAY_READONLY), KB_OK);
+    assert_int_equal(kb_array_view(&src, KB_UINT64, 1, one, NULL, &big, 0), KB_OK);
     assert_int_equal(kb_array_copy(&ro, &src), KB_EINVAL);
 }
 

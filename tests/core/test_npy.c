@@ -3,7 +3,6 @@
  * valid headers; the writer on strided views; the memory-mapped path; and malformed input,
  * which must fail with a status and a one-line message, never crash. Files live in a fresh
  * directory from mkdtemp, removed at the end. */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,77 +18,19 @@
 #include "core/owner.h"
 #include "kbench/memory.h"
 #include "kbench/npy.h"
+#include "test_util.h"
 
-static char temp_dir[512];
+static test_dir dir;
 
-static int make_temp_dir(void **state) {
-    const char *base = getenv("TMPDIR");
-    snprintf(temp_dir, sizeof temp_dir, "%s/kb_test_npy_XXXXXX", base && *base ? base : "/tmp");
-    return mkdtemp(temp_dir) ? 0 : -1;
+static int create_dir(void **state) {
+    return test_dir_create(&dir);
 }
 
-static int remove_temp_dir(void **state) {
-    DIR *dir = opendir(temp_dir);
-    if (!dir)
-        return -1;
-    struct dirent *e;
-    char path[1024];
-    while ((e = readdir(dir)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", temp_dir, e->d_name);
-        unlink(path);
-    }
-    closedir(dir);
-    return rmdir(temp_dir);
+static int destroy_dir(void **state) {
+    return test_dir_destroy(&dir);
 }
 
-static const char *temp_path(const char *name) {
-    static char path[1024];
-    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
-    return path;
-}
-
-static int count_dir_entries(void) {
-    DIR *dir = opendir(temp_dir);
-    assert_non_null(dir);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(dir)) != NULL)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(dir);
-    return n;
-}
-
-static unsigned char *slurp(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
-
-static void spit(const char *path, const void *data, size_t size) {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, size, f), size);
-    assert_int_equal(fclose(f), 0);
-}
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint8_t random_byte(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint8_t)(rng_state >> 32);
-}
+static test_rng rng = {20240611};
 
 /* Random bytes in every element (NaN payloads included: same-dtype round trips are
  * bitwise), except bool, which holds 0 or 1. */
@@ -100,7 +41,8 @@ static void fill_random(kb_array *a) {
     for (int64_t k = 0; k < n; k++) {
         unsigned char *p = kb_array_at(a, index);
         for (size_t b = 0; b < itemsize; b++)
-            p[b] = a->dtype == KB_BOOL ? random_byte() & 1 : random_byte();
+            p[b] =
+                a->dtype == KB_BOOL ? test_rng_next(&rng) & 1 : (unsigned char)test_rng_next(&rng);
         for (int i = a->ndim - 1; i >= 0; i--) {
             if (++index[i] < a->shape[i])
                 break;
@@ -138,11 +80,12 @@ static void assert_one_line_error(kb_status st) {
 /* Writes array to a file, checks the file's layout, reads it back from the file and from
  * memory, and compares. */
 static void round_trip(const kb_array *a, kb_order order, int major) {
-    const char *path = temp_path("round_trip.npy");
+    char path[1024];
+    test_dir_path(&dir, "round_trip.npy", path, sizeof path);
     assert_int_equal(kb_npy_write(path, a, order, major), KB_OK);
 
     size_t size;
-    unsigned char *file = slurp(path, &size);
+    unsigned char *file = test_read_file(path, &size);
     assert_memory_equal(file, "\x93NUMPY", 6);
     assert_int_equal(file[6], major ? major : 1);
     assert_int_equal(file[7], 0);
@@ -258,7 +201,8 @@ static void strided_views(void **state) {
     /* Check the values explicitly once, not only against the view. */
     const int64_t r_shape[1] = {6}, r_strides[1] = {-32};
     assert_int_equal(kb_array_view(&view, KB_INT32, 1, r_shape, r_strides, v + 40, 0), KB_OK);
-    const char *path = temp_path("rows.npy");
+    char path[1024];
+    test_dir_path(&dir, "rows.npy", path, sizeof path);
     assert_int_equal(kb_npy_write(path, &view, KB_ORDER_C, 0), KB_OK);
     kb_array r;
     assert_int_equal(kb_npy_read(path, &r, NULL), KB_OK);
@@ -276,10 +220,11 @@ static void header_matches_numpy(void **state) {
     const int64_t shape[1] = {3};
     kb_array a;
     assert_int_equal(kb_array_view(&a, KB_F32, 1, shape, NULL, data, 0), KB_OK);
-    const char *path = temp_path("numpy.npy");
+    char path[1024];
+    test_dir_path(&dir, "numpy.npy", path, sizeof path);
     assert_int_equal(kb_npy_write(path, &a, KB_ORDER_C, 0), KB_OK);
     size_t size;
-    unsigned char *file = slurp(path, &size);
+    unsigned char *file = test_read_file(path, &size);
     const char dict[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }";
     assert_int_equal(size, 128 + 12);
     assert_memory_equal(file, "\x93NUMPY\x01\x00\x76\x00", 10);
@@ -293,12 +238,12 @@ static void header_matches_numpy(void **state) {
     /* bool and bfloat16 get the descrs NumPy (with ml_dtypes) reads. */
     assert_int_equal(kb_array_view(&a, KB_BOOL, 1, shape, NULL, data, 0), KB_OK);
     assert_int_equal(kb_npy_write(path, &a, KB_ORDER_C, 0), KB_OK);
-    file = slurp(path, &size);
+    file = test_read_file(path, &size);
     assert_non_null(memmem(file, size, "'descr': '|b1'", 14));
     free(file);
     assert_int_equal(kb_array_view(&a, KB_BF16, 1, shape, NULL, data, 0), KB_OK);
     assert_int_equal(kb_npy_write(path, &a, KB_ORDER_C, 0), KB_OK);
-    file = slurp(path, &size);
+    file = test_read_file(path, &size);
     assert_non_null(memmem(file, size, "'descr': 'bfloat16'", 19));
     free(file);
     unlink(path);
@@ -497,8 +442,9 @@ static void header_variants(void **state) {
     assert_int_equal((uintptr_t)a.data % KB_ALIGNMENT, 0);
     assert_memory_equal(a.data, values, sizeof values);
     kb_array_free(&a);
-    const char *path = temp_path("unpadded.npy");
-    spit(path, buf, n);
+    char path[1024];
+    test_dir_path(&dir, "unpadded.npy", path, sizeof path);
+    test_write_file(path, buf, n);
     assert_int_equal(kb_npy_read(path, &a, NULL), KB_OK);
     assert_int_equal((uintptr_t)a.data % KB_ALIGNMENT, 0);
     assert_memory_equal(a.data, values, sizeof values);
@@ -535,11 +481,12 @@ static size_t build_big(unsigned char **out, const char *descr, int64_t count, s
 /* Files from KB_NPY_MMAP_THRESHOLD up are mapped; the array owns the mapping, swapping bytes
  * in it must not reach the file, and an unaligned data offset falls back to a copy. */
 static void large_files_are_mapped(void **state) {
-    const char *path = temp_path("large.npy");
+    char path[1024];
+    test_dir_path(&dir, "large.npy", path, sizeof path);
     int64_t count = (int64_t)(KB_NPY_MMAP_THRESHOLD / 4) + 1000;
     unsigned char *buf;
     size_t n = build_big(&buf, "<f4", count, 4, false);
-    spit(path, buf, n);
+    test_write_file(path, buf, n);
     kb_array a;
     kb_npy_header h;
     assert_int_equal(kb_npy_read(path, &a, &h), KB_OK);
@@ -552,7 +499,7 @@ static void large_files_are_mapped(void **state) {
     free(buf);
 
     n = build_big(&buf, ">u4", count, 4, false);
-    spit(path, buf, n);
+    test_write_file(path, buf, n);
     assert_int_equal(kb_npy_read(path, &a, &h), KB_OK);
     assert_int_equal(a.owned_kind, KB_OWNED_MMAP);
     const uint32_t *v = a.data;
@@ -564,7 +511,7 @@ static void large_files_are_mapped(void **state) {
     }
     kb_array_free(&a);
     size_t size;
-    unsigned char *again = slurp(path, &size);
+    unsigned char *again = test_read_file(path, &size);
     assert_int_equal(size, n);
     assert_memory_equal(again, buf, n);
     free(again);
@@ -572,7 +519,7 @@ static void large_files_are_mapped(void **state) {
 
     /* An odd data offset: float64 elements would be misaligned in the mapping. */
     n = build_big(&buf, "<f8", count / 2, 8, true);
-    spit(path, buf, n);
+    test_write_file(path, buf, n);
     assert_int_equal(kb_npy_read(path, &a, &h), KB_OK);
     assert_int_not_equal(h.data_offset % 8, 0);
     assert_int_equal(a.owned_kind, KB_OWNED_ALIGNED);
@@ -583,7 +530,7 @@ static void large_files_are_mapped(void **state) {
 
     /* A small file is read, not mapped. */
     n = build_big(&buf, "<f4", 1000, 4, false);
-    spit(path, buf, n);
+    test_write_file(path, buf, n);
     assert_int_equal(kb_npy_read(path, &a, &h), KB_OK);
     assert_int_equal(a.owned_kind, KB_OWNED_ALIGNED);
     kb_array_free(&a);
@@ -724,7 +671,8 @@ static size_t build_bad(unsigned char *buf, const struct bad_case *c) {
 
 static void malformed_input_fails_cleanly(void **state) {
     unsigned char buf[1024];
-    const char *path = temp_path("bad.npy");
+    char path[1024];
+    test_dir_path(&dir, "bad.npy", path, sizeof path);
     size_t count = sizeof bad_cases / sizeof bad_cases[0];
     assert_true(count >= 20);
     for (size_t k = 0; k < count; k++) {
@@ -739,7 +687,7 @@ static void malformed_input_fails_cleanly(void **state) {
         assert_int_equal(strncmp(kb_last_error(), "npy: ", 5), 0);
         assert_int_equal(a.owned_kind, 0x77777777); /* untouched on failure */
 
-        spit(path, buf, n);
+        test_write_file(path, buf, n);
         st = kb_npy_read(path, &a, NULL);
         assert_int_equal(st, c->status);
         assert_one_line_error(st);
@@ -762,9 +710,11 @@ static void malformed_input_fails_cleanly(void **state) {
     n = build_npy(buf, 1, "{'descr': '|O', 'fortran_order': False, 'shape': (1,)}", NULL, 0);
     assert_int_equal(kb_npy_read_buffer(buf, n, &a, NULL), KB_EUNSUPPORTED);
     assert_string_equal(kb_last_error(), "npy: unsupported dtype '|O' (object)");
-    assert_int_equal(kb_npy_read(temp_path("missing.npy"), &a, NULL), KB_EIO);
+    char missing[1024];
+    test_dir_path(&dir, "missing.npy", missing, sizeof missing);
+    assert_int_equal(kb_npy_read(missing, &a, NULL), KB_EIO);
     assert_one_line_error(KB_EIO);
-    assert_int_equal(kb_npy_read(temp_dir, &a, NULL), KB_EIO);
+    assert_int_equal(kb_npy_read(dir.root, &a, NULL), KB_EIO);
     assert_one_line_error(KB_EIO);
 
     /* Every prefix of a valid file is an error too. */
@@ -784,26 +734,28 @@ static void failed_writes_leave_nothing(void **state) {
     double data[4] = {1, 2, 3, 4};
     kb_array a;
     assert_int_equal(kb_array_view(&a, KB_F64, 2, shape, NULL, data, 0), KB_OK);
-    int before = count_dir_entries();
+    int before = test_dir_count(&dir);
 
     char path[1024];
-    snprintf(path, sizeof path, "%s/no/such/dir/out.npy", temp_dir);
+    test_dir_path(&dir, "no/such/dir/out.npy", path, sizeof path);
     kb_status st = kb_npy_write(path, &a, KB_ORDER_C, 0);
     assert_int_equal(st, KB_EIO);
     assert_one_line_error(st);
     assert_non_null(strstr(kb_last_error(), path));
 
     /* The target is a directory: the temporary is written, then rename fails. */
-    const char *dir = temp_path("a_directory");
-    assert_int_equal(mkdir(dir, 0700), 0);
-    st = kb_npy_write(dir, &a, KB_ORDER_C, 0);
+    char subdir[1024];
+    test_dir_path(&dir, "a_directory", subdir, sizeof subdir);
+    assert_int_equal(mkdir(subdir, 0700), 0);
+    st = kb_npy_write(subdir, &a, KB_ORDER_C, 0);
     assert_int_equal(st, KB_EIO);
     assert_one_line_error(st);
-    assert_int_equal(count_dir_entries(), before + 1);
-    assert_int_equal(rmdir(dir), 0);
+    assert_int_equal(test_dir_count(&dir), before + 1);
+    assert_int_equal(rmdir(subdir), 0);
 
-    const char *target = temp_path("kept.npy");
-    spit(target, "original", 8);
+    char target[1024];
+    test_dir_path(&dir, "kept.npy", target, sizeof target);
+    test_write_file(target, "original", 8);
     assert_int_equal(kb_npy_write(target, &a, KB_ORDER_C, 4), KB_EINVAL);
     assert_one_line_error(KB_EINVAL);
     assert_int_equal(kb_npy_write(target, &a, (kb_order)7, 1), KB_EINVAL);
@@ -813,11 +765,11 @@ static void failed_writes_leave_nothing(void **state) {
     a.data = NULL;
     assert_int_equal(kb_npy_write(target, &a, KB_ORDER_C, 1), KB_EINVAL);
     size_t size;
-    unsigned char *kept = slurp(target, &size);
+    unsigned char *kept = test_read_file(target, &size);
     assert_int_equal(size, 8);
     assert_memory_equal(kept, "original", 8);
     free(kept);
-    assert_int_equal(count_dir_entries(), before + 1);
+    assert_int_equal(test_dir_count(&dir), before + 1);
 
     /* And a successful write replaces it whole. */
     a.data = data;
@@ -826,7 +778,7 @@ static void failed_writes_leave_nothing(void **state) {
     assert_int_equal(kb_npy_read(target, &r, NULL), KB_OK);
     assert_memory_equal(r.data, data, sizeof data);
     kb_array_free(&r);
-    assert_int_equal(count_dir_entries(), before + 1);
+    assert_int_equal(test_dir_count(&dir), before + 1);
     unlink(target);
 }
 
@@ -843,5 +795,5 @@ int main(void) {
         cmocka_unit_test(malformed_input_fails_cleanly),
         cmocka_unit_test(failed_writes_leave_nothing),
     };
-    return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
+    return cmocka_run_group_tests(tests, create_dir, destroy_dir);
 }

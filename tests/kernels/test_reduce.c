@@ -19,6 +19,7 @@
 #include "kbench/reduce.h"
 #include "kbench/simd.h"
 #include "kbench/threads.h"
+#include "test_util.h"
 
 /* Cross-built aarch64 tests run under qemu, where long double is software quad precision and
  * the reference is some fifty times slower: fewer random cases there. */
@@ -36,16 +37,7 @@ static int max_threads(void) {
     return n >= 1 ? n : 1;
 }
 
-static uint64_t rng = 0x243f6a8885a308d3ull;
-static uint64_t next_u64(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static double next_unit(void) {
-    return (double)(next_u64() >> 11) * 0x1p-53;
-}
+static test_rng rng = {0x243f6a8885a308d3u};
 
 static long double value_at(kb_dtype dtype, const char *p) {
     switch (dtype) {
@@ -84,14 +76,14 @@ static void fill_random(kb_array *a, int special) {
     char *p = a->data;
     size_t size = kb_dtype_size(a->dtype);
     for (int64_t i = 0; i < kb_array_size(a); i++, p += size) {
-        double v = next_unit() * 200 - 100;
-        if (special && next_u64() % 50 == 0)
-            v = next_u64() % 3 == 0 ? NAN : next_u64() % 2 ? INFINITY : -INFINITY;
-        if (next_u64() % 8 == 0)
+        double v = test_rng_unit(&rng) * 200 - 100;
+        if (special && test_rng_next(&rng) % 50 == 0)
+            v = test_rng_next(&rng) % 3 == 0 ? NAN : test_rng_next(&rng) % 2 ? INFINITY : -INFINITY;
+        if (test_rng_next(&rng) % 8 == 0)
             v = 7; /* repeated values make ties for argmin/argmax */
         switch (a->dtype) {
             case KB_BOOL:
-                *(uint8_t *)p = next_u64() % 2;
+                *(uint8_t *)p = test_rng_next(&rng) % 2;
                 break;
             case KB_F16: {
                 uint16_t h = kb_f32_to_f16((float)v);
@@ -112,7 +104,7 @@ static void fill_random(kb_array *a, int special) {
                 memcpy(p, &v, 8);
                 break;
             default: {
-                uint64_t bits = next_u64();
+                uint64_t bits = test_rng_next(&rng);
                 memcpy(p, &bits, size);
                 break;
             }
@@ -335,26 +327,26 @@ static const kb_dtype all_dtypes[] = {KB_BOOL,  KB_INT8,   KB_INT16,  KB_INT32, 
  * may be negative, a broadcast (zero stride), or plain; sometimes Fortran order. */
 static void random_view(kb_array *base, kb_array *view, kb_dtype dtype, int max_extent,
                         int64_t max_elements) {
-    int ndim = 1 + (int)(next_u64() % 4);
+    int ndim = 1 + (int)(test_rng_next(&rng) % 4);
     int64_t shape[KB_MAX_DIMS], full[KB_MAX_DIMS], elements = 1;
     for (int i = 0; i < ndim; i++) {
-        shape[i] = 1 + (int64_t)(next_u64() % (uint64_t)max_extent);
-        if (next_u64() % 20 == 0 || elements * shape[i] > max_elements)
+        shape[i] = 1 + (int64_t)(test_rng_next(&rng) % (uint64_t)max_extent);
+        if (test_rng_next(&rng) % 20 == 0 || elements * shape[i] > max_elements)
             shape[i] = 1;
         elements *= shape[i];
         full[i] = shape[i] * 2;
     }
-    kb_order order = next_u64() % 3 == 0 ? KB_ORDER_F : KB_ORDER_C;
+    kb_order order = test_rng_next(&rng) % 3 == 0 ? KB_ORDER_F : KB_ORDER_C;
     assert_int_equal(kb_array_new(base, dtype, ndim, full, order), KB_OK);
     fill_random(base, kb_dtype_is_float(dtype));
     int64_t strides[KB_MAX_DIMS];
     char *data = base->data;
-    int kind = (int)(next_u64() % 3); /* 0 contiguous, 1 sliced/negative, 2 mixed */
+    int kind = (int)(test_rng_next(&rng) % 3); /* 0 contiguous, 1 sliced/negative, 2 mixed */
     for (int i = 0; i < ndim; i++) {
         strides[i] = base->strides[i];
         if (kind == 0)
             continue;
-        switch (next_u64() % 4) {
+        switch (test_rng_next(&rng) % 4) {
             case 0:
                 strides[i] = base->strides[i] * 2; /* x[::2] */
                 break;
@@ -378,31 +370,32 @@ static void random_view(kb_array *base, kb_array *view, kb_dtype dtype, int max_
 }
 
 static kb_reduce_args random_args(int ndim) {
-    kb_reduce_args args = {.op = (kb_reduce_op)(next_u64() % KB_REDUCE_OP_COUNT)};
+    kb_reduce_args args = {.op = (kb_reduce_op)(test_rng_next(&rng) % KB_REDUCE_OP_COUNT)};
     bool arg = args.op == KB_REDUCE_ARGMIN || args.op == KB_REDUCE_ARGMAX;
-    int pick = (int)(next_u64() % 4);
+    int pick = (int)(test_rng_next(&rng) % 4);
     if (pick == 0) {
         args.naxes = -1;
     } else if (pick == 1 || arg) {
         args.naxes = 1;
-        args.axes[0] = (int)(next_u64() % (uint64_t)ndim) - (next_u64() % 2 ? ndim : 0);
+        args.axes[0] =
+            (int)(test_rng_next(&rng) % (uint64_t)ndim) - (test_rng_next(&rng) % 2 ? ndim : 0);
     } else {
         args.naxes = 0;
         for (int i = 0; i < ndim; i++)
-            if (next_u64() % 2)
+            if (test_rng_next(&rng) % 2)
                 args.axes[args.naxes++] = i;
     }
-    args.keepdims = next_u64() % 3 == 0;
+    args.keepdims = test_rng_next(&rng) % 3 == 0;
     if (args.op == KB_REDUCE_VAR || args.op == KB_REDUCE_STD)
-        args.ddof = (int)(next_u64() % 2);
+        args.ddof = (int)(test_rng_next(&rng) % 2);
     return args;
 }
 
 static void run_cases(int trials, int max_extent, int64_t max_elements, bool floats_only) {
     char where[256];
     for (int t = 0; t < trials; t++) {
-        kb_dtype dtype =
-            floats_only ? (next_u64() % 2 ? KB_F32 : KB_F64) : all_dtypes[next_u64() % 13];
+        kb_dtype dtype = floats_only ? (test_rng_next(&rng) % 2 ? KB_F32 : KB_F64)
+                                     : all_dtypes[test_rng_next(&rng) % 13];
         kb_array base, view;
         random_view(&base, &view, dtype, max_extent, max_elements);
         kb_reduce_args args = random_args(view.ndim);

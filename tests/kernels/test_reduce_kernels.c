@@ -27,6 +27,7 @@
 
 #include "kbench/simd.h"
 #include "kernels/reduce_kernels.h"
+#include "test_util.h"
 
 typedef struct level {
     kb_simd_level id;
@@ -40,23 +41,7 @@ static level levels[KB_SIMD_LEVEL_COUNT];
 static int nlevels;
 
 /* ---- Deterministic data ---- */
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint64_t next(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-/* uniform in [0, n) */
-static int64_t below(int64_t n) {
-    return (int64_t)(next() % (uint64_t)n);
-}
-
-static double uniform(void) {
-    return (double)(next() >> 11) * 0x1p-53;
-}
+static test_rng rng = {0x9e3779b97f4a7c15u};
 
 typedef enum kind {
     REAL,     /* wide spread of magnitudes and signs */
@@ -71,7 +56,7 @@ static const char *kind_names[] = {"real", "ties", "constant", "special", "nan"}
 
 static double special(void) {
     static const double values[] = {INFINITY, -INFINITY, 0.0, -0.0};
-    return values[below(4)];
+    return values[test_rng_below(&rng, 4)];
 }
 
 /* Where NANS puts its NaNs. */
@@ -79,21 +64,22 @@ typedef enum nan_place { NAN_FIRST, NAN_LAST, NAN_ONE, NAN_SOME, NAN_ANYWHERE } 
 
 /* n values of a kind; NANS also places NaN as asked (NAN_ANYWHERE: any of the others). */
 static void generate(double *v, int64_t n, kind k, nan_place place) {
-    double constant = below(2) ? special() : (double)(below(7) - 3);
+    double constant = test_rng_below(&rng, 2) ? special() : (double)(test_rng_below(&rng, 7) - 3);
     for (int64_t i = 0; i < n; i++) {
         switch (k) {
             case REAL:
-                v[i] = (2 * uniform() - 1) * ldexp(1, (int)below(41) - 20);
+                v[i] = (2 * test_rng_unit(&rng) - 1) * ldexp(1, (int)test_rng_below(&rng, 41) - 20);
                 break;
             case TIES:
-                v[i] = (double)(below(7) - 3);
+                v[i] = (double)(test_rng_below(&rng, 7) - 3);
                 break;
             case CONSTANT:
-                v[i] = constant == 0 ? (below(2) ? 0.0 : -0.0) : constant;
+                v[i] = constant == 0 ? (test_rng_below(&rng, 2) ? 0.0 : -0.0) : constant;
                 break;
             case SPECIAL:
             case NANS:
-                v[i] = below(10) == 0 ? special() : (double)(below(7) - 3);
+                v[i] = test_rng_below(&rng, 10) == 0 ? special()
+                                                     : (double)(test_rng_below(&rng, 7) - 3);
                 break;
             default:
                 break;
@@ -101,7 +87,7 @@ static void generate(double *v, int64_t n, kind k, nan_place place) {
     }
     if (k != NANS)
         return;
-    switch (place == NAN_ANYWHERE ? (nan_place)below(NAN_ANYWHERE) : place) {
+    switch (place == NAN_ANYWHERE ? (nan_place)test_rng_below(&rng, NAN_ANYWHERE) : place) {
         case NAN_FIRST:
             v[0] = NAN;
             break;
@@ -109,11 +95,11 @@ static void generate(double *v, int64_t n, kind k, nan_place place) {
             v[n - 1] = NAN;
             break;
         case NAN_ONE:
-            v[below(n)] = NAN;
+            v[test_rng_below(&rng, n)] = NAN;
             break;
         default:
             for (int64_t i = 0; i < n; i++)
-                if (below(50) == 0)
+                if (test_rng_below(&rng, 50) == 0)
                     v[i] = NAN;
     }
 }
@@ -125,7 +111,7 @@ typedef struct buffer {
 } buffer;
 
 static buffer buffer_new(int64_t bytes, int64_t size) {
-    int64_t off = below(16);
+    int64_t off = test_rng_below(&rng, 16);
     buffer b;
     b.base = malloc((size_t)(off * size + bytes));
     assert_non_null(b.base);
@@ -208,7 +194,7 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
     const char *name = kb_simd_name(lv->id), *ty = f32 ? "f32" : "f64";
     const float *xf = (const float *)(const void *)x;
     const double *xd = (const double *)(const void *)x;
-    double center = v[below(n)];
+    double center = v[test_rng_below(&rng, n)];
     if (!isfinite(center))
         center = 0.5;
     run_ref r = run_reference(v, n, center);
@@ -258,7 +244,8 @@ static void runs(bool f32) {
                 run_case(f32, n, (kind)k);
     for (int rep = 0; rep < 60; rep++)
         for (int k = 0; k < KINDS; k++)
-            run_case(f32, rep == 0 ? KB_REDUCE_BLOCK : 1 + below(KB_REDUCE_BLOCK), (kind)k);
+            run_case(f32, rep == 0 ? KB_REDUCE_BLOCK : 1 + test_rng_below(&rng, KB_REDUCE_BLOCK),
+                     (kind)k);
 }
 
 static void runs_f32(void **state) {
@@ -282,13 +269,13 @@ typedef struct cols_case {
 } cols_case;
 
 static double pick_accumulator(void) {
-    switch (below(8)) {
+    switch (test_rng_below(&rng, 8)) {
         case 0:
             return NAN;
         case 1:
             return special();
         default:
-            return (double)(below(7) - 3);
+            return (double)(test_rng_below(&rng, 7) - 3);
     }
 }
 
@@ -296,8 +283,9 @@ static cols_case cols_new(bool f32, int64_t rows, int64_t m, bool adjacent, kind
                           nan_place place) {
     cols_case c = {.f32 = f32, .rows = rows, .m = m, .k = k};
     int64_t size = f32 ? 4 : 8;
-    c.stride = (m + (adjacent ? 0 : 1 + below(9))) * size;
-    c.first = below(4) == 0 ? INT64_C(3000000000) + below(1000) : below(1000000);
+    c.stride = (m + (adjacent ? 0 : 1 + test_rng_below(&rng, 9))) * size;
+    c.first = test_rng_below(&rng, 4) == 0 ? INT64_C(3000000000) + test_rng_below(&rng, 1000)
+                                           : test_rng_below(&rng, 1000000);
     c.x = buffer_new((rows - 1) * c.stride + m * size, size);
     c.v = malloc((size_t)(rows * m) * sizeof *c.v);
     c.acc0 = malloc((size_t)m * sizeof *c.acc0);
@@ -313,8 +301,8 @@ static cols_case cols_new(bool f32, int64_t rows, int64_t m, bool adjacent, kind
             c.v[i * m + j] = get(p, f32);
         }
     for (int64_t j = 0; j < m; j++) {
-        c.acc0[j] = (2 * uniform() - 1) * 8;
-        c.center[j] = (double)(below(7) - 3) + 0.25;
+        c.acc0[j] = (2 * test_rng_unit(&rng) - 1) * 8;
+        c.center[j] = (double)(test_rng_below(&rng, 7) - 3) + 0.25;
         c.best0[j] = f32 ? (double)(float)pick_accumulator() : pick_accumulator();
         c.index0[j] = -1 - j;
     }
@@ -431,14 +419,15 @@ static void cols(bool f32) {
     for (int adjacent = 0; adjacent < 2; adjacent++) {
         for (int64_t m = 1; m <= 70; m++) {
             for (int k = 0; k < KINDS; k++)
-                cols_case_run(f32, 1 + below(300), m, adjacent, (kind)k, NAN_ANYWHERE);
-            cols_case_run(f32, 1 + below(300), m, adjacent, NANS, NAN_LAST);
-            cols_case_run(f32, 1 + below(300), m, adjacent, NANS, NAN_ONE);
+                cols_case_run(f32, 1 + test_rng_below(&rng, 300), m, adjacent, (kind)k,
+                              NAN_ANYWHERE);
+            cols_case_run(f32, 1 + test_rng_below(&rng, 300), m, adjacent, NANS, NAN_LAST);
+            cols_case_run(f32, 1 + test_rng_below(&rng, 300), m, adjacent, NANS, NAN_ONE);
         }
         /* many columns: several full tiles and a ragged last one, over a few row chunks */
         for (int rep = 0; rep < 6; rep++)
-            cols_case_run(f32, 1 + below(40), 100 + below(600), adjacent, (kind)below(KINDS),
-                          NAN_ANYWHERE);
+            cols_case_run(f32, 1 + test_rng_below(&rng, 40), 100 + test_rng_below(&rng, 600),
+                          adjacent, (kind)test_rng_below(&rng, KINDS), NAN_ANYWHERE);
     }
 }
 

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "kbench/datasheet.h"
+#include "test_util.h"
 
 static const char *const header =
     "id,name,brand,x86_family,x86_models,arm_implementer,arm_parts,cores,base_mhz,boost_mhz,"
@@ -210,14 +211,12 @@ static void whole_numbers_are_decimal_or_hex(void **state) {
 }
 
 static void environment_replaces_the_table(void **state) {
-    char path[256];
-    const char *tmp = getenv("TMPDIR");
-    snprintf(path, sizeof path, "%s/kbench-datasheet-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fprintf(f, "%smine,My CPU,My Brand,,,,,4,1000,,1,128,1,1000,me\n", header);
-    fclose(f);
+    test_dir dir;
+    assert_int_equal(test_dir_create(&dir), 0);
+    char path[1024], text[2048];
+    test_dir_path(&dir, "datasheet.csv", path, sizeof path);
+    snprintf(text, sizeof text, "%smine,My CPU,My Brand,,,,,4,1000,,1,128,1,1000,me\n", header);
+    test_write_text(path, text);
 
     setenv("KB_DATASHEET", path, 1);
     kb_datasheet d;
@@ -226,9 +225,8 @@ static void environment_replaces_the_table(void **state) {
     assert_string_equal(lookup(&d, "a My Brand CPU", x86(-1, -1))->id, "mine");
     kb_datasheet_free(&d);
 
-    f = fopen(path, "w");
-    fprintf(f, "%smine,My CPU,My Brand,,,,,four,,,,,,,me\n", header);
-    fclose(f);
+    snprintf(text, sizeof text, "%smine,My CPU,My Brand,,,,,four,,,,,,,me\n", header);
+    test_write_text(path, text);
     assert_int_equal(kb_datasheet_load(&d), KB_EFORMAT);
     assert_non_null(strstr(kb_last_error(), "line 2: column cores: 'four'"));
     assert_non_null(strstr(kb_last_error(), path));
@@ -240,6 +238,7 @@ static void environment_replaces_the_table(void **state) {
     assert_int_equal(kb_datasheet_load(&d), KB_OK);
     assert_true(d.count > 1);
     kb_datasheet_free(&d);
+    test_dir_destroy(&dir);
 }
 
 static void this_machine_is_described(void **state) {

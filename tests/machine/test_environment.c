@@ -8,10 +8,8 @@
 
 #include <cmocka.h>
 
-#include "fake_tree.h"
+#include "test_util.h"
 #include "kbench/environment.h"
-
-#define WRITE(t, path, content) assert_int_equal(fake_tree_write(t, path, content), 0)
 
 static const kb_build_info release_build = {
     .version = "0",
@@ -25,19 +23,19 @@ static const kb_build_info release_build = {
 };
 
 /* A tree where nothing is wrong: performance governor, turbo off, idle, ASLR off. */
-static void write_quiet_machine(fake_tree *t) {
-    WRITE(t, "/sys/devices/system/cpu/online", "0-1\n");
-    WRITE(t, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance\n");
-    WRITE(t, "/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance\n");
-    WRITE(t, "/sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
-    WRITE(t, "/proc/loadavg", "0.05 0.10 0.20 1/300 4242\n");
-    WRITE(t, "/proc/sys/kernel/randomize_va_space", "0\n");
-    WRITE(t, "/proc/cpuinfo", "flags\t\t: fpu sse2 avx2\n");
+static void write_quiet_machine(test_dir *t) {
+    test_dir_write(t, "/sys/devices/system/cpu/online", "0-1\n");
+    test_dir_write(t, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance\n");
+    test_dir_write(t, "/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance\n");
+    test_dir_write(t, "/sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+    test_dir_write(t, "/proc/loadavg", "0.05 0.10 0.20 1/300 4242\n");
+    test_dir_write(t, "/proc/sys/kernel/randomize_va_space", "0\n");
+    test_dir_write(t, "/proc/cpuinfo", "flags\t\t: fpu sse2 avx2\n");
 }
 
 static int setup(void **state) {
-    static fake_tree t;
-    if (fake_tree_create(&t) != 0)
+    static test_dir t;
+    if (test_dir_create(&t) != 0)
         return -1;
     write_quiet_machine(&t);
     *state = &t;
@@ -45,11 +43,11 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-    fake_tree_destroy(*state);
+    test_dir_destroy(*state);
     return 0;
 }
 
-static kb_env_report check(const fake_tree *t, int usable_cores, const kb_build_info *build) {
+static kb_env_report check(const test_dir *t, int usable_cores, const kb_build_info *build) {
     kb_env_inputs in = {
         .root = t->root, .use_cpuid = false, .usable_cores = usable_cores, .build = build};
     kb_env_report r;
@@ -78,8 +76,8 @@ static void quiet_machine_has_no_warnings(void **state) {
 }
 
 static void governor_other_than_performance_warns(void **state) {
-    fake_tree *t = *state;
-    WRITE(t, "/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "powersave\n");
+    test_dir *t = *state;
+    test_dir_write(t, "/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "powersave\n");
     kb_env_report r = check(t, 4, &release_build);
     assert_int_equal(r.count, 1);
     const char *m = message_of(&r, KB_ENV_GOVERNOR);
@@ -89,7 +87,7 @@ static void governor_other_than_performance_warns(void **state) {
 }
 
 static void missing_governor_is_unknown(void **state) {
-    fake_tree *t = *state;
+    test_dir *t = *state;
     char path[512];
     for (int cpu = 0; cpu < 2; cpu++) {
         snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
@@ -103,8 +101,8 @@ static void missing_governor_is_unknown(void **state) {
 }
 
 static void turbo_switches_are_read(void **state) {
-    fake_tree *t = *state;
-    WRITE(t, "/sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
+    test_dir *t = *state;
+    test_dir_write(t, "/sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
     kb_env_report r = check(t, 4, &release_build);
     assert_int_equal(r.count, 1);
     assert_true(kb_env_has(&r, KB_ENV_TURBO));
@@ -113,12 +111,12 @@ static void turbo_switches_are_read(void **state) {
     char path[512];
     snprintf(path, sizeof path, "%s/sys/devices/system/cpu/intel_pstate/no_turbo", t->root);
     assert_int_equal(remove(path), 0);
-    WRITE(t, "/sys/devices/system/cpu/cpufreq/boost", "1\n");
+    test_dir_write(t, "/sys/devices/system/cpu/cpufreq/boost", "1\n");
     r = check(t, 4, &release_build);
     assert_true(kb_env_has(&r, KB_ENV_TURBO));
     assert_non_null(strstr(message_of(&r, KB_ENV_TURBO), "cpufreq/boost"));
 
-    WRITE(t, "/sys/devices/system/cpu/cpufreq/boost", "0\n");
+    test_dir_write(t, "/sys/devices/system/cpu/cpufreq/boost", "0\n");
     r = check(t, 4, &release_build);
     assert_int_equal(r.count, 0);
 
@@ -130,22 +128,22 @@ static void turbo_switches_are_read(void **state) {
 }
 
 static void hypervisor_flag_warns(void **state) {
-    fake_tree *t = *state;
-    WRITE(t, "/proc/cpuinfo", "flags\t\t: fpu sse2 hypervisor avx2\n");
+    test_dir *t = *state;
+    test_dir_write(t, "/proc/cpuinfo", "flags\t\t: fpu sse2 hypervisor avx2\n");
     kb_env_report r = check(t, 4, &release_build);
     assert_int_equal(r.count, 1);
     assert_true(kb_env_has(&r, KB_ENV_HYPERVISOR));
 
-    WRITE(t, "/proc/cpuinfo", "flags\t\t: fpu\n");
-    WRITE(t, "/sys/hypervisor/type", "xen\n");
+    test_dir_write(t, "/proc/cpuinfo", "flags\t\t: fpu\n");
+    test_dir_write(t, "/sys/hypervisor/type", "xen\n");
     r = check(t, 4, &release_build);
     assert_int_equal(r.count, 1);
     assert_non_null(strstr(message_of(&r, KB_ENV_HYPERVISOR), "xen"));
 }
 
 static void high_load_warns(void **state) {
-    fake_tree *t = *state;
-    WRITE(t, "/proc/loadavg", "3.50 1.00 0.50 4/300 4242\n");
+    test_dir *t = *state;
+    test_dir_write(t, "/proc/loadavg", "3.50 1.00 0.50 4/300 4242\n");
     kb_env_report r = check(t, 4, &release_build);
     assert_int_equal(r.count, 1);
     assert_non_null(strstr(message_of(&r, KB_ENV_LOAD), "3.50"));
@@ -168,8 +166,8 @@ static void high_load_warns(void **state) {
 }
 
 static void aslr_warns(void **state) {
-    fake_tree *t = *state;
-    WRITE(t, "/proc/sys/kernel/randomize_va_space", "2\n");
+    test_dir *t = *state;
+    test_dir_write(t, "/proc/sys/kernel/randomize_va_space", "2\n");
     kb_env_report r = check(t, 4, &release_build);
     assert_int_equal(r.count, 1);
     assert_true(kb_env_has(&r, KB_ENV_ASLR));

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "fake_tree.h"
+#include "test_util.h"
 #include "kbench/machine.h"
 #include "machine/probe/arm_cpu_names.h"
 #include "machine/probe/cpulist.h"
@@ -112,49 +112,46 @@ static void arm_parts_have_names(void **state) {
     assert_string_equal(kb_cache_name(KB_CACHE_LEVEL_COUNT), "?");
 }
 
-static void write_cache(fake_tree *t, int index, const char *level, const char *type,
+static void write_cache(test_dir *t, int index, const char *level, const char *type,
                         const char *size, const char *shared) {
     char dir[128], path[160];
     snprintf(dir, sizeof dir, "/sys/devices/system/cpu/cpu0/cache/index%d", index);
     snprintf(path, sizeof path, "%s/level", dir);
-    assert_int_equal(fake_tree_write(t, path, level), 0);
+    test_dir_write(t, path, level);
     snprintf(path, sizeof path, "%s/type", dir);
-    assert_int_equal(fake_tree_write(t, path, type), 0);
+    test_dir_write(t, path, type);
     snprintf(path, sizeof path, "%s/size", dir);
-    assert_int_equal(fake_tree_write(t, path, size), 0);
+    test_dir_write(t, path, size);
     snprintf(path, sizeof path, "%s/coherency_line_size", dir);
-    assert_int_equal(fake_tree_write(t, path, "64\n"), 0);
+    test_dir_write(t, path, "64\n");
     snprintf(path, sizeof path, "%s/shared_cpu_list", dir);
-    assert_int_equal(fake_tree_write(t, path, shared), 0);
+    test_dir_write(t, path, shared);
 }
 
-static void write_topology(fake_tree *t, int cpu, const char *core, const char *package) {
+static void write_topology(test_dir *t, int cpu, const char *core, const char *package) {
     char path[128];
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_cpus_list", cpu);
-    assert_int_equal(fake_tree_write(t, path, core), 0);
+    test_dir_write(t, path, core);
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/package_cpus_list", cpu);
-    assert_int_equal(fake_tree_write(t, path, package), 0);
+    test_dir_write(t, path, package);
 }
 
 /* A two-socket Neoverse N1 server in miniature: 2 sockets x 2 cores x 2 threads. */
 static void fake_arm_server_is_described(void **state) {
-    fake_tree t;
-    assert_int_equal(fake_tree_create(&t), 0);
-    assert_int_equal(fake_tree_write(&t, "/etc/os-release",
-                                     "NAME=\"Test\"\nPRETTY_NAME=\"Test OS 1.0\"\nID=test\n"),
-                     0);
-    assert_int_equal(fake_tree_write(&t, "/proc/sys/kernel/ostype", "Linux\n"), 0);
-    assert_int_equal(fake_tree_write(&t, "/proc/sys/kernel/osrelease", "6.1.0-test\n"), 0);
-    assert_int_equal(fake_tree_write(&t, "/proc/sys/kernel/hostname", "fakehost\n"), 0);
-    assert_int_equal(fake_tree_write(&t, "/proc/sys/kernel/arch", "aarch64\n"), 0);
-    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo",
-                                     "processor\t: 0\nBogoMIPS\t: 50.00\n"
-                                     "Features\t: fp asimd evtstrm crc32 cpuid\n"
-                                     "CPU implementer\t: 0x41\nCPU architecture: 8\n"
-                                     "CPU variant\t: 0x3\nCPU part\t: 0xd0c\n"
-                                     "CPU revision\t: 1\n\nprocessor\t: 1\n"),
-                     0);
-    assert_int_equal(fake_tree_write(&t, "/sys/devices/system/cpu/online", "0-7\n"), 0);
+    test_dir t;
+    assert_int_equal(test_dir_create(&t), 0);
+    test_dir_write(&t, "/etc/os-release", "NAME=\"Test\"\nPRETTY_NAME=\"Test OS 1.0\"\nID=test\n");
+    test_dir_write(&t, "/proc/sys/kernel/ostype", "Linux\n");
+    test_dir_write(&t, "/proc/sys/kernel/osrelease", "6.1.0-test\n");
+    test_dir_write(&t, "/proc/sys/kernel/hostname", "fakehost\n");
+    test_dir_write(&t, "/proc/sys/kernel/arch", "aarch64\n");
+    test_dir_write(&t, "/proc/cpuinfo",
+                   "processor\t: 0\nBogoMIPS\t: 50.00\n"
+                   "Features\t: fp asimd evtstrm crc32 cpuid\n"
+                   "CPU implementer\t: 0x41\nCPU architecture: 8\n"
+                   "CPU variant\t: 0x3\nCPU part\t: 0xd0c\n"
+                   "CPU revision\t: 1\n\nprocessor\t: 1\n");
+    test_dir_write(&t, "/sys/devices/system/cpu/online", "0-7\n");
     for (int cpu = 0; cpu < 8; cpu++) {
         char core[16];
         snprintf(core, sizeof core, "%d-%d\n", cpu & ~1, (cpu & ~1) + 1);
@@ -164,13 +161,11 @@ static void fake_arm_server_is_described(void **state) {
     write_cache(&t, 1, "1\n", "Instruction\n", "64K\n", "0-1\n");
     write_cache(&t, 2, "2\n", "Unified\n", "1024K\n", "0-1\n");
     write_cache(&t, 3, "3\n", "Unified\n", "32768K\n", "0-3\n");
-    assert_int_equal(
-        fake_tree_write(&t, "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "3000000\n"),
-        0);
+    test_dir_write(&t, "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "3000000\n");
 
     kb_machine m;
     kb_machine_probe_at(&m, t.root);
-    fake_tree_destroy(&t);
+    test_dir_destroy(&t);
 
     assert_string_equal(m.os, "Test OS 1.0");
     assert_string_equal(m.kernel_name, "Linux");
@@ -196,34 +191,37 @@ static void fake_arm_server_is_described(void **state) {
     assert_string_equal(kb_clock_source_name(m.nominal_source), "cpuinfo_max_freq");
 }
 
-static void unknown_arm_part_is_shown_as_midr(void **state) {
-    fake_tree t;
-    assert_int_equal(fake_tree_create(&t), 0);
-    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo",
-                                     "CPU implementer\t: 0x99\nCPU variant\t: 0x1\n"
-                                     "CPU part\t: 0x123\nCPU revision\t: 2\n"),
-                     0);
+/* The machine a tree holding only the given /proc/cpuinfo describes. */
+static kb_machine probe_cpuinfo(const char *cpuinfo) {
+    test_dir t;
+    assert_int_equal(test_dir_create(&t), 0);
+    test_dir_write(&t, "/proc/cpuinfo", cpuinfo);
     kb_machine m;
     kb_machine_probe_at(&m, t.root);
-    fake_tree_destroy(&t);
+    test_dir_destroy(&t);
+    return m;
+}
+
+static void unknown_arm_part_is_shown_as_midr(void **state) {
+    kb_machine m = probe_cpuinfo("CPU implementer\t: 0x99\nCPU variant\t: 0x1\n"
+                                 "CPU part\t: 0x123\nCPU revision\t: 2\n");
     assert_string_equal(m.cpu_vendor, "0x99");
     assert_string_equal(m.cpu_model, "MIDR 0x991f1232");
 }
 
 /* An Intel VM: no cpufreq, so the rated clock comes from the model name; a hypervisor flag. */
 static void fake_x86_vm_is_described(void **state) {
-    fake_tree t;
-    assert_int_equal(fake_tree_create(&t), 0);
-    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo",
-                                     "processor\t: 0\nvendor_id\t: GenuineIntel\n"
-                                     "model name\t: Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz\n"
-                                     "cpu MHz\t\t: 2399.998\n"
-                                     "flags\t\t: fpu sse sse2 avx avx2 hypervisor\n"),
-                     0);
-    assert_int_equal(fake_tree_write(&t, "/sys/devices/system/cpu/online", "0\n"), 0);
+    test_dir t;
+    assert_int_equal(test_dir_create(&t), 0);
+    test_dir_write(&t, "/proc/cpuinfo",
+                   "processor\t: 0\nvendor_id\t: GenuineIntel\n"
+                   "model name\t: Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz\n"
+                   "cpu MHz\t\t: 2399.998\n"
+                   "flags\t\t: fpu sse sse2 avx avx2 hypervisor\n");
+    test_dir_write(&t, "/sys/devices/system/cpu/online", "0\n");
     kb_machine m;
     kb_machine_probe_at(&m, t.root);
-    fake_tree_destroy(&t);
+    test_dir_destroy(&t);
     assert_string_equal(m.cpu_vendor, "GenuineIntel");
     assert_string_equal(m.cpu_model, "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz");
     assert_int_equal(m.logical_cpus, 1);
@@ -236,73 +234,55 @@ static void fake_x86_vm_is_described(void **state) {
 /* The CPU's identity beyond its name: KVM calls an EPYC Genoa just "AMD EPYC", but its
  * family and model (25 and 17) tell it from a Milan; an Arm core is its MIDR part. */
 static void signature_from_fake_trees(void **state) {
-    fake_tree t;
-    assert_int_equal(fake_tree_create(&t), 0);
-    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo",
-                                     "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
-                                     "cpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n"),
-                     0);
-    kb_machine m;
-    kb_machine_probe_at(&m, t.root);
+    kb_machine m = probe_cpuinfo("processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+                                 "cpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n");
     assert_int_equal(m.signature.x86_family, 25);
     assert_int_equal(m.signature.x86_model, 17);
     assert_int_equal(m.signature.arm_implementer, -1);
     assert_int_equal(m.signature.arm_part, -1);
 
-    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo",
-                                     "CPU implementer\t: 0x41\nCPU variant\t: 0x1\n"
-                                     "CPU part\t: 0xd40\nCPU revision\t: 1\n"),
-                     0);
-    kb_machine_probe_at(&m, t.root);
+    m = probe_cpuinfo("CPU implementer\t: 0x41\nCPU variant\t: 0x1\n"
+                      "CPU part\t: 0xd40\nCPU revision\t: 1\n");
     assert_int_equal(m.signature.x86_family, -1);
     assert_int_equal(m.signature.arm_implementer, 0x41);
     assert_int_equal(m.signature.arm_part, 0xd40);
 
-    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo", "processor\t: 0\n"), 0);
-    kb_machine_probe_at(&m, t.root);
-    fake_tree_destroy(&t);
+    m = probe_cpuinfo("processor\t: 0\n");
     assert_int_equal(m.signature.x86_family, -1);
     assert_int_equal(m.signature.x86_model, -1);
     assert_int_equal(m.signature.arm_part, -1);
 }
 
 static void cpu_mhz_is_the_last_resort(void **state) {
-    fake_tree t;
-    assert_int_equal(fake_tree_create(&t), 0);
-    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo",
-                                     "vendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\n"
-                                     "cpu MHz\t\t: 2596.142\n"),
-                     0);
-    kb_machine m;
-    kb_machine_probe_at(&m, t.root);
-    fake_tree_destroy(&t);
+    kb_machine m = probe_cpuinfo("vendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\n"
+                                 "cpu MHz\t\t: 2596.142\n");
     assert_int_equal(m.nominal_source, KB_CLOCK_CPUINFO_MHZ);
     assert_true(m.nominal_mhz > 2596.1 && m.nominal_mhz < 2596.2);
 }
 
 static void base_frequency_wins(void **state) {
-    fake_tree t;
-    assert_int_equal(fake_tree_create(&t), 0);
+    test_dir t;
+    assert_int_equal(test_dir_create(&t), 0);
     const char *dir = "/sys/devices/system/cpu/cpu0/cpufreq/";
     char path[128];
     snprintf(path, sizeof path, "%sbase_frequency", dir);
-    assert_int_equal(fake_tree_write(&t, path, "2100000\n"), 0);
+    test_dir_write(&t, path, "2100000\n");
     snprintf(path, sizeof path, "%scpuinfo_max_freq", dir);
-    assert_int_equal(fake_tree_write(&t, path, "3900000\n"), 0);
+    test_dir_write(&t, path, "3900000\n");
     kb_machine m;
     kb_machine_probe_at(&m, t.root);
-    fake_tree_destroy(&t);
+    test_dir_destroy(&t);
     assert_int_equal(m.nominal_source, KB_CLOCK_BASE_FREQUENCY);
     assert_true(m.nominal_mhz == 2100);
 }
 
 /* A tree with nothing in it, as a sandbox or an emulator might present: all unknown. */
 static void empty_tree_is_unknown_not_an_error(void **state) {
-    fake_tree t;
-    assert_int_equal(fake_tree_create(&t), 0);
+    test_dir t;
+    assert_int_equal(test_dir_create(&t), 0);
     kb_machine m;
     kb_machine_probe_at(&m, t.root);
-    fake_tree_destroy(&t);
+    test_dir_destroy(&t);
     assert_string_equal(m.os, "unknown");
     assert_string_equal(m.kernel_release, "unknown");
     assert_string_equal(m.cpu_vendor, "unknown");
@@ -321,18 +301,18 @@ static void empty_tree_is_unknown_not_an_error(void **state) {
 }
 
 static void hypervisor_type_file_names_it(void **state) {
-    fake_tree t;
-    assert_int_equal(fake_tree_create(&t), 0);
-    assert_int_equal(fake_tree_write(&t, "/sys/hypervisor/type", "xen\n"), 0);
+    test_dir t;
+    assert_int_equal(test_dir_create(&t), 0);
+    test_dir_write(&t, "/sys/hypervisor/type", "xen\n");
     char name[32];
     assert_true(kb_hypervisor_detect(t.root, false, name, (int)sizeof name));
     assert_string_equal(name, "xen");
     /* "hypervisor" must be a whole flag, not part of another. */
-    assert_int_equal(fake_tree_write(&t, "/sys/hypervisor/type", ""), 0);
-    assert_int_equal(fake_tree_write(&t, "/proc/cpuinfo", "flags\t: fpu hypervisorx\n"), 0);
+    test_dir_write(&t, "/sys/hypervisor/type", "");
+    test_dir_write(&t, "/proc/cpuinfo", "flags\t: fpu hypervisorx\n");
     assert_false(kb_hypervisor_detect(t.root, false, name, (int)sizeof name));
     assert_string_equal(name, "");
-    fake_tree_destroy(&t);
+    test_dir_destroy(&t);
 }
 
 int main(void) {

@@ -13,21 +13,21 @@
 
 #include <cmocka.h>
 
-#include "fake_tree.h"
+#include "test_util.h"
 #include "kbench/peaks.h"
 #include "kbench/version.h"
 
-static fake_tree dir;
+static test_dir dir;
 
 static int setup(void **state) {
-    if (fake_tree_create(&dir) != 0)
+    if (test_dir_create(&dir) != 0)
         return -1;
     setenv("KB_CACHE_DIR", dir.root, 1);
     return 0;
 }
 
 static int teardown(void **state) {
-    fake_tree_destroy(&dir);
+    test_dir_destroy(&dir);
     unsetenv("KB_CACHE_DIR");
     return 0;
 }
@@ -169,7 +169,7 @@ static void file_round_trip(void **state) {
 
     /* A cache directory that does not exist yet is created. */
     char nested[1100];
-    snprintf(nested, sizeof nested, "%s/a/b/peaks.json", dir.root);
+    test_dir_path(&dir, "a/b/peaks.json", nested, sizeof nested);
     assert_int_equal(kb_peaks_cache_write(nested, "k", &p), KB_OK);
     assert_int_equal(kb_peaks_cache_read(nested, "k", &back, &found), KB_OK);
     assert_true(found);
@@ -187,16 +187,9 @@ static void json_round_trip(void **state) {
     assert_same_peaks(&back, &p);
 }
 
-static void write_file(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void damaged_files_are_errors(void **state) {
     char path[1100];
-    snprintf(path, sizeof path, "%s/damaged.json", dir.root);
+    test_dir_path(&dir, "damaged.json", path, sizeof path);
     kb_peaks back;
     bool found = true;
     static const struct {
@@ -214,7 +207,7 @@ static void damaged_files_are_errors(void **state) {
          "measured_at"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        write_file(path, cases[i].text);
+        test_write_text(path, cases[i].text);
         assert_int_equal(kb_peaks_cache_read(path, "k", &back, &found), KB_EFORMAT);
         assert_false(found);
         if (!strstr(kb_last_error(), cases[i].message))

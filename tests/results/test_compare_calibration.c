@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "kbench/compare.h"
+#include "test_util.h"
 
 #define SAMPLE_SIGMA 0.023
 #define RUN_SHIFT_SIGMA 0.01
@@ -36,18 +37,7 @@
 #define OUTLIER_MEAN 0.3
 #define TRUE_NS 100000.0
 
-/* The test's own generator (splitmix64), independent of the library's. */
-static uint64_t rng_state;
-static double uniform(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
-}
-static double normal(void) {
-    return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
-}
+static test_rng rng;
 
 static void fill_case(kb_bench_result *r, int index, int64_t n, double factor) {
     char name[32];
@@ -58,11 +48,11 @@ static void fill_case(kb_bench_result *r, int index, int64_t n, double factor) {
     r->sample_ns = malloc((size_t)n * sizeof *r->sample_ns);
     assert_non_null(r->name);
     assert_non_null(r->sample_ns);
-    double shift = exp(RUN_SHIFT_SIGMA * normal());
+    double shift = exp(RUN_SHIFT_SIGMA * test_rng_normal(&rng));
     for (int64_t k = 0; k < n; k++) {
-        double t = TRUE_NS * factor * shift * exp(SAMPLE_SIGMA * normal());
-        if (uniform() < OUTLIER_FRACTION)
-            t *= 1 - OUTLIER_MEAN * log(uniform());
+        double t = TRUE_NS * factor * shift * exp(SAMPLE_SIGMA * test_rng_normal(&rng));
+        if (test_rng_open_unit(&rng) < OUTLIER_FRACTION)
+            t *= 1 - OUTLIER_MEAN * log(test_rng_open_unit(&rng));
         r->sample_ns[k] = (int64_t)llround(t);
     }
 }
@@ -78,7 +68,7 @@ static void make_run(kb_results *r, int ncases, int64_t n, double factor) {
 
 /* The fraction of ncases pairs called regressed when NEW is `factor` times slower. */
 static double regressed_rate(uint64_t seed, int ncases, int64_t n, double factor) {
-    rng_state = seed;
+    rng.state = seed;
     kb_results base, head;
     make_run(&base, ncases, n, 1);
     make_run(&head, ncases, n, factor);

@@ -15,6 +15,7 @@
 
 #include "kbench/bench.h"
 #include "kbench/results.h"
+#include "test_util.h"
 
 static void spin(kb_bench_case *c, int64_t calls) {
     volatile double x = 1;
@@ -82,9 +83,24 @@ static void make_results(kb_results *r) {
     kb_bench_plan_free(p);
 }
 
-static void temp_path(char *buf, size_t size, const char *ext) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(buf, size, "%s/kbench-results-%d%s", tmp && *tmp ? tmp : "/tmp", (int)getpid(), ext);
+static test_dir dir;
+
+static int create_dir(void **state) {
+    return test_dir_create(&dir);
+}
+
+static int destroy_dir(void **state) {
+    return test_dir_destroy(&dir);
+}
+
+/* *text: the results as kb_results_print writes them in the given format, for the caller
+ * to free. */
+static void print_to_text(const kb_results *r, kb_results_format format, char **text) {
+    size_t size = 0;
+    FILE *f = open_memstream(text, &size);
+    assert_non_null(f);
+    assert_int_equal(kb_results_print(r, format, f), KB_OK);
+    fclose(f);
 }
 
 #define SAME_STRING(a, b) assert_string_equal((a) ? (a) : "(null)", (b) ? (b) : "(null)")
@@ -205,8 +221,8 @@ static void round_trip(void **state) {
     kb_results r, back;
     make_results(&r);
     assert_int_equal(r.ncases, 3);
-    char path[256];
-    temp_path(path, sizeof path, ".json");
+    char path[1024];
+    test_dir_path(&dir, "r.json", path, sizeof path);
     assert_int_equal(kb_results_save(&r, KB_RESULTS_JSON, path), KB_OK);
     assert_int_equal(kb_results_load(path, &back), KB_OK);
     same_context(&r.context, &back.context);
@@ -214,20 +230,15 @@ static void round_trip(void **state) {
     for (int i = 0; i < r.ncases; i++)
         same_case(&r.cases[i], &back.cases[i]);
     /* Written again, the file is the same byte for byte. */
-    char again[256];
-    temp_path(again, sizeof again, ".2.json");
+    char again[1024];
+    test_dir_path(&dir, "r.2.json", again, sizeof again);
     assert_int_equal(kb_results_save(&back, KB_RESULTS_JSON, again), KB_OK);
-    FILE *f1 = fopen(path, "rb"), *f2 = fopen(again, "rb");
-    int c1, c2;
-    do {
-        c1 = fgetc(f1);
-        c2 = fgetc(f2);
-        assert_int_equal(c1, c2);
-    } while (c1 != EOF);
-    fclose(f1);
-    fclose(f2);
-    unlink(path);
-    unlink(again);
+    size_t size1, size2;
+    char *first = test_read_file(path, &size1), *second = test_read_file(again, &size2);
+    assert_int_equal(size1, size2);
+    assert_memory_equal(first, second, size1);
+    free(first);
+    free(second);
     kb_results_free(&back);
     kb_results_free(&r);
 }
@@ -236,13 +247,10 @@ static void round_trip(void **state) {
 static char *results_text(void) {
     kb_results r;
     make_results(&r);
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&buf, &size);
-    assert_int_equal(kb_results_print(&r, KB_RESULTS_JSON, f), KB_OK);
-    fclose(f);
+    char *text;
+    print_to_text(&r, KB_RESULTS_JSON, &text);
     kb_results_free(&r);
-    return buf;
+    return text;
 }
 
 /* Replaces the first occurrence of from with to and parses the result into out; returns the
@@ -380,11 +388,8 @@ static int csv_fields(const char *line) {
 static void csv_and_markdown(void **state) {
     kb_results r;
     make_results(&r);
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&buf, &size);
-    assert_int_equal(kb_results_print(&r, KB_RESULTS_CSV, f), KB_OK);
-    fclose(f);
+    char *buf;
+    print_to_text(&r, KB_RESULTS_CSV, &buf);
     assert_int_equal(count_lines(buf), 1 + r.ncases);
     assert_true(strncmp(buf, "name,group,n,impl,status,", 25) == 0);
     int header = csv_fields(buf);
@@ -393,17 +398,13 @@ static void csv_and_markdown(void **state) {
     assert_non_null(strstr(buf, "\"broken, with \"\"quotes\"\", commas and a | bar\""));
     free(buf);
 
-    f = open_memstream(&buf, &size);
-    assert_int_equal(kb_results_print(&r, KB_RESULTS_MARKDOWN, f), KB_OK);
-    fclose(f);
+    print_to_text(&r, KB_RESULTS_MARKDOWN, &buf);
     assert_non_null(strstr(buf, "| case | time/call | 95% CI |"));
     assert_non_null(strstr(buf, "| `t/ok/8/impl=x` |"));
     assert_non_null(strstr(buf, "**failed**: broken, with \"quotes\", commas and a \\| bar |"));
     free(buf);
 
-    f = open_memstream(&buf, &size);
-    assert_int_equal(kb_results_print(&r, KB_RESULTS_TABLE, f), KB_OK);
-    fclose(f);
+    print_to_text(&r, KB_RESULTS_TABLE, &buf);
     assert_int_equal(count_lines(buf), 1 + r.ncases);
     assert_non_null(strstr(buf, "\nt/bad "));
     assert_non_null(strstr(buf, " FAILED: broken"));
@@ -438,5 +439,5 @@ int main(void) {
         cmocka_unit_test(reads_the_load), cmocka_unit_test(csv_and_markdown),
         cmocka_unit_test(durations),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, create_dir, destroy_dir);
 }

@@ -13,20 +13,11 @@
 #include <cmocka.h>
 
 #include "kbench/significance.h"
+#include "test_util.h"
 
 #define assert_close(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
-static uint64_t rng_state;
-static double uniform(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
-}
-static double normal(void) {
-    return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
-}
+static test_rng rng;
 
 /* 3 against 3: of the C(6, 3) = 20 orderings, U = 0..9 occur 1 1 2 3 3 3 3 2 1 1 times. */
 static void exact_by_hand(void **state) {
@@ -80,14 +71,14 @@ static double enumerated_p(int m, int n, double u_observed) {
 
 static void exact_against_enumeration(void **state) {
     (void)state;
-    rng_state = 7;
+    rng.state = 7;
     for (int trial = 0; trial < 60; trial++) {
         int m = 1 + trial % 7, n = 1 + (trial * 5) % 9;
         double a[16], b[16];
         for (int i = 0; i < m; i++)
-            a[i] = uniform() + (trial % 3) * 0.2; /* a shift in some trials */
+            a[i] = test_rng_open_unit(&rng) + (trial % 3) * 0.2; /* a shift in some trials */
         for (int i = 0; i < n; i++)
-            b[i] = uniform();
+            b[i] = test_rng_open_unit(&rng);
         kb_mann_whitney r;
         assert_int_equal(kb_mann_whitney_test(a, m, b, n, &r), KB_OK);
         assert_true(r.exact);
@@ -127,15 +118,15 @@ static double recursive_p(int m, int n, double u) {
 
 static void exact_against_recursion(void **state) {
     (void)state;
-    rng_state = 11;
+    rng.state = 11;
     int sizes[][2] = {{10, 10}, {20, 20}, {30, 30}, {5, 40}, {25, 35}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int m = sizes[s][0], n = sizes[s][1];
         double a[64], b[64];
         for (int i = 0; i < m; i++)
-            a[i] = exp(0.1 * normal()) * 1.05;
+            a[i] = exp(0.1 * test_rng_normal(&rng)) * 1.05;
         for (int i = 0; i < n; i++)
-            b[i] = exp(0.1 * normal());
+            b[i] = exp(0.1 * test_rng_normal(&rng));
         kb_mann_whitney r;
         assert_int_equal(kb_mann_whitney_test(a, m, b, n, &r), KB_OK);
         assert_true(r.exact);
@@ -171,11 +162,11 @@ static void normal_approximation_with_ties(void **state) {
  * both are defined: 30 against 30 values computed both ways. */
 static void normal_approximation_agrees_with_exact(void **state) {
     (void)state;
-    rng_state = 5;
+    rng.state = 5;
     double a[40], b[40];
     for (int i = 0; i < 30; i++) {
-        a[i] = exp(0.1 * normal()) * 1.06;
-        b[i] = exp(0.1 * normal());
+        a[i] = exp(0.1 * test_rng_normal(&rng)) * 1.06;
+        b[i] = exp(0.1 * test_rng_normal(&rng));
     }
     kb_mann_whitney exact, approx;
     assert_int_equal(kb_mann_whitney_test(a, 30, b, 30, &exact), KB_OK);
@@ -271,13 +262,13 @@ static void resampled_median_distribution(void **state) {
 /* On A/A data from one distribution, the 95% interval of the ratio holds 1 in most trials. */
 static void coverage(void **state) {
     (void)state;
-    rng_state = 3;
+    rng.state = 3;
     int covered = 0, trials = 200;
     double a[60], b[60];
     for (int t = 0; t < trials; t++) {
         for (int i = 0; i < 60; i++) {
-            a[i] = exp(0.05 * normal());
-            b[i] = exp(0.05 * normal());
+            a[i] = exp(0.05 * test_rng_normal(&rng));
+            b[i] = exp(0.05 * test_rng_normal(&rng));
         }
         kb_ratio_ci ci;
         assert_int_equal(kb_ratio_ci_bootstrap(a, 60, b, 60, 0.95, (uint64_t)t, &ci), KB_OK);

@@ -1,6 +1,7 @@
 """`make install` layout: install the build into a temporary prefix, then compile and run a
 program against it using only `pkg-config --cflags --libs kbench`, as a user would."""
 import os
+import sys
 import subprocess
 import tempfile
 

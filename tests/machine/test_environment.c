@@ -155,12 +155,12 @@ static void high_load_warns(void **state) {
     r = check(t, 0, &release_build); /* no core count: the check is skipped */
     assert_int_equal(r.count, 0);
     assert_false(r.load.known);
-    WRITE(t, "/proc/loadavg", "busy\n");
+    test_dir_write(t, "/proc/loadavg", "busy\n");
     r = check(t, 4, &release_build);
     assert_int_equal(r.count, 0);
     assert_false(r.load.known);
     /* A load no results file can hold is not kept as a number. */
-    WRITE(t, "/proc/loadavg", "nan 1.00 0.50 4/300 4242\n");
+    test_dir_write(t, "/proc/loadavg", "nan 1.00 0.50 4/300 4242\n");
     r = check(t, 4, &release_build);
     assert_false(r.load.known);
 }

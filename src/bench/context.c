@@ -6,6 +6,7 @@
 
 #include "bench/context.h"
 #include "core/internal.h"
+#include "util/internal.h"
 #include "kbench/cpu.h"
 #include "kbench/threads.h"
 #include "kbench/version.h"

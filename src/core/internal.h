@@ -2,9 +2,10 @@
 #define KB_CORE_INTERNAL_H
 
 /* What the core layer offers the layers below it beyond the public headers: kb_fail, which
- * every library function that can fail reports through, and typed element access. Other
- * folders include this header, never core's other private headers. */
+ * every library function that can fail reports through, typed element access, and writing a
+ * file atomically. Other folders include this header, never core's other private headers. */
 
+#include "core/atomic_file.h"
 #include "core/element.h"
 #include "core/fail.h"
 

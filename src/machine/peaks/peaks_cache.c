@@ -3,13 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "core/internal.h"
 #include "kbench/version.h"
 #include "machine/peaks/peaks_json.h"
+#include "util/internal.h"
 
 #define KB_CACHE_FORMAT "kbench-peaks-cache/1"
 
@@ -78,20 +78,13 @@ kb_status kb_peaks_cache_path(const char *key, char *path, int size) {
 kb_status kb_peaks_cache_read(const char *path, const char *key, kb_peaks *out, bool *found) {
     memset(out, 0, sizeof *out);
     *found = false;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT)
-            return KB_OK;
-        return kb_fail(KB_EIO, "cannot read %s: %s", path, strerror(errno));
-    }
-    json_error_t e;
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &e);
-    fclose(f);
-    if (!root)
-        return kb_fail(KB_EFORMAT, "%s: line %d: %s", path, e.line, e.text);
+    json_t *root;
+    kb_status st = kb_json_load_file(path, true, &root);
+    if (st != KB_OK || !root)
+        return st;
     const char *format, *file_key;
     json_t *peaks;
-    kb_status st = KB_OK;
+    json_error_t e;
     if (json_unpack_ex(root, &e, JSON_STRICT, "{s:s, s:s, s:o}", "format", &format, "key",
                        &file_key, "peaks", &peaks) != 0) {
         st = kb_fail(KB_EFORMAT, "%s: not a kbench peaks cache file: %s", path, e.text);
@@ -143,19 +136,7 @@ kb_status kb_peaks_cache_write(const char *path, const char *key, const kb_peaks
         p ? json_pack("{s:s, s:s, s:o}", "format", KB_CACHE_FORMAT, "key", key, "peaks", p) : NULL;
     if (!root)
         return kb_fail(KB_ENOMEM, "cannot build the peaks cache file");
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int rc =
-        json_dump_file(root, tmp, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17));
+    kb_status st = kb_json_save_file(path, root, KB_JSON_EXACT);
     json_decref(root);
-    if (rc != 0) {
-        unlink(tmp);
-        return kb_fail(KB_EIO, "cannot write %s", tmp);
-    }
-    if (rename(tmp, path) != 0) {
-        int err = errno;
-        unlink(tmp);
-        return kb_fail(KB_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(err));
-    }
-    return KB_OK;
+    return st;
 }

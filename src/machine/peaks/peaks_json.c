@@ -8,6 +8,7 @@
 
 #include "core/internal.h"
 #include "machine/peaks/peaks_json.h"
+#include "util/internal.h"
 
 /* The JSON form of kb_peaks, documented in docs/roofline.md. Rates are written in units of
  * 10^9 per second (GB/s, GFLOP/s), which people read; the round trip is exact to the 17
@@ -97,7 +98,7 @@ kb_status kb_peaks_to_json(const kb_peaks *p, char **text) {
     json_t *root = kb_peaks_json_build(p);
     if (!root)
         return kb_fail(KB_ENOMEM, "cannot build the peaks JSON");
-    *text = json_dumps(root, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17));
+    *text = json_dumps(root, KB_JSON_EXACT);
     json_decref(root);
     return *text ? KB_OK : kb_fail(KB_ENOMEM, "cannot write the peaks JSON");
 }
@@ -276,11 +277,11 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
 
 kb_status kb_peaks_from_json(const char *text, kb_peaks *out) {
     memset(out, 0, sizeof *out);
-    json_error_t e;
-    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &e);
-    if (!root)
-        return kb_fail(KB_EFORMAT, "peaks JSON: line %d: %s", e.line, e.text);
-    kb_status st = kb_peaks_json_read(root, out);
+    json_t *root;
+    kb_status st = kb_json_parse(text, strlen(text), "peaks JSON", &root);
+    if (st != KB_OK)
+        return st;
+    st = kb_peaks_json_read(root, out);
     json_decref(root);
     return st;
 }

@@ -55,11 +55,8 @@ kb_status kb_atomic_write(const char *path, kb_atomic_writer write, void *contex
     if (st == KB_OK && rename(temp, path) != 0)
         st = kb_fail(KB_EIO, "cannot rename the temporary file into place: %s", strerror(errno));
     if (st != KB_OK) {
-        /* The message is formatted into the buffer it is read from: copy it first. */
-        char message[512];
-        snprintf(message, sizeof message, "%s", kb_last_error());
         unlink(temp);
-        st = kb_fail(st, "%s: %s", path, message);
+        st = kb_fail_prefix(st, path);
     }
     free(temp);
     return st;

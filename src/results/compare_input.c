@@ -139,15 +139,13 @@ kb_status kb_compare_input_from_json(const json_t *root, const char *label, kb_c
     return st;
 }
 
+static kb_status read_input(json_t *root, const char *label, void *out) {
+    return kb_compare_input_from_json(root, label, out);
+}
+
 kb_status kb_compare_input_load(const char *path, kb_compare_input *out) {
     memset(out, 0, sizeof *out);
     /* Google Benchmark writes "inf" and "nan" for some counters; jansson rejects them, as
      * JSON does, so such a file reports where. */
-    json_t *root;
-    kb_status st = kb_json_load_file(path, false, &root);
-    if (st != KB_OK)
-        return st;
-    st = kb_compare_input_from_json(root, path, out);
-    json_decref(root);
-    return st;
+    return kb_json_read_file(path, false, read_input, out);
 }

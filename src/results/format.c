@@ -61,7 +61,7 @@ static kb_status print_json(const kb_results *results, FILE *out) {
         return kb_fail(KB_ENOMEM, "out of memory while building JSON");
     json_t *cases = json_incref(json_object_get(root, "cases"));
     json_object_del(root, "cases");
-    size_t flags = JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII;
+    size_t flags = KB_JSON_EXACT;
     char *head = json_dumps(root, flags | JSON_INDENT(2));
     kb_status st = head ? KB_OK : kb_fail(KB_ENOMEM, "out of memory while writing JSON");
     if (st == KB_OK) {
@@ -127,24 +127,16 @@ kb_status kb_results_save(const kb_results *results, kb_results_format format, c
     return kb_atomic_write(path, write_results, &file);
 }
 
+static kb_status read_results(json_t *root, const char *label, void *out) {
+    return kb_results_from_json(root, label, out);
+}
+
 kb_status kb_results_parse(const char *text, size_t length, const char *label, kb_results *out) {
     memset(out, 0, sizeof *out);
-    json_t *root;
-    kb_status st = kb_json_parse(text, length, label, &root);
-    if (st != KB_OK)
-        return st;
-    st = kb_results_from_json(root, label, out);
-    json_decref(root);
-    return st;
+    return kb_json_read_text(text, length, label, read_results, out);
 }
 
 kb_status kb_results_load(const char *path, kb_results *out) {
     memset(out, 0, sizeof *out);
-    json_t *root;
-    kb_status st = kb_json_load_file(path, false, &root);
-    if (st != KB_OK)
-        return st;
-    st = kb_results_from_json(root, path, out);
-    json_decref(root);
-    return st;
+    return kb_json_read_file(path, false, read_results, out);
 }

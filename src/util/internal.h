@@ -6,6 +6,7 @@
  * and size formatting). Other folders include this header, never util's others. */
 
 #include "util/clock.h"
+#include "util/format.h"
 #include "util/jfield.h"
 #include "util/json_file.h"
 #include "util/json_text.h"

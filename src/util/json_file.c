@@ -39,8 +39,19 @@ static kb_status read_all(const char *path, FILE *f, char **text, size_t *length
     return KB_OK;
 }
 
-kb_status kb_json_load_file(const char *path, bool missing_ok, json_t **root) {
-    *root = NULL;
+kb_status kb_json_read_text(const char *text, size_t length, const char *label, kb_json_reader read,
+                            void *out) {
+    json_error_t error;
+    json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &error);
+    if (!root)
+        return kb_fail(KB_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", label, error.text,
+                       error.line, error.column);
+    kb_status st = read(root, label, out);
+    json_decref(root);
+    return st;
+}
+
+kb_status kb_json_read_file(const char *path, bool missing_ok, kb_json_reader read, void *out) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         if (missing_ok && errno == ENOENT)
@@ -53,18 +64,9 @@ kb_status kb_json_load_file(const char *path, bool missing_ok, json_t **root) {
     fclose(f);
     if (st != KB_OK)
         return st;
-    st = kb_json_parse(text, length, path, root);
+    st = kb_json_read_text(text, length, path, read, out);
     free(text);
     return st;
-}
-
-kb_status kb_json_parse(const char *text, size_t length, const char *label, json_t **root) {
-    json_error_t error;
-    *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &error);
-    if (!*root)
-        return kb_fail(KB_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", label, error.text,
-                       error.line, error.column);
-    return KB_OK;
 }
 
 kb_status kb_json_write(FILE *out, const json_t *value, size_t flags) {

@@ -1,4 +1,4 @@
-/* Text of unknown encoding as a JSON string that jansson accepts. */
+/* JSON values for text of unknown encoding and for numbers a machine may not know. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,4 +18,12 @@ json_t *kb_json_text(const char *s) {
     j = json_string(safe);
     free(safe);
     return j;
+}
+
+json_t *kb_json_positive(double v) {
+    return v > 0 ? json_real(v) : json_null();
+}
+
+json_t *kb_json_count(int64_t v) {
+    return v > 0 ? json_integer(v) : json_null();
 }

@@ -1,4 +1,4 @@
-/* String copies every layer needs: on the heap with kb_fail on failure, and into a fixed buffer. */
+/* String copies for every layer: on the heap, failing with kb_fail, or into a fixed buffer. */
 #include <stdlib.h>
 #include <string.h>
 

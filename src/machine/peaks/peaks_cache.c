@@ -75,33 +75,37 @@ kb_status kb_peaks_cache_path(const char *key, char *path, int size) {
     return KB_OK;
 }
 
-kb_status kb_peaks_cache_read(const char *path, const char *key, kb_peaks *out, bool *found) {
-    memset(out, 0, sizeof *out);
-    *found = false;
-    json_t *root;
-    kb_status st = kb_json_load_file(path, true, &root);
-    if (st != KB_OK || !root)
-        return st;
+typedef struct cache_read {
+    const char *key;
+    kb_peaks *out;
+    bool *found;
+} cache_read;
+
+static kb_status read_cache(json_t *root, const char *path, void *context) {
+    const cache_read *c = context;
     const char *format, *file_key;
     json_t *peaks;
     json_error_t e;
     if (json_unpack_ex(root, &e, JSON_STRICT, "{s:s, s:s, s:o}", "format", &format, "key",
-                       &file_key, "peaks", &peaks) != 0) {
-        st = kb_fail(KB_EFORMAT, "%s: not a kbench peaks cache file: %s", path, e.text);
-    } else if (strcmp(format, KB_CACHE_FORMAT) != 0) {
-        st = kb_fail(KB_EFORMAT, "%s: format is '%.40s', not '%s'", path, format, KB_CACHE_FORMAT);
-    } else if (strcmp(file_key, key) == 0) {
-        st = kb_peaks_json_read(peaks, out);
-        if (st != KB_OK) {
-            /* The message is formatted into the buffer it is read from: copy it first. */
-            char reason[512];
-            snprintf(reason, sizeof reason, "%s", kb_last_error());
-            kb_fail(st, "%s: %s", path, reason);
-        }
-        *found = st == KB_OK;
-    }
-    json_decref(root);
-    return st;
+                       &file_key, "peaks", &peaks) != 0)
+        return kb_fail(KB_EFORMAT, "%s: not a kbench peaks cache file: %s", path, e.text);
+    if (strcmp(format, KB_CACHE_FORMAT) != 0)
+        return kb_fail(KB_EFORMAT, "%s: format is '%.40s', not '%s'", path, format,
+                       KB_CACHE_FORMAT);
+    if (strcmp(file_key, c->key) != 0)
+        return KB_OK;
+    kb_status st = kb_peaks_json_read(peaks, c->out);
+    if (st != KB_OK)
+        return kb_fail_prefix(st, path);
+    *c->found = true;
+    return KB_OK;
+}
+
+kb_status kb_peaks_cache_read(const char *path, const char *key, kb_peaks *out, bool *found) {
+    memset(out, 0, sizeof *out);
+    *found = false;
+    cache_read c = {key, out, found};
+    return kb_json_read_file(path, true, read_cache, &c);
 }
 
 /* mkdir -p, for the cache directory and its parents. */
@@ -136,7 +140,7 @@ kb_status kb_peaks_cache_write(const char *path, const char *key, const kb_peaks
         p ? json_pack("{s:s, s:s, s:o}", "format", KB_CACHE_FORMAT, "key", key, "peaks", p) : NULL;
     if (!root)
         return kb_fail(KB_ENOMEM, "cannot build the peaks cache file");
-    kb_status st = kb_json_save_file(path, root, KB_JSON_EXACT);
+    kb_status st = kb_json_save_file(path, root, KB_JSON_EXACT | JSON_INDENT(2));
     json_decref(root);
     return st;
 }

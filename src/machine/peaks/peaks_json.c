@@ -25,15 +25,6 @@ static json_t *rate_json(const kb_rate *r, double scale) {
                      "min", r->min * scale, "max", r->max * scale);
 }
 
-static void format_time(int64_t t, char *buf, size_t size) {
-    time_t tt = (time_t)t;
-    struct tm tm;
-    if (gmtime_r(&tt, &tm))
-        strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    else
-        snprintf(buf, size, "1970-01-01T00:00:00Z");
-}
-
 static json_t *set_json(const kb_peak_set *set) {
     json_t *bw = json_array();
     for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
@@ -74,8 +65,10 @@ static json_t *set_json(const kb_peak_set *set) {
 }
 
 json_t *kb_peaks_json_build(const kb_peaks *p) {
+    /* A time gmtime cannot represent is written as the epoch, which reads back. */
     char when[32];
-    format_time(p->measured_at, when, sizeof when);
+    if (!kb_format_utc(when, sizeof when, p->measured_at))
+        snprintf(when, sizeof when, "1970-01-01T00:00:00Z");
     json_t *caches = json_object();
     for (int c = 0; c < KB_CACHE_LEVEL_COUNT; c++)
         json_object_set_new(caches, kb_cache_name((kb_cache_level)c),
@@ -98,7 +91,7 @@ kb_status kb_peaks_to_json(const kb_peaks *p, char **text) {
     json_t *root = kb_peaks_json_build(p);
     if (!root)
         return kb_fail(KB_ENOMEM, "cannot build the peaks JSON");
-    *text = json_dumps(root, KB_JSON_EXACT);
+    *text = json_dumps(root, KB_JSON_EXACT | JSON_INDENT(2));
     json_decref(root);
     return *text ? KB_OK : kb_fail(KB_ENOMEM, "cannot write the peaks JSON");
 }
@@ -275,13 +268,11 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
     return KB_OK;
 }
 
+static kb_status read_peaks(json_t *root, const char *label, void *out) {
+    return kb_peaks_json_read(root, out);
+}
+
 kb_status kb_peaks_from_json(const char *text, kb_peaks *out) {
     memset(out, 0, sizeof *out);
-    json_t *root;
-    kb_status st = kb_json_parse(text, strlen(text), "peaks JSON", &root);
-    if (st != KB_OK)
-        return st;
-    st = kb_peaks_json_read(root, out);
-    json_decref(root);
-    return st;
+    return kb_json_read_text(text, strlen(text), "peaks JSON", read_peaks, out);
 }

@@ -1,8 +1,10 @@
+/* Durations, sizes and times as text for people, in one style for every report. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "kbench/results.h"
-#include "results/units.h"
+#include "util/format.h"
 
 void kb_format_3(char *buf, size_t size, double v) {
     if (!(v > 0)) {
@@ -28,4 +30,27 @@ void kb_format_duration(char *buf, size_t size, double ns) {
     char number[32];
     kb_format_3(number, sizeof number, ns / units[u].scale);
     snprintf(buf, size, "%s %s", number, units[u].unit);
+}
+
+void kb_format_bytes(char *buf, size_t size, int64_t bytes) {
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (v == (double)(int64_t)v)
+        snprintf(buf, size, "%lld %s", (long long)v, units[u]);
+    else
+        snprintf(buf, size, "%.2f %s", v, units[u]);
+}
+
+bool kb_format_utc(char *buf, size_t size, int64_t seconds) {
+    time_t t = (time_t)seconds;
+    struct tm tm;
+    if (gmtime_r(&t, &tm) && strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0)
+        return true;
+    snprintf(buf, size, "unknown");
+    return false;
 }

@@ -1,6 +1,7 @@
 /* Durations, sizes and times as text for people, in one style for every report. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "kbench/results.h"
@@ -19,17 +20,27 @@ void kb_format_3(char *buf, size_t size, double v) {
     snprintf(buf, size, "%.*f", decimals, r < 1000 ? r : v);
 }
 
+static const struct {
+    const char *name;
+    double ns;
+} time_units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+
+#define KB_TIME_UNITS (int)(sizeof time_units / sizeof time_units[0])
+
 void kb_format_duration(char *buf, size_t size, double ns) {
-    static const struct {
-        double scale;
-        const char *unit;
-    } units[] = {{1, "ns"}, {1e3, "us"}, {1e6, "ms"}, {1e9, "s"}};
     int u = 0;
-    while (u < 3 && ns >= 999.5 * units[u].scale)
+    while (u < KB_TIME_UNITS - 1 && ns >= 999.5 * time_units[u].ns)
         u++;
     char number[32];
-    kb_format_3(number, sizeof number, ns / units[u].scale);
-    snprintf(buf, size, "%s %s", number, units[u].unit);
+    kb_format_3(number, sizeof number, ns / time_units[u].ns);
+    snprintf(buf, size, "%s %s", number, time_units[u].name);
+}
+
+double kb_time_unit_ns(const char *name) {
+    for (int u = 0; u < KB_TIME_UNITS; u++)
+        if (strcmp(name, time_units[u].name) == 0)
+            return time_units[u].ns;
+    return 0;
 }
 
 void kb_format_bytes(char *buf, size_t size, int64_t bytes) {

@@ -13,6 +13,10 @@
  * "1234" (larger numbers keep all their integer digits); "-" for 0 or less. */
 void kb_format_3(char *buf, size_t size, double v);
 
+/* Nanoseconds in one of the units durations are written in: "ns", "us", "ms" or "s" (Google
+ * Benchmark's time_unit names them the same); 0 for any other name. */
+double kb_time_unit_ns(const char *name);
+
 /* A size in bytes with binary units: "512 B", "32 KiB", "1 MiB", "1.25 MiB", "2 GiB". */
 void kb_format_bytes(char *buf, size_t size, int64_t bytes);
 

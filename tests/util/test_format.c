@@ -23,6 +23,9 @@ static void durations_have_three_digits(void **state) {
         kb_format_duration(buf, sizeof buf, cases[i].ns);
         assert_string_equal(buf, cases[i].text);
     }
+    assert_true(kb_time_unit_ns("us") == 1e3);
+    assert_true(kb_time_unit_ns("s") == 1e9);
+    assert_true(kb_time_unit_ns("min") == 0);
     kb_format_3(buf, sizeof buf, 0.9997);
     assert_string_equal(buf, "1.00");
     kb_format_3(buf, sizeof buf, 12345);

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "kbench/results.h"
 #include "util/format.h"
 
 void kb_format_3(char *buf, size_t size, double v) {

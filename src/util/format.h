@@ -5,9 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Numbers as kbench shows them to people, one style everywhere. kb_format_duration ("12.3 ns",
- * "4.56 us", "7.89 ms", "1.23 s") is defined here too and declared in kbench/results.h, where
- * the public API has offered it. */
+/* Numbers as kbench shows them to people, one style everywhere. */
+
+/* "12.3 ns", "4.56 us", "7.89 ms", "1.23 s": three significant digits. Declared in
+ * kbench/results.h too, where the public API offers it. */
+void kb_format_duration(char *buf, size_t size, double ns);
 
 /* A number with three significant digits and no exponent: "0.512", "1.50", "12.3", "123",
  * "1234" (larger numbers keep all their integer digits); "-" for 0 or less. */

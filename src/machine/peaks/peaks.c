@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include "core/internal.h"
-#include "kbench/threads.h"
 #include "machine/peaks/peaks_threads.h"
 #include "machine/peaks/working_sets.h"
 #include "util/internal.h"

@@ -13,6 +13,8 @@
 #include "kbench/simd.h"
 #include "kbench/threads.h"
 #include "kbench/version.h"
+#include "machine/internal.h"
+#include "util/internal.h"
 
 /* Everything `kbench info` reports, gathered before anything is printed so that a failure
  * (an invalid KB_SIMD or KB_NUM_THREADS) leaves stdout empty. */
@@ -44,21 +46,6 @@ static int gather(info *in) {
     inputs.usable_cores = in->usable_cores;
     kb_env_check(&inputs, &in->env);
     return KB_EXIT_OK;
-}
-
-/* "32 KiB", "1 MiB", "1.25 MiB". */
-static void format_size(char *buf, size_t size, int64_t bytes) {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 3) {
-        v /= 1024;
-        u++;
-    }
-    if (v == (double)(int64_t)v)
-        snprintf(buf, size, "%lld %s", (long long)v, units[u]);
-    else
-        snprintf(buf, size, "%.2f %s", v, units[u]);
 }
 
 static void row(const char *label, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -124,7 +111,7 @@ static void print_text(const info *in) {
             row(label, "unknown");
             continue;
         }
-        format_size(size, sizeof size, c->size);
+        kb_format_bytes(size, sizeof size, c->size);
         if (c->line_size > 0)
             snprintf(line, sizeof line, ", %d B lines", c->line_size);
         if (c->shared_by == 1)
@@ -161,137 +148,32 @@ static void print_text(const info *in) {
         row(kb_env_code_name(in->env.warnings[i].code), "%s", in->env.warnings[i].message);
 }
 
-/* A JSON string of text from the system (a hostname, a kernel version), which need not be
- * valid UTF-8: jansson refuses invalid UTF-8, so such text is kept with its non-ASCII bytes
- * replaced rather than dropped. */
-static json_t *text(const char *s) {
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char safe[KB_MACHINE_NAME_SIZE * 2];
-    size_t n = 0;
-    for (; s[n] && n < sizeof safe - 1; n++)
-        safe[n] = (unsigned char)s[n] < 0x80 ? s[n] : '?';
-    safe[n] = '\0';
-    return json_string(safe);
-}
-
-/* JSON has no "unknown" number: a value the machine does not expose is null, never 0. */
-static json_t *positive_or_null(double v) {
-    return v > 0 ? json_real(v) : json_null();
-}
-
-static json_t *count_or_null(int64_t v) {
-    return v > 0 ? json_integer(v) : json_null();
-}
-
-static json_t *simd_array(bool (*has)(kb_simd_level)) {
-    json_t *a = json_array();
-    for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++)
-        if (has((kb_simd_level)l))
-            json_array_append_new(a, json_string(kb_simd_name((kb_simd_level)l)));
-    return a;
-}
-
-static json_t *split_commas(const char *list) {
-    json_t *a = json_array();
-    while (*list) {
-        size_t n = strcspn(list, ",");
-        if (n > 0)
-            json_array_append_new(a, json_stringn(list, n));
-        list += n;
-        if (*list == ',')
-            list++;
-    }
-    return a;
-}
-
 static json_t *build_json(const info *in) {
-    const kb_build_info *b = in->build;
     const kb_machine *m = &in->machine;
-    json_t *root = json_object();
-    json_object_set_new(root, "version", json_string(b->version));
-    json_object_set_new(root, "git_commit", json_string(b->git_commit));
-
-    json_t *build = json_object();
-    json_object_set_new(build, "compiler", json_string(b->compiler));
-    json_object_set_new(build, "c_flags", json_string(b->c_flags));
-    json_object_set_new(build, "build_type", json_string(b->build_type));
-    json_object_set_new(build, "arch", json_string(b->arch));
-    json_object_set_new(build, "optimized", json_boolean(b->optimized));
-    json_object_set_new(build, "sanitizers", json_boolean(b->sanitizers));
-    json_object_set_new(root, "build", build);
-
-    json_t *system = json_object();
-    json_object_set_new(system, "os", text(m->os));
-    json_object_set_new(system, "kernel_name", text(m->kernel_name));
-    json_object_set_new(system, "kernel_release", text(m->kernel_release));
-    json_object_set_new(system, "kernel_version", text(m->kernel_version));
-    json_object_set_new(system, "hostname", text(m->hostname));
-    json_object_set_new(system, "arch", text(m->arch));
-    json_object_set_new(system, "hypervisor", m->hypervisor[0] ? text(m->hypervisor) : json_null());
-    json_object_set_new(root, "system", system);
-
-    json_t *cpu = json_object();
-    json_object_set_new(cpu, "vendor", text(m->cpu_vendor));
-    json_object_set_new(cpu, "model", text(m->cpu_model));
-    json_object_set_new(cpu, "logical_cpus", count_or_null(m->logical_cpus));
-    json_object_set_new(cpu, "physical_cores", count_or_null(m->physical_cores));
-    json_object_set_new(cpu, "sockets", count_or_null(m->sockets));
-    json_t *caches = json_object();
-    for (int l = 0; l < KB_CACHE_LEVEL_COUNT; l++) {
-        const kb_cache *c = &m->caches[l];
-        json_t *cache = json_object();
-        json_object_set_new(cache, "size_bytes", count_or_null(c->size));
-        json_object_set_new(cache, "line_size", count_or_null(c->line_size));
-        json_object_set_new(cache, "shared_by", count_or_null(c->shared_by));
-        json_object_set_new(caches, kb_cache_name((kb_cache_level)l), cache);
-    }
-    json_object_set_new(cpu, "caches", caches);
-    json_object_set_new(cpu, "instruction_sets", split_commas(in->instruction_sets));
-    json_object_set_new(root, "cpu", cpu);
-
-    json_t *clock = json_object();
-    json_object_set_new(clock, "nominal_mhz", positive_or_null(m->nominal_mhz));
-    json_object_set_new(clock, "nominal_source",
-                        json_string(kb_clock_source_name(m->nominal_source)));
-    json_object_set_new(clock, "measured_mhz", positive_or_null(in->clock.mhz));
-    json_object_set_new(clock, "measured_min_mhz", positive_or_null(in->clock.min_mhz));
-    json_object_set_new(clock, "measured_max_mhz", positive_or_null(in->clock.max_mhz));
-    json_object_set_new(clock, "measured_repetitions", json_integer(in->clock.repetitions));
-    json_object_set_new(root, "clock", clock);
-
-    json_t *simd = json_object();
-    json_object_set_new(simd, "compiled", simd_array(kb_simd_compiled));
-    json_object_set_new(simd, "available", simd_array(kb_simd_available));
-    json_object_set_new(simd, "selected", json_string(kb_simd_name(in->selected)));
-    json_object_set_new(root, "simd", simd);
-
-    json_t *threads = json_object();
-    json_object_set_new(threads, "count", json_integer(in->threads));
-    json_object_set_new(threads, "usable_cores", json_integer(in->usable_cores));
-    json_object_set_new(root, "threads", threads);
-
-    json_t *warnings = json_array();
-    for (int i = 0; i < in->env.count; i++) {
-        json_t *w = json_object();
-        json_object_set_new(w, "code", json_string(kb_env_code_name(in->env.warnings[i].code)));
-        json_object_set_new(w, "message", text(in->env.warnings[i].message));
-        json_array_append_new(warnings, w);
-    }
-    json_object_set_new(root, "warnings", warnings);
-    return root;
+    json_t *clock = json_pack(
+        "{s:o, s:s, s:o, s:o, s:o, s:i}", "nominal_mhz", kb_json_positive(m->nominal_mhz),
+        "nominal_source", kb_clock_source_name(m->nominal_source), "measured_mhz",
+        kb_json_positive(in->clock.mhz), "measured_min_mhz", kb_json_positive(in->clock.min_mhz),
+        "measured_max_mhz", kb_json_positive(in->clock.max_mhz), "measured_repetitions",
+        in->clock.repetitions);
+    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "version", in->build->version,
+                     "git_commit", in->build->git_commit, "build", kb_build_json(in->build),
+                     "system", kb_system_json(m), "cpu", kb_cpu_json(m, in->instruction_sets),
+                     "clock", clock, "simd",
+                     kb_simd_json(kb_simd_levels(kb_simd_compiled),
+                                  kb_simd_levels(kb_simd_available), in->selected),
+                     "threads", kb_threads_json(in->threads, in->usable_cores), "warnings",
+                     kb_env_warnings_json(&in->env));
 }
 
 static int print_json(const info *in) {
     json_t *root = build_json(in);
-    int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(7));
+    kb_status st = root ? kb_json_write(stdout, root, KB_JSON_DISPLAY | JSON_INDENT(2)) : KB_ENOMEM;
     json_decref(root);
-    if (rc != 0) {
+    if (st != KB_OK) {
         fprintf(stderr, "kbench info: cannot write JSON to stdout\n");
         return KB_EXIT_FAILURE;
     }
-    putchar('\n');
     return KB_EXIT_OK;
 }
 

@@ -2,13 +2,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
 #include "app/peaks_report.h"
 #include "app/usage.h"
 #include "kbench/version.h"
+#include "machine/internal.h"
+#include "util/internal.h"
 
 /* A clock this far below nominal is reported as throttled: a few percent is measurement noise
  * of the add chain. */
@@ -52,24 +53,6 @@ static double implied_clock(const kb_peaks_report *r) {
     return mhz;
 }
 
-static void format_size(char *buf, size_t size, int64_t bytes) {
-    if (bytes >= (1 << 20) && bytes % (1 << 20) == 0)
-        snprintf(buf, size, "%lld MiB", (long long)(bytes >> 20));
-    else if (bytes >= (1 << 20))
-        snprintf(buf, size, "%.1f MiB", (double)bytes / (1 << 20));
-    else
-        snprintf(buf, size, "%lld KiB", (long long)(bytes >> 10));
-}
-
-static void format_time(int64_t t, char *buf, size_t size) {
-    time_t tt = (time_t)t;
-    struct tm tm;
-    if (gmtime_r(&tt, &tm))
-        strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    else
-        snprintf(buf, size, "unknown");
-}
-
 /* The clock now: the fastest repetition, which sharing the core with other work slows least. */
 static double clock_now(const kb_peaks_report *r) {
     return r->clock.max_mhz;
@@ -92,7 +75,7 @@ int kb_peaks_print_text(const kb_peaks_report *r) {
     const kb_peaks *p = &r->peaks;
     const kb_peak_set *sets = p->sets;
     char when[32], a[32], b[32];
-    format_time(p->measured_at, when, sizeof when);
+    kb_format_utc(when, sizeof when, p->measured_at);
 
     printf("kbench peaks: %s %s", m->cpu_vendor, m->cpu_model);
     if (m->signature.x86_family >= 0)
@@ -154,7 +137,7 @@ int kb_peaks_print_text(const kb_peaks_report *r) {
     for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
         printf("  %-5s", kb_mem_level_name((kb_mem_level)l));
         for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
-            format_size(a, sizeof a, sets[s].bandwidth[KB_BW_LOAD][l].working_set_bytes);
+            kb_format_bytes(a, sizeof a, sets[s].bandwidth[KB_BW_LOAD][l].working_set_bytes);
             printf(" | %9s", a);
             for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
                 const kb_rate *rate = &sets[s].bandwidth[k][l].bytes_per_second;
@@ -211,25 +194,6 @@ int kb_peaks_print_text(const kb_peaks_report *r) {
     return KB_EXIT_OK;
 }
 
-/* A JSON string of text from the system (a model string, a path), which need not be valid
- * UTF-8: jansson refuses invalid UTF-8, so such text is kept with its non-ASCII bytes
- * replaced rather than dropped. */
-static json_t *text(const char *s) {
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char safe[4200];
-    size_t n = 0;
-    for (; s[n] && n < sizeof safe - 1; n++)
-        safe[n] = (unsigned char)s[n] < 0x80 ? s[n] : '?';
-    safe[n] = '\0';
-    return json_string(safe);
-}
-
-static json_t *positive_or_null(double v) {
-    return v > 0 ? json_real(v) : json_null();
-}
-
 static json_t *id_or_null(int v) {
     return v >= 0 ? json_integer(v) : json_null();
 }
@@ -255,12 +219,12 @@ static json_t *clock_json(const kb_peaks_report *r) {
                             ? json_null()
                             : json_boolean(strcmp(status, "below_nominal") == 0);
     return json_pack(
-        "{s:o, s:s, s:o, s:o, s:o, s:s, s:o}", "nominal_mhz", positive_or_null(nominal),
+        "{s:o, s:s, s:o, s:o, s:o, s:s, s:o}", "nominal_mhz", kb_json_positive(nominal),
         "nominal_source",
         r->row && r->row->base_mhz > 0 ? "datasheet"
                                        : kb_clock_source_name(r->machine.nominal_source),
-        "measured_mhz", positive_or_null(clock_now(r)), "peaks_mhz",
-        positive_or_null(r->peaks.clock_mhz), "ratio",
+        "measured_mhz", kb_json_positive(clock_now(r)), "peaks_mhz",
+        kb_json_positive(r->peaks.clock_mhz), "ratio",
         clock_now(r) > 0 && nominal > 0 ? json_real(clock_now(r) / nominal) : json_null(), "status",
         status, "throttled", throttled);
 }
@@ -301,19 +265,15 @@ static json_t *datasheet_json(const kb_peaks_report *r) {
     json_object_set_new(o, "id", json_string(row->id));
     json_object_set_new(o, "name", json_string(row->name));
     json_object_set_new(o, "source", json_string(row->source));
-    json_object_set_new(o, "cores", row->cores > 0 ? json_integer(row->cores) : json_null());
-    json_object_set_new(o, "base_mhz", positive_or_null(row->base_mhz));
-    json_object_set_new(o, "boost_mhz", positive_or_null(row->boost_mhz));
-    json_object_set_new(o, "fma_units",
-                        row->fma_units > 0 ? json_integer(row->fma_units) : json_null());
-    json_object_set_new(o, "vector_bits",
-                        row->vector_bits > 0 ? json_integer(row->vector_bits) : json_null());
-    json_object_set_new(o, "memory_channels",
-                        row->memory_channels > 0 ? json_integer(row->memory_channels)
-                                                 : json_null());
-    json_object_set_new(o, "memory_mts", positive_or_null(row->memory_mts));
-    json_object_set_new(o, "memory_gbytes_per_s", positive_or_null(memory * 1e-9));
-    json_object_set_new(o, "clock_mhz", positive_or_null(peaks_clock(r)));
+    json_object_set_new(o, "cores", kb_json_count(row->cores));
+    json_object_set_new(o, "base_mhz", kb_json_positive(row->base_mhz));
+    json_object_set_new(o, "boost_mhz", kb_json_positive(row->boost_mhz));
+    json_object_set_new(o, "fma_units", kb_json_count(row->fma_units));
+    json_object_set_new(o, "vector_bits", kb_json_count(row->vector_bits));
+    json_object_set_new(o, "memory_channels", kb_json_count(row->memory_channels));
+    json_object_set_new(o, "memory_mts", kb_json_positive(row->memory_mts));
+    json_object_set_new(o, "memory_gbytes_per_s", kb_json_positive(memory * 1e-9));
+    json_object_set_new(o, "clock_mhz", kb_json_positive(peaks_clock(r)));
     json_object_set_new(o, "flops", flops);
     json_object_set_new(o, "dram", dram);
     return o;
@@ -321,37 +281,27 @@ static json_t *datasheet_json(const kb_peaks_report *r) {
 
 int kb_peaks_print_json(const kb_peaks_report *r) {
     const kb_machine *m = &r->machine;
-    char *peaks_text = NULL;
-    json_t *peaks = NULL;
-    if (kb_peaks_to_json(&r->peaks, &peaks_text) == KB_OK)
-        peaks = json_loads(peaks_text, 0, NULL);
-    free(peaks_text);
-    if (!peaks) {
-        fprintf(stderr, "kbench peaks: cannot build the JSON output\n");
-        return KB_EXIT_FAILURE;
-    }
     json_t *cpu = json_pack(
-        "{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "vendor", text(m->cpu_vendor), "model",
-        text(m->cpu_model), "x86_family", id_or_null(m->signature.x86_family), "x86_model",
+        "{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "vendor", kb_json_text(m->cpu_vendor), "model",
+        kb_json_text(m->cpu_model), "x86_family", id_or_null(m->signature.x86_family), "x86_model",
         id_or_null(m->signature.x86_model), "arm_implementer",
         id_or_null(m->signature.arm_implementer), "arm_part", id_or_null(m->signature.arm_part),
-        "logical_cpus", m->logical_cpus, "physical_cores",
-        m->physical_cores > 0 ? json_integer(m->physical_cores) : json_null());
-    json_t *cache = json_pack("{s:o, s:o, s:b}", "path", text(r->source.cache_path), "key",
-                              text(r->source.cache_key), "reused", r->source.reused);
-    json_t *root = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "version", KB_VERSION_STRING,
-                             "cpu", cpu, "cache", cache, "counting", counting_json(), "clock",
-                             clock_json(r), "peaks", peaks, "datasheet", datasheet_json(r));
+        "logical_cpus", m->logical_cpus, "physical_cores", kb_json_count(m->physical_cores));
+    json_t *cache = json_pack("{s:o, s:o, s:b}", "path", kb_json_text(r->source.cache_path), "key",
+                              kb_json_text(r->source.cache_key), "reused", r->source.reused);
+    json_t *root =
+        json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "version", KB_VERSION_STRING, "cpu", cpu,
+                  "cache", cache, "counting", counting_json(), "clock", clock_json(r), "peaks",
+                  kb_peaks_json_build(&r->peaks), "datasheet", datasheet_json(r));
     if (!root) {
         fprintf(stderr, "kbench peaks: cannot build the JSON output\n");
         return KB_EXIT_FAILURE;
     }
-    int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(7));
+    kb_status st = kb_json_write(stdout, root, KB_JSON_DISPLAY | JSON_INDENT(2));
     json_decref(root);
-    if (rc != 0) {
+    if (st != KB_OK) {
         fprintf(stderr, "kbench peaks: cannot write JSON to stdout\n");
         return KB_EXIT_FAILURE;
     }
-    putchar('\n');
     return KB_EXIT_OK;
 }

@@ -9,6 +9,8 @@
 #include "kbench/cpu.h"
 #include "kbench/threads.h"
 #include "kbench/version.h"
+#include "machine/internal.h"
+#include "util/internal.h"
 
 int64_t kb_context_llc_bytes(const kb_machine *m) {
     int64_t best = 0;
@@ -78,22 +80,15 @@ static kb_status copy_list(char ***dst, int *ndst, char *const *src, int n) {
 
 kb_status kb_context_fill(kb_bench_context *c, const kb_bench_settings *settings,
                           const kb_bench_plan *plan) {
-    time_t now = time(NULL);
-    struct tm utc;
-    gmtime_r(&now, &utc);
-    strftime(c->date, sizeof c->date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    kb_format_utc(c->date, sizeof c->date, (int64_t)time(NULL));
     copy_build(&c->build);
     kb_machine_probe(&c->machine);
     kb_cpu_features_describe(kb_cpu_features_get(), c->instruction_sets,
                              (int)sizeof c->instruction_sets);
     if (kb_clock_measure(0, 0, &c->clock_start) != KB_OK)
         memset(&c->clock_start, 0, sizeof c->clock_start);
-    for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
-        if (kb_simd_compiled((kb_simd_level)l))
-            c->simd_compiled |= 1u << l;
-        if (kb_simd_available((kb_simd_level)l))
-            c->simd_available |= 1u << l;
-    }
+    c->simd_compiled = kb_simd_levels(kb_simd_compiled);
+    c->simd_available = kb_simd_levels(kb_simd_available);
     kb_status st;
     if ((st = kb_simd_current(&c->simd_selected)) != KB_OK ||
         (st = kb_threads_current(&c->threads)) != KB_OK)

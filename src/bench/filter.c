@@ -3,6 +3,7 @@
 #include "bench/name_filter.h"
 #include "bench/plan.h"
 #include "core/internal.h"
+#include "util/internal.h"
 
 static kb_status note_filters(kb_bench_plan *plan, const char *const *patterns, int n) {
     char **grown = realloc(plan->filters, (size_t)(plan->nfilters + n) * sizeof *grown);

@@ -7,6 +7,7 @@
 #include "bench/impl.h"
 #include "bench/measure.h"
 #include "core/internal.h"
+#include "util/internal.h"
 #include "kbench/npy.h"
 #include "kbench/threads.h"
 

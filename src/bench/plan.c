@@ -7,16 +7,7 @@
 #include "bench/plan.h"
 #include "core/internal.h"
 #include "kbench/threads.h"
-
-char *kb_strdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *copy = malloc(n);
-    if (!copy) {
-        kb_fail(KB_ENOMEM, "out of memory");
-        return NULL;
-    }
-    return memcpy(copy, s, n);
-}
+#include "util/internal.h"
 
 kb_status kb_bench_plan_new(kb_bench_plan **out) {
     *out = calloc(1, sizeof **out);

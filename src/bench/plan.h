@@ -62,7 +62,4 @@ void kb_plan_spec_free(kb_bench_spec *spec);
 /* Index one past the last case of the group that starts at i. */
 int kb_plan_group_end(const kb_bench_plan *plan, int i);
 
-/* Duplicates s with malloc; NULL (and a kb_fail message) when out of memory. */
-char *kb_strdup(const char *s);
-
 #endif

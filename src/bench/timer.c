@@ -1,19 +1,14 @@
-#include <time.h>
-
 #include "core/internal.h"
 #include "kbench/bench.h"
+#include "util/internal.h"
 
 int64_t kb_bench_now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+    return kb_monotonic_ns();
 }
 
 kb_status kb_bench_timer_measure(kb_bench_timer *out) {
-    struct timespec res;
-    if (clock_gettime(CLOCK_MONOTONIC_RAW, &res) != 0 || clock_getres(CLOCK_MONOTONIC_RAW, &res))
-        return kb_fail(KB_EUNSUPPORTED, "CLOCK_MONOTONIC_RAW is not available");
-    out->reported_ns = (double)res.tv_sec * 1e9 + (double)res.tv_nsec;
+    if (!kb_monotonic_resolution_ns(&out->reported_ns))
+        return kb_fail(KB_EUNSUPPORTED, KB_MONOTONIC_CLOCK_NAME " is not available");
 
     /* The resolution that matters is the smallest step a reader can observe: the clock's
      * granularity or the cost of reading it, whichever is larger. The minimum over many

@@ -39,3 +39,10 @@ kb_status kb_fail(kb_status status, const char *format, ...) {
             *p = ' ';
     return status;
 }
+
+kb_status kb_fail_prefix(kb_status status, const char *prefix) {
+    /* kb_fail formats into the buffer the message is read from: copy it first. */
+    char message[sizeof last_message];
+    snprintf(message, sizeof message, "%s", last_message);
+    return kb_fail(status, "%s: %s", prefix, message);
+}

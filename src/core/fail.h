@@ -7,4 +7,8 @@
  *     return kb_fail(KB_EINVAL, "axis %d out of range", axis); */
 kb_status kb_fail(kb_status status, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
+/* Rewrites the last message as "prefix: message" (a file's path before what was wrong in it)
+ * and returns status. */
+kb_status kb_fail_prefix(kb_status status, const char *prefix);
+
 #endif

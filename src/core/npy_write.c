@@ -1,11 +1,9 @@
 #include <errno.h>
-#include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "core/atomic_file.h"
 #include "core/byteswap.h"
 #include "core/fail.h"
 #include "core/npy_format.h"
@@ -59,27 +57,19 @@ static size_t format_dict(char *out, size_t cap, const kb_array *array, kb_order
 }
 
 typedef struct sink {
-    int fd;
+    FILE *f;
     unsigned char *buf;
     size_t used;
 } sink;
 
-static kb_status write_all(int fd, const void *data, size_t size) {
-    const char *p = data;
-    while (size > 0) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
-        p += n;
-        size -= (size_t)n;
-    }
+static kb_status write_all(FILE *f, const void *data, size_t size) {
+    if (fwrite(data, 1, size, f) != size)
+        return kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
     return KB_OK;
 }
 
 static kb_status flush(sink *s) {
-    kb_status st = write_all(s->fd, s->buf, s->used);
+    kb_status st = write_all(s->f, s->buf, s->used);
     s->used = 0;
     return st;
 }
@@ -91,7 +81,7 @@ static kb_status put(sink *s, const void *data, size_t size) {
             return st;
     }
     if (size >= STAGING_SIZE)
-        return write_all(s->fd, data, size);
+        return write_all(s->f, data, size);
     memcpy(s->buf + s->used, data, size);
     s->used += size;
     return KB_OK;
@@ -135,22 +125,6 @@ static kb_status write_elements(sink *s, const kb_array *array, kb_order order) 
     return flush(s);
 }
 
-/* A name beside path that no one else uses: O_EXCL makes the claim atomic, and the counter
- * keeps threads of one process apart. (mkstemp would do, but creates files with mode 0600,
- * and the result should get the usual 0666 less umask, as NumPy's files do.) */
-static int create_temp(const char *path, char *name, size_t cap) {
-    static atomic_uint counter;
-    for (int attempt = 0; attempt < 100; attempt++) {
-        snprintf(name, cap, "%s.kbtmp.%ld.%u", path, (long)getpid(),
-                 atomic_fetch_add(&counter, 1u));
-        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
-    }
-    errno = EEXIST;
-    return -1;
-}
-
 static kb_status check_array(const kb_array *array, kb_order order, int major) {
     if (kb_dtype_size(array->dtype) == 0)
         return kb_fail(KB_EINVAL, "invalid dtype %d", (int)array->dtype);
@@ -168,7 +142,17 @@ static kb_status check_array(const kb_array *array, kb_order order, int major) {
     return KB_OK;
 }
 
-static kb_status write_file(int fd, const kb_array *array, kb_order order, int major) {
+typedef struct npy_file {
+    const kb_array *array;
+    kb_order order;
+    int major;
+} npy_file;
+
+static kb_status write_file(FILE *f, void *context) {
+    const npy_file *file = context;
+    const kb_array *array = file->array;
+    kb_order order = file->order;
+    int major = file->major;
     char dict[2048];
     size_t dict_len = format_dict(dict, sizeof dict, array, order);
     /* The header is padded with spaces and ends in a newline, so the data starts at a
@@ -186,7 +170,7 @@ static kb_status write_file(int fd, const kb_array *array, kb_order order, int m
     if (major == 1 && header_len > 65535)
         return kb_fail(KB_EINVAL, "a %zu-byte header does not fit format version 1.0", header_len);
 
-    sink s = {fd, malloc(STAGING_SIZE), 0};
+    sink s = {f, malloc(STAGING_SIZE), 0};
     if (!s.buf)
         return kb_fail(KB_ENOMEM, "cannot allocate %zu bytes", STAGING_SIZE);
     unsigned char *h = s.buf;
@@ -210,31 +194,6 @@ kb_status kb_npy_write(const char *path, const kb_array *array, kb_order order, 
     kb_status st = check_array(array, order, major);
     if (st != KB_OK)
         return st;
-    size_t cap = strlen(path) + 48;
-    char *temp = malloc(cap);
-    if (!temp)
-        return kb_fail(KB_ENOMEM, "cannot allocate %zu bytes", cap);
-    int fd = create_temp(path, temp, cap);
-    if (fd < 0) {
-        st = kb_fail(KB_EIO, "%s: cannot create a temporary file beside it: %s", path,
-                     strerror(errno));
-        free(temp);
-        return st;
-    }
-    st = write_file(fd, array, order, major);
-    /* close reports delayed write errors (NFS, quotas); rename then publishes the whole file
-     * at once. No fsync: that would buy durability across a crash, not atomicity, at a cost
-     * every benchmark run would pay. */
-    if (close(fd) != 0 && st == KB_OK)
-        st = kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
-    if (st == KB_OK && rename(temp, path) != 0)
-        st = kb_fail(KB_EIO, "cannot rename the temporary file into place: %s", strerror(errno));
-    if (st != KB_OK) {
-        char message[512];
-        snprintf(message, sizeof message, "%s", kb_last_error());
-        unlink(temp);
-        st = kb_fail(st, "%s: %s", path, message);
-    }
-    free(temp);
-    return st;
+    npy_file file = {array, order, major};
+    return kb_atomic_write(path, write_file, &file);
 }

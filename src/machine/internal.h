@@ -2,9 +2,12 @@
 #define KB_MACHINE_INTERNAL_H
 
 /* What the machine layer offers other folders (and its probe/ and peaks/ parts each other)
- * beyond the public headers: the cache capacities the roofline's working sets use. Other
- * folders include this header, never machine's others. */
+ * beyond the public headers: the cache capacities the roofline's working sets use, and the
+ * build, machine and peaks as JSON values. Other folders include this header, never
+ * machine's others. */
 
+#include "machine/machine_json.h"
+#include "machine/peaks/peaks_json.h"
 #include "machine/peaks/working_sets.h"
 
 #endif

@@ -1,4 +1,3 @@
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include "core/internal.h"
 #include "results/compare_input.h"
 #include "results/json.h"
+#include "util/internal.h"
 
 void kb_compare_input_fact(kb_compare_input *in, const char *what, bool build, const char *format,
                            ...) {
@@ -137,22 +137,13 @@ kb_status kb_compare_input_from_json(const json_t *root, const char *label, kb_c
     return st;
 }
 
+static kb_status read_input(json_t *root, const char *label, void *out) {
+    return kb_compare_input_from_json(root, label, out);
+}
+
 kb_status kb_compare_input_load(const char *path, kb_compare_input *out) {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kb_fail(KB_EIO, "%s: %s", path, strerror(errno));
-    json_error_t error;
     /* Google Benchmark writes "inf" and "nan" for some counters; jansson rejects them, as
      * JSON does, so such a file reports where. */
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &error);
-    int read_error = ferror(f);
-    fclose(f);
-    if (!root)
-        return read_error ? kb_fail(KB_EIO, "%s: read error", path)
-                          : kb_fail(KB_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", path,
-                                    error.text, error.line, error.column);
-    kb_status st = kb_compare_input_from_json(root, path, out);
-    json_decref(root);
-    return st;
+    return kb_json_read_file(path, false, read_input, out);
 }

@@ -6,6 +6,7 @@
 #include "core/internal.h"
 #include "kbench/significance.h"
 #include "results/compare_report.h"
+#include "util/internal.h"
 
 /* A number, or null where there is none (JSON has no NaN). */
 static json_t *number(double v, bool present) {
@@ -92,10 +93,7 @@ kb_status kb_compare_json(const kb_comparison *c, FILE *out) {
     json_t *root = build(c);
     if (!root)
         return kb_fail(KB_ENOMEM, "out of memory while building JSON");
-    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
+    kb_status st = kb_json_write(out, root, KB_JSON_EXACT | JSON_INDENT(2));
     json_decref(root);
-    if (rc != 0)
-        return kb_fail(KB_EIO, "cannot write the comparison");
-    fputc('\n', out);
-    return KB_OK;
+    return st;
 }

@@ -1,14 +1,12 @@
 #include <errno.h>
-#include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/internal.h"
 #include "results/json.h"
 #include "results/report.h"
+#include "util/internal.h"
 
 const char *kb_results_format_name(kb_results_format format) {
     switch (format) {
@@ -63,7 +61,7 @@ static kb_status print_json(const kb_results *results, FILE *out) {
         return kb_fail(KB_ENOMEM, "out of memory while building JSON");
     json_t *cases = json_incref(json_object_get(root, "cases"));
     json_object_del(root, "cases");
-    size_t flags = JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII;
+    size_t flags = KB_JSON_EXACT;
     char *head = json_dumps(root, flags | JSON_INDENT(2));
     kb_status st = head ? KB_OK : kb_fail(KB_ENOMEM, "out of memory while writing JSON");
     if (st == KB_OK) {
@@ -114,75 +112,31 @@ kb_status kb_results_print(const kb_results *results, kb_results_format format, 
     return st;
 }
 
-/* A temporary name beside path, claimed atomically with O_EXCL, as kb_npy_write does:
- * unlike mkstemp's 0600, the file gets the usual 0666 less umask. */
-static int create_temp(const char *path, char *name, size_t cap) {
-    static atomic_uint counter;
-    for (int attempt = 0; attempt < 100; attempt++) {
-        snprintf(name, cap, "%s.kbtmp.%ld.%u", path, (long)getpid(),
-                 atomic_fetch_add(&counter, 1u));
-        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
-    }
-    errno = EEXIST;
-    return -1;
+typedef struct results_file {
+    const kb_results *results;
+    kb_results_format format;
+} results_file;
+
+static kb_status write_results(FILE *f, void *context) {
+    const results_file *file = context;
+    return kb_results_print(file->results, file->format, f);
 }
 
 kb_status kb_results_save(const kb_results *results, kb_results_format format, const char *path) {
-    size_t cap = strlen(path) + 64;
-    char *tmp = malloc(cap);
-    if (!tmp)
-        return kb_fail(KB_ENOMEM, "out of memory");
-    int fd = create_temp(path, tmp, cap);
-    if (fd < 0) {
-        kb_status st = kb_fail(KB_EIO, "%s: cannot create: %s", path, strerror(errno));
-        free(tmp);
-        return st;
-    }
-    FILE *f = fdopen(fd, "w");
-    kb_status st = f ? kb_results_print(results, format, f)
-                     : kb_fail(KB_EIO, "%s: cannot write: %s", path, strerror(errno));
-    if (st != KB_OK && st != KB_ENOMEM)
-        st = kb_fail(st, "%s: %s", path, kb_last_error());
-    if (f && fclose(f) != 0 && st == KB_OK)
-        st = kb_fail(KB_EIO, "%s: cannot write: %s", path, strerror(errno));
-    if (!f)
-        close(fd);
-    if (st == KB_OK && rename(tmp, path) != 0)
-        st = kb_fail(KB_EIO, "%s: cannot write: %s", path, strerror(errno));
-    if (st != KB_OK)
-        unlink(tmp);
-    free(tmp);
-    return st;
+    results_file file = {results, format};
+    return kb_atomic_write(path, write_results, &file);
+}
+
+static kb_status read_results(json_t *root, const char *label, void *out) {
+    return kb_results_from_json(root, label, out);
 }
 
 kb_status kb_results_parse(const char *text, size_t length, const char *label, kb_results *out) {
     memset(out, 0, sizeof *out);
-    json_error_t error;
-    json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &error);
-    if (!root)
-        return kb_fail(KB_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", label, error.text,
-                       error.line, error.column);
-    kb_status st = kb_results_from_json(root, label, out);
-    json_decref(root);
-    return st;
+    return kb_json_read_text(text, length, label, read_results, out);
 }
 
 kb_status kb_results_load(const char *path, kb_results *out) {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kb_fail(KB_EIO, "%s: %s", path, strerror(errno));
-    json_error_t error;
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &error);
-    int read_error = ferror(f);
-    fclose(f);
-    if (!root)
-        return read_error ? kb_fail(KB_EIO, "%s: read error", path)
-                          : kb_fail(KB_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", path,
-                                    error.text, error.line, error.column);
-    kb_status st = kb_results_from_json(root, path, out);
-    json_decref(root);
-    return st;
+    return kb_json_read_file(path, false, read_results, out);
 }

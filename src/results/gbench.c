@@ -24,17 +24,6 @@ bool kb_gbench_detect(const json_t *root) {
            (json_is_object(first) && json_object_get(first, "run_type") != NULL);
 }
 
-static double unit_ns(const char *unit) {
-    static const struct {
-        const char *name;
-        double ns;
-    } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(unit, units[i].name) == 0)
-            return units[i].ns;
-    return 0;
-}
-
 static void context_facts(const json_t *root, kb_compare_input *out) {
     const json_t *ctx = json_object_get(root, "context");
     /* Google Benchmark records no CPU model; the count, the clock and the caches are what it
@@ -153,7 +142,7 @@ static void read_run(jfield *f, const json_t *run, kb_compare_input *out, size_t
     jfield_string(f, run, "time_unit", unit, sizeof unit);
     if (f->status != KB_OK)
         return;
-    double scale = unit_ns(unit);
+    double scale = kb_time_unit_ns(unit);
     if (scale == 0) {
         jfield_fail(f, "time_unit", "expected ns, us, ms or s, found \"%s\"", unit);
         return;

@@ -5,59 +5,13 @@
 
 #include "results/json.h"
 #include "results/speedup.h"
-
-/* Text from the system (a hostname, a kernel version, an environment variable) need not be
- * UTF-8, which jansson requires: non-ASCII bytes of such text are replaced, not dropped. */
-static json_t *text(const char *s) {
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    size_t n = strlen(s);
-    char *safe = malloc(n + 1);
-    if (!safe)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        safe[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
-    safe[n] = '\0';
-    j = json_string(safe);
-    free(safe);
-    return j;
-}
-
-/* JSON has no "unknown" number: what a machine does not report is null, never 0. */
-static json_t *positive_or_null(double v) {
-    return v > 0 ? json_real(v) : json_null();
-}
-
-static json_t *count_or_null(int64_t v) {
-    return v > 0 ? json_integer(v) : json_null();
-}
-
-static json_t *simd_list(unsigned mask) {
-    json_t *a = json_array();
-    for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++)
-        if (mask & (1u << l))
-            json_array_append_new(a, json_string(kb_simd_name((kb_simd_level)l)));
-    return a;
-}
-
-static json_t *split_commas(const char *list) {
-    json_t *a = json_array();
-    while (*list) {
-        size_t n = strcspn(list, ",");
-        if (n > 0)
-            json_array_append_new(a, json_stringn(list, n));
-        list += n;
-        if (*list == ',')
-            list++;
-    }
-    return a;
-}
+#include "machine/internal.h"
+#include "util/internal.h"
 
 static json_t *string_list(char *const *list, int n) {
     json_t *a = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(a, text(list[i]));
+        json_array_append_new(a, kb_json_text(list[i]));
     return a;
 }
 
@@ -69,47 +23,18 @@ static json_t *clock_json(const kb_clock_measurement *m) {
 }
 
 static json_t *build_json(const kb_bench_build *b) {
-    return json_pack("{s:o, s:o, s:o, s:o, s:b, s:b}", "compiler", text(b->compiler), "c_flags",
-                     text(b->c_flags), "build_type", text(b->build_type), "arch", text(b->arch),
-                     "optimized", b->optimized, "sanitizers", b->sanitizers);
-}
-
-static json_t *system_json(const kb_machine *m) {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "os", text(m->os), "kernel_name",
-                     text(m->kernel_name), "kernel_release", text(m->kernel_release),
-                     "kernel_version", text(m->kernel_version), "hostname", text(m->hostname),
-                     "arch", text(m->arch), "hypervisor",
-                     m->hypervisor[0] ? text(m->hypervisor) : json_null());
-}
-
-static json_t *cpu_json(const kb_bench_context *c) {
-    const kb_machine *m = &c->machine;
-    json_t *caches = json_object();
-    for (int l = 0; l < KB_CACHE_LEVEL_COUNT; l++) {
-        const kb_cache *k = &m->caches[l];
-        json_object_set_new(caches, kb_cache_name((kb_cache_level)l),
-                            json_pack("{s:o, s:o, s:o}", "size_bytes", count_or_null(k->size),
-                                      "line_size", count_or_null(k->line_size), "shared_by",
-                                      count_or_null(k->shared_by)));
-    }
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "vendor", text(m->cpu_vendor), "model",
-                     text(m->cpu_model), "logical_cpus", count_or_null(m->logical_cpus),
-                     "physical_cores", count_or_null(m->physical_cores), "sockets",
-                     count_or_null(m->sockets), "caches", caches, "instruction_sets",
-                     split_commas(c->instruction_sets));
+    const kb_build_info info = {b->version,    b->git_commit, b->compiler,   b->c_flags,
+                                b->build_type, b->arch,       b->sanitizers, b->optimized};
+    return kb_build_json(&info);
 }
 
 /* The peaks the results were held against, as kbench peaks --json writes them. */
 static json_t *peaks_json(const kb_bench_context *c) {
     if (!c->has_peaks)
         return json_null();
-    char *text_form;
-    if (kb_peaks_to_json(&c->peaks, &text_form) != KB_OK)
-        return NULL;
-    json_t *measured = json_loads(text_form, 0, NULL);
-    free(text_form);
-    return json_pack("{s:o, s:o}", "origin", c->peaks_origin ? text(c->peaks_origin) : json_null(),
-                     "measured", measured);
+    return json_pack("{s:o, s:o}", "origin",
+                     c->peaks_origin ? kb_json_text(c->peaks_origin) : json_null(), "measured",
+                     kb_peaks_json_build(&c->peaks));
 }
 
 /* What the baseline runner said of itself, and what a comparison with it includes. */
@@ -130,20 +55,15 @@ static json_t *load_json(const kb_env_load *load) {
 }
 
 static json_t *context_json(const kb_bench_context *c) {
-    json_t *warnings = json_array();
-    for (int i = 0; i < c->env.count; i++)
-        json_array_append_new(warnings, json_pack("{s:s, s:o}", "code",
-                                                  kb_env_code_name(c->env.warnings[i].code),
-                                                  "message", text(c->env.warnings[i].message)));
     json_t *vars = json_object();
     for (int i = 0; i < c->nenv_vars; i++)
-        json_object_set_new(vars, c->env_names[i], text(c->env_values[i]));
+        json_object_set_new(vars, c->env_names[i], kb_json_text(c->env_values[i]));
     const kb_bench_settings *s = &c->settings;
     json_t *settings = json_pack(
         "{s:f, s:i, s:i, s:s, s:b, s:o, s:I, s:I, s:i, s:i}", "min_time_s", s->min_time,
         "min_samples", s->min_samples, "repetitions", s->repetitions, "cache",
         kb_bench_cache_name(s->cache), "pin", s->pin, "pinned_cpus",
-        c->pinned_cpus[0] ? text(c->pinned_cpus) : json_null(), "sample_target_ns",
+        c->pinned_cpus[0] ? kb_json_text(c->pinned_cpus) : json_null(), "sample_target_ns",
         (json_int_t)c->sample_target_ns, "flush_bytes", (json_int_t)c->flush_bytes,
         "resolution_factor", KB_BENCH_RESOLUTION_FACTOR, "target_samples", KB_BENCH_TARGET_SAMPLES);
     json_t *selection =
@@ -152,23 +72,22 @@ static json_t *context_json(const kb_bench_context *c) {
                   "count", c->shard_count);
     const kb_machine *m = &c->machine;
     json_t *clock =
-        json_pack("{s:o, s:s, s:o, s:o}", "nominal_mhz", positive_or_null(m->nominal_mhz),
+        json_pack("{s:o, s:s, s:o, s:o}", "nominal_mhz", kb_json_positive(m->nominal_mhz),
                   "nominal_source", kb_clock_source_name(m->nominal_source), "start",
                   clock_json(&c->clock_start), "end", clock_json(&c->clock_end));
-    json_t *simd =
-        json_pack("{s:o, s:o, s:s}", "compiled", simd_list(c->simd_compiled), "available",
-                  simd_list(c->simd_available), "selected", kb_simd_name(c->simd_selected));
-    json_t *timer = json_pack("{s:s, s:f, s:f, s:f}", "clock", "CLOCK_MONOTONIC_RAW",
+    json_t *timer = json_pack("{s:s, s:f, s:f, s:f}", "clock", KB_MONOTONIC_CLOCK_NAME,
                               "resolution_ns", c->timer.resolution_ns, "overhead_ns",
                               c->timer.overhead_ns, "reported_resolution_ns", c->timer.reported_ns);
     return json_pack(
-        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:i, s:i}, s:o, s:o, s:o, "
-        "s:o, s:o, s:o, s:o, s:o}",
-        "date", c->date, "command", c->command ? text(c->command) : json_null(), "kbench_version",
-        text(c->build.version), "git_commit", text(c->build.git_commit), "build",
-        build_json(&c->build), "system", system_json(m), "cpu", cpu_json(c), "clock", clock, "simd",
-        simd, "threads", "count", c->threads, "usable_cores", c->usable_cores, "load",
-        load_json(&c->env.load), "environment_warnings", warnings, "environment_variables", vars,
+        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+        "s:o, s:o}",
+        "date", c->date, "command", c->command ? kb_json_text(c->command) : json_null(),
+        "kbench_version", kb_json_text(c->build.version), "git_commit",
+        kb_json_text(c->build.git_commit), "build", build_json(&c->build), "system",
+        kb_system_json(m), "cpu", kb_cpu_json(m, c->instruction_sets), "clock", clock, "simd",
+        kb_simd_json(c->simd_compiled, c->simd_available, c->simd_selected), "threads",
+        kb_threads_json(c->threads, c->usable_cores), "load", load_json(&c->env.load),
+        "environment_warnings", kb_env_warnings_json(&c->env), "environment_variables", vars,
         "timer", timer, "settings", settings, "selection", selection, "peaks", peaks_json(c),
         "baselines", baselines_json(c));
 }
@@ -226,15 +145,15 @@ static json_t *baseline_json(const kb_bench_result *r) {
                      : r->check_ok ? "ok"
                                    : "mismatch",
                      "error_ratio", checked ? finite_or_null(r->check_error) : json_null(),
-                     "detail", r->check_detail ? text(r->check_detail) : json_null());
+                     "detail", r->check_detail ? kb_json_text(r->check_detail) : json_null());
 }
 
 static json_t *case_json(const kb_bench_result *r) {
     json_t *params = json_object(), *impl = json_object();
     for (int i = 0; i < r->nparams; i++) {
-        json_object_set_new(params, r->params[i].name, text(r->params[i].value));
+        json_object_set_new(params, r->params[i].name, kb_json_text(r->params[i].value));
         if (r->params[i].implementation)
-            json_object_set_new(impl, r->params[i].name, text(r->params[i].value));
+            json_object_set_new(impl, r->params[i].name, kb_json_text(r->params[i].value));
     }
     json_t *samples = json_array();
     int64_t k = 0;
@@ -255,9 +174,9 @@ static json_t *case_json(const kb_bench_result *r) {
                         rate_or_null(r->gflop_per_s_high));
     return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:s, s:s, s:I, "
                      "s:o, s:o, s:o, s:o, s:o}",
-                     "name", text(r->name), "group", text(r->group), "params", params,
-                     "implementation", impl, "status", r->failed ? "failed" : "ok", "error",
-                     r->error ? text(r->error) : json_null(), "simd", kb_simd_name(r->simd),
+                     "name", kb_json_text(r->name), "group", kb_json_text(r->group), "params",
+                     params, "implementation", impl, "status", r->failed ? "failed" : "ok", "error",
+                     r->error ? kb_json_text(r->error) : json_null(), "simd", kb_simd_name(r->simd),
                      "threads", r->threads, "bytes_per_call", finite_or_null(r->bytes_per_call),
                      "flops_per_call", finite_or_null(r->flops_per_call), "working_set_bytes",
                      finite_or_null(r->working_set_bytes), "traffic", kb_bw_kernel_name(r->traffic),

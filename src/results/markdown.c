@@ -3,7 +3,7 @@
 
 #include "results/report.h"
 #include "results/speedup.h"
-#include "results/units.h"
+#include "util/internal.h"
 
 /* Text inside a table cell: a '|' would end the cell. */
 static void cell(FILE *out, const char *s) {
@@ -17,10 +17,8 @@ static void cell(FILE *out, const char *s) {
 static void size_text(char *buf, size_t size, int64_t bytes) {
     if (bytes <= 0)
         snprintf(buf, size, "?");
-    else if (bytes >= (int64_t)1 << 20)
-        snprintf(buf, size, "%g MiB", (double)bytes / (1 << 20));
     else
-        snprintf(buf, size, "%g KiB", (double)bytes / 1024);
+        kb_format_bytes(buf, size, bytes);
 }
 
 static void list(FILE *out, char *const *items, int n) {
@@ -62,7 +60,7 @@ static void context(const kb_bench_context *c, FILE *out) {
     char target[32];
     kb_format_duration(target, sizeof target, (double)c->sample_target_ns);
     fprintf(out,
-            "- **timer**: CLOCK_MONOTONIC_RAW, resolution %.0f ns, overhead %.0f ns; "
+            "- **timer**: " KB_MONOTONIC_CLOCK_NAME ", resolution %.0f ns, overhead %.0f ns; "
             "samples of about %s\n",
             c->timer.resolution_ns, c->timer.overhead_ns, target);
     fprintf(out, "- **selection**: suites ");

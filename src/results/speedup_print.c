@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "results/speedup.h"
-#include "results/units.h"
+#include "util/internal.h"
 
 /* "simd=auto/threads=1": the case's name after its group's. */
 static const char *impl_of(const kb_bench_result *r) {

@@ -3,7 +3,7 @@
 
 #include "results/report.h"
 #include "results/speedup.h"
-#include "results/units.h"
+#include "util/internal.h"
 
 double kb_report_ci_percent(const kb_bench_stats *s) {
     return s->median > 0 ? 50 * (s->ci_high - s->ci_low) / s->median : 0;

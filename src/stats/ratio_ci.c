@@ -7,15 +7,6 @@
 #include "core/internal.h"
 #include "kbench/significance.h"
 
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_sorted(const double *x, int64_t n) {
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
 static int64_t index_of(double u, int64_t n) {
     int64_t i = (int64_t)floor(u * (double)n);
     return i < n ? i : n - 1;
@@ -37,15 +28,6 @@ static double resampled_median(kb_rng *rng, const double *x, int64_t n) {
     return (x[index_of(u, n)] + x[index_of(next, n)]) / 2;
 }
 
-/* NumPy's default quantile, as kb_bench_stats uses. */
-static double quantile(const double *sorted, int64_t n, double p) {
-    double h = (double)(n - 1) * p;
-    int64_t lo = (int64_t)floor(h);
-    if (lo + 1 >= n)
-        return sorted[n - 1];
-    return sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
-}
-
 static kb_status sorted_copy(const double *x, int64_t n, const char *which, bool positive,
                              double **out) {
     *out = NULL;
@@ -62,7 +44,7 @@ static kb_status sorted_copy(const double *x, int64_t n, const char *which, bool
         }
         s[i] = x[i];
     }
-    qsort(s, (size_t)n, sizeof *s, compare_doubles);
+    kb_sort_doubles(s, (size_t)n);
     *out = s;
     return KB_OK;
 }
@@ -86,12 +68,12 @@ kb_status kb_ratio_ci_bootstrap(const double *a, int64_t na, const double *b, in
             double ma = resampled_median(&rng, sa, na);
             ratios[r] = resampled_median(&rng, sb, nb) / ma;
         }
-        qsort(ratios, KB_RATIO_CI_RESAMPLES, sizeof *ratios, compare_doubles);
-        out->median_a = median_sorted(sa, na);
-        out->median_b = median_sorted(sb, nb);
+        kb_sort_doubles(ratios, KB_RATIO_CI_RESAMPLES);
+        out->median_a = kb_median_sorted(sa, (size_t)na);
+        out->median_b = kb_median_sorted(sb, (size_t)nb);
         out->ratio = out->median_b / out->median_a;
-        out->low = quantile(ratios, KB_RATIO_CI_RESAMPLES, (1 - level) / 2);
-        out->high = quantile(ratios, KB_RATIO_CI_RESAMPLES, (1 + level) / 2);
+        out->low = kb_quantile_sorted(ratios, KB_RATIO_CI_RESAMPLES, (1 - level) / 2);
+        out->high = kb_quantile_sorted(ratios, KB_RATIO_CI_RESAMPLES, (1 + level) / 2);
         out->level = level;
         out->resamples = KB_RATIO_CI_RESAMPLES;
     }

@@ -4,21 +4,7 @@
 
 #include "core/internal.h"
 #include "kbench/bench.h"
-
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Linear interpolation between the order statistics around (n - 1) p: NumPy's default
- * ("linear", Hyndman and Fan's type 7), so that numbers can be checked with np.quantile. */
-static double quantile(const double *sorted, int64_t n, double p) {
-    double h = (double)(n - 1) * p;
-    int64_t lo = (int64_t)floor(h);
-    if (lo + 1 >= n)
-        return sorted[n - 1];
-    return sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
-}
+#include "util/internal.h"
 
 void kb_bench_median_ci_ranks(int64_t n, double level, int64_t *low, int64_t *high,
                               double *coverage) {
@@ -65,7 +51,7 @@ kb_status kb_bench_stats_compute(const double *values, int64_t n, kb_bench_stats
         }
         sorted[i] = values[i];
     }
-    qsort(sorted, (size_t)n, sizeof *sorted, compare_doubles);
+    kb_sort_doubles(sorted, (size_t)n);
 
     double sum = 0;
     for (int64_t i = 0; i < n; i++)
@@ -80,15 +66,15 @@ kb_status kb_bench_stats_compute(const double *values, int64_t n, kb_bench_stats
     out->cv = mean > 0 ? out->stddev / mean : 0;
     out->min = sorted[0];
     out->max = sorted[n - 1];
-    out->median = quantile(sorted, n, 0.5);
-    out->q1 = quantile(sorted, n, 0.25);
-    out->q3 = quantile(sorted, n, 0.75);
+    out->median = kb_quantile_sorted(sorted, (size_t)n, 0.5);
+    out->q1 = kb_quantile_sorted(sorted, (size_t)n, 0.25);
+    out->q3 = kb_quantile_sorted(sorted, (size_t)n, 0.75);
     out->iqr = out->q3 - out->q1;
 
     for (int64_t i = 0; i < n; i++)
         dev[i] = fabs(sorted[i] - out->median);
-    qsort(dev, (size_t)n, sizeof *dev, compare_doubles);
-    out->mad = quantile(dev, n, 0.5);
+    kb_sort_doubles(dev, (size_t)n);
+    out->mad = kb_quantile_sorted(dev, (size_t)n, 0.5);
 
     int64_t lo, hi;
     kb_bench_median_ci_ranks(n, 0.95, &lo, &hi, &out->ci_coverage);

@@ -1,10 +1,17 @@
 #ifndef KB_UTIL_INTERNAL_H
 #define KB_UTIL_INTERNAL_H
 
-/* The util layer: infrastructure written once for every layer below it (typed JSON reads, the
- * random number generator, ...). Other folders include this header, never util's others. */
+/* The util layer: infrastructure written once for every layer below it (JSON files and text,
+ * typed JSON reads, the monotonic clock, the random number generator, sorting, strings, time
+ * and size formatting). Other folders include this header, never util's others. */
 
+#include "util/clock.h"
+#include "util/format.h"
 #include "util/jfield.h"
+#include "util/json_file.h"
+#include "util/json_text.h"
 #include "util/rng.h"
+#include "util/sort.h"
+#include "util/strings.h"
 
 #endif

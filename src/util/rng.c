@@ -2,16 +2,19 @@
 
 #include "util/rng.h"
 
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
+/* Weyl sequence increment of splitmix64: the golden ratio in 64 bits. */
+#define KB_SPLITMIX64_GAMMA UINT64_C(0x9e3779b97f4a7c15)
+
+uint64_t kb_splitmix64(uint64_t x) {
+    x += KB_SPLITMIX64_GAMMA;
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
 }
 
 void kb_rng_seed(kb_rng *rng, uint64_t seed) {
-    for (int i = 0; i < 4; i++)
-        rng->s[i] = splitmix64(&seed);
+    for (int i = 0; i < 4; i++, seed += KB_SPLITMIX64_GAMMA)
+        rng->s[i] = kb_splitmix64(seed);
 }
 
 static uint64_t rotl(uint64_t x, int k) {

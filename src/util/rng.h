@@ -11,6 +11,10 @@ typedef struct kb_rng {
     uint64_t s[4];
 } kb_rng;
 
+/* Steele, Lea and Flood's splitmix64 at counter x: consecutive inputs give independent-looking
+ * outputs, so splitmix64(seed + i) fills element i of an input without a stream to advance. */
+uint64_t kb_splitmix64(uint64_t x);
+
 void kb_rng_seed(kb_rng *rng, uint64_t seed);
 uint64_t kb_rng_next(kb_rng *rng);
 

@@ -3,6 +3,7 @@
 #include "core/internal.h"
 #include "kbench/memory.h"
 #include "machine/peaks/bandwidth_kernels.h"
+#include "machine/peaks/measure_settings.h"
 #include "machine/peaks/rate.h"
 #include "machine/peaks/team_timer.h"
 

@@ -2,6 +2,7 @@
 
 #include "core/internal.h"
 #include "machine/peaks/fma_kernels.h"
+#include "machine/peaks/measure_settings.h"
 #include "machine/peaks/rate.h"
 #include "machine/peaks/team_timer.h"
 

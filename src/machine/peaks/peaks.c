@@ -5,8 +5,9 @@
 #include <time.h>
 
 #include "core/internal.h"
-#include "kbench/threads.h"
+#include "machine/peaks/peaks_threads.h"
 #include "machine/peaks/working_sets.h"
+#include "util/internal.h"
 
 /* A full measurement: 20 ms repetitions, eleven of them, the best taken as the peak. --quick
  * keeps the pipeline whole (every kernel, level and thread count) with 2 ms and three. */
@@ -33,8 +34,10 @@ static kb_status measure_set(const kb_peaks_options *o, const kb_measure_setting
         for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
             int64_t ws = kb_peaks_working_set(p->caches, p->logical_cpus, (kb_mem_level)l,
                                               set->threads, p->quick);
-            progress(o, "bandwidth %s %s (%lld KiB), %d %s", kb_bw_kernel_name((kb_bw_kernel)k),
-                     kb_mem_level_name((kb_mem_level)l), (long long)(ws >> 10), set->threads, unit);
+            char size[32];
+            kb_format_bytes(size, sizeof size, ws);
+            progress(o, "bandwidth %s %s (%s), %d %s", kb_bw_kernel_name((kb_bw_kernel)k),
+                     kb_mem_level_name((kb_mem_level)l), size, set->threads, unit);
             kb_status st = kb_bw_measure((kb_bw_kernel)k, p->bandwidth_simd, set->threads, ws, s,
                                          &set->bandwidth[k][l]);
             if (st != KB_OK)
@@ -57,12 +60,10 @@ static kb_status measure_set(const kb_peaks_options *o, const kb_measure_setting
 kb_status kb_peaks_measure(const kb_peaks_options *options, kb_peaks *out) {
     memset(out, 0, sizeof *out);
     kb_peaks_options o = options ? *options : (kb_peaks_options){0};
-    if (o.threads < 0 || o.threads > 4096)
-        return kb_fail(KB_EINVAL,
-                       "thread count must be from 1 to 4096 (or 0 for all cores), "
-                       "not %d",
-                       o.threads);
-    int threads = o.threads ? o.threads : kb_usable_cores();
+    int threads;
+    kb_status st = kb_peaks_threads(o.threads, &threads);
+    if (st != KB_OK)
+        return st;
     const kb_measure_settings *s = o.quick ? &quick : &full;
 
     kb_machine m;
@@ -84,7 +85,7 @@ kb_status kb_peaks_measure(const kb_peaks_options *options, kb_peaks *out) {
         out->clock_mhz = clock.max_mhz;
 
     out->sets[KB_PEAKS_ONE_THREAD].threads = 1;
-    kb_status st = measure_set(&o, s, out, &out->sets[KB_PEAKS_ONE_THREAD]);
+    st = measure_set(&o, s, out, &out->sets[KB_PEAKS_ONE_THREAD]);
     if (st != KB_OK)
         return st;
     if (threads == 1) {

@@ -3,13 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "core/internal.h"
 #include "kbench/version.h"
 #include "machine/peaks/peaks_json.h"
+#include "util/internal.h"
 
 #define KB_CACHE_FORMAT "kbench-peaks-cache/1"
 
@@ -75,40 +75,37 @@ kb_status kb_peaks_cache_path(const char *key, char *path, int size) {
     return KB_OK;
 }
 
+typedef struct cache_read {
+    const char *key;
+    kb_peaks *out;
+    bool *found;
+} cache_read;
+
+static kb_status read_cache(json_t *root, const char *path, void *context) {
+    const cache_read *c = context;
+    const char *format, *file_key;
+    json_t *peaks;
+    json_error_t e;
+    if (json_unpack_ex(root, &e, JSON_STRICT, "{s:s, s:s, s:o}", "format", &format, "key",
+                       &file_key, "peaks", &peaks) != 0)
+        return kb_fail(KB_EFORMAT, "%s: not a kbench peaks cache file: %s", path, e.text);
+    if (strcmp(format, KB_CACHE_FORMAT) != 0)
+        return kb_fail(KB_EFORMAT, "%s: format is '%.40s', not '%s'", path, format,
+                       KB_CACHE_FORMAT);
+    if (strcmp(file_key, c->key) != 0)
+        return KB_OK;
+    kb_status st = kb_peaks_json_read(peaks, c->out);
+    if (st != KB_OK)
+        return kb_fail_prefix(st, path);
+    *c->found = true;
+    return KB_OK;
+}
+
 kb_status kb_peaks_cache_read(const char *path, const char *key, kb_peaks *out, bool *found) {
     memset(out, 0, sizeof *out);
     *found = false;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT)
-            return KB_OK;
-        return kb_fail(KB_EIO, "cannot read %s: %s", path, strerror(errno));
-    }
-    json_error_t e;
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &e);
-    fclose(f);
-    if (!root)
-        return kb_fail(KB_EFORMAT, "%s: line %d: %s", path, e.line, e.text);
-    const char *format, *file_key;
-    json_t *peaks;
-    kb_status st = KB_OK;
-    if (json_unpack_ex(root, &e, JSON_STRICT, "{s:s, s:s, s:o}", "format", &format, "key",
-                       &file_key, "peaks", &peaks) != 0) {
-        st = kb_fail(KB_EFORMAT, "%s: not a kbench peaks cache file: %s", path, e.text);
-    } else if (strcmp(format, KB_CACHE_FORMAT) != 0) {
-        st = kb_fail(KB_EFORMAT, "%s: format is '%.40s', not '%s'", path, format, KB_CACHE_FORMAT);
-    } else if (strcmp(file_key, key) == 0) {
-        st = kb_peaks_json_read(peaks, out);
-        if (st != KB_OK) {
-            /* The message is formatted into the buffer it is read from: copy it first. */
-            char reason[512];
-            snprintf(reason, sizeof reason, "%s", kb_last_error());
-            kb_fail(st, "%s: %s", path, reason);
-        }
-        *found = st == KB_OK;
-    }
-    json_decref(root);
-    return st;
+    cache_read c = {key, out, found};
+    return kb_json_read_file(path, true, read_cache, &c);
 }
 
 /* mkdir -p, for the cache directory and its parents. */
@@ -143,19 +140,7 @@ kb_status kb_peaks_cache_write(const char *path, const char *key, const kb_peaks
         p ? json_pack("{s:s, s:s, s:o}", "format", KB_CACHE_FORMAT, "key", key, "peaks", p) : NULL;
     if (!root)
         return kb_fail(KB_ENOMEM, "cannot build the peaks cache file");
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int rc =
-        json_dump_file(root, tmp, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17));
+    kb_status st = kb_json_save_file(path, root, KB_JSON_EXACT | JSON_INDENT(2));
     json_decref(root);
-    if (rc != 0) {
-        unlink(tmp);
-        return kb_fail(KB_EIO, "cannot write %s", tmp);
-    }
-    if (rename(tmp, path) != 0) {
-        int err = errno;
-        unlink(tmp);
-        return kb_fail(KB_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(err));
-    }
-    return KB_OK;
+    return st;
 }

@@ -1,4 +1,3 @@
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,25 +6,16 @@
 #include "core/internal.h"
 #include "kbench/peaks.h"
 #include "machine/peaks/peaks_json.h"
+#include "util/internal.h"
 
-kb_status kb_peaks_load(const char *path, kb_peaks *out) {
-    memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return kb_fail(KB_EIO, "cannot read %s: %s", path, strerror(errno));
-    json_error_t e;
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &e);
-    fclose(f);
-    if (!root)
-        return kb_fail(KB_EFORMAT, "%s: line %d: %s", path, e.line, e.text);
+static kb_status read_peaks(json_t *root, const char *label, void *out) {
     /* `kbench peaks --json` and the cache file hold the peaks under "peaks". */
     json_t *peaks = json_object_get(root, "peaks");
     kb_status st = kb_peaks_json_read(json_is_object(peaks) ? peaks : root, out);
-    if (st != KB_OK) {
-        char reason[512];
-        snprintf(reason, sizeof reason, "%s", kb_last_error());
-        kb_fail(st, "%s: %s", path, reason);
-    }
-    json_decref(root);
-    return st;
+    return st == KB_OK ? KB_OK : kb_fail_prefix(st, label);
+}
+
+kb_status kb_peaks_load(const char *path, kb_peaks *out) {
+    memset(out, 0, sizeof *out);
+    return kb_json_read_file(path, false, read_peaks, out);
 }

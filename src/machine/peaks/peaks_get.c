@@ -5,6 +5,7 @@
 #include "core/internal.h"
 #include "kbench/peaks.h"
 #include "kbench/threads.h"
+#include "machine/peaks/peaks_threads.h"
 
 static void warn(kb_peaks_source *src, const char *what) {
     size_t used = strlen(src->cache_warning);
@@ -25,13 +26,10 @@ kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *
                        kb_peaks_source *src) {
     memset(src, 0, sizeof *src);
     kb_peaks_options o = options ? *options : (kb_peaks_options){0};
-    if (o.threads < 0 || o.threads > 4096)
-        return kb_fail(KB_EINVAL,
-                       "thread count must be from 1 to 4096 (or 0 for all cores), "
-                       "not %d",
-                       o.threads);
-    if (o.threads == 0)
-        o.threads = kb_usable_cores(); /* the key names the count actually measured */
+    /* The key names the count actually measured. */
+    kb_status st = kb_peaks_threads(o.threads, &o.threads);
+    if (st != KB_OK)
+        return st;
 
     kb_machine m;
     kb_machine_probe(&m);
@@ -51,7 +49,7 @@ kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *
             return KB_OK;
         }
     }
-    kb_status st = kb_peaks_measure(&o, out);
+    st = kb_peaks_measure(&o, out);
     if (st != KB_OK)
         return st;
     if (cache && kb_peaks_cache_write(src->cache_path, src->cache_key, out) != KB_OK)

@@ -8,6 +8,7 @@
 
 #include "core/internal.h"
 #include "machine/peaks/peaks_json.h"
+#include "util/internal.h"
 
 /* The JSON form of kb_peaks, documented in docs/roofline.md. Rates are written in units of
  * 10^9 per second (GB/s, GFLOP/s), which people read; the round trip is exact to the 17
@@ -22,15 +23,6 @@
 static json_t *rate_json(const kb_rate *r, double scale) {
     return json_pack("{s:f, s:f, s:f, s:f}", "best", r->best * scale, "median", r->median * scale,
                      "min", r->min * scale, "max", r->max * scale);
-}
-
-static void format_time(int64_t t, char *buf, size_t size) {
-    time_t tt = (time_t)t;
-    struct tm tm;
-    if (gmtime_r(&tt, &tm))
-        strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    else
-        snprintf(buf, size, "1970-01-01T00:00:00Z");
 }
 
 static json_t *set_json(const kb_peak_set *set) {
@@ -73,8 +65,10 @@ static json_t *set_json(const kb_peak_set *set) {
 }
 
 json_t *kb_peaks_json_build(const kb_peaks *p) {
+    /* A time gmtime cannot represent is written as the epoch, which reads back. */
     char when[32];
-    format_time(p->measured_at, when, sizeof when);
+    if (!kb_format_utc(when, sizeof when, p->measured_at))
+        snprintf(when, sizeof when, "1970-01-01T00:00:00Z");
     json_t *caches = json_object();
     for (int c = 0; c < KB_CACHE_LEVEL_COUNT; c++)
         json_object_set_new(caches, kb_cache_name((kb_cache_level)c),
@@ -97,7 +91,7 @@ kb_status kb_peaks_to_json(const kb_peaks *p, char **text) {
     json_t *root = kb_peaks_json_build(p);
     if (!root)
         return kb_fail(KB_ENOMEM, "cannot build the peaks JSON");
-    *text = json_dumps(root, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17));
+    *text = json_dumps(root, KB_JSON_EXACT | JSON_INDENT(2));
     json_decref(root);
     return *text ? KB_OK : kb_fail(KB_ENOMEM, "cannot write the peaks JSON");
 }
@@ -274,13 +268,11 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
     return KB_OK;
 }
 
+static kb_status read_peaks(json_t *root, const char *label, void *out) {
+    return kb_peaks_json_read(root, out);
+}
+
 kb_status kb_peaks_from_json(const char *text, kb_peaks *out) {
     memset(out, 0, sizeof *out);
-    json_error_t e;
-    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &e);
-    if (!root)
-        return kb_fail(KB_EFORMAT, "peaks JSON: line %d: %s", e.line, e.text);
-    kb_status st = kb_peaks_json_read(root, out);
-    json_decref(root);
-    return st;
+    return kb_json_read_text(text, strlen(text), "peaks JSON", read_peaks, out);
 }

@@ -3,7 +3,7 @@
 #include <stddef.h>
 
 #include "core/internal.h"
-#include "machine/peaks/rate.h"
+#include "util/internal.h"
 #include "machine/peaks/team_timer.h"
 
 /* The warm-up grows the count until one run lasts at least half the target (a run shorter

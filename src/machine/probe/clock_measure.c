@@ -1,9 +1,9 @@
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/internal.h"
 #include "kbench/machine.h"
+#include "util/internal.h"
 
 /* One add per cycle: every add reads the register the previous one wrote, so the chain runs
  * at the add's latency, which is one cycle on every x86-64 and Arm core kbench targets. The
@@ -28,35 +28,21 @@ static uint64_t add_chain(uint64_t iterations, uint64_t step) {
     return x;
 }
 
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Runs the chain in short slices until seconds have passed and returns adds per second. A
  * slice (100,000 adds, some 30 us at 3 GHz) is long against the clock read and short against
  * the run, so the run overshoots its length by little. */
 static double adds_per_second(double seconds) {
     const uint64_t slice = 1000;
     uint64_t adds = 0;
-    double start = now_seconds(), elapsed;
+    double start = kb_monotonic_seconds(), elapsed;
     do {
         (void)add_chain(slice, 1);
         adds += slice * KB_ADDS_PER_ITERATION;
-        elapsed = now_seconds() - start;
+        elapsed = kb_monotonic_seconds() - start;
     } while (elapsed < seconds);
     return (double)adds / elapsed;
 }
 
-static void sort(double *v, int n) {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-}
 #endif
 
 kb_status kb_clock_measure(double seconds, int repetitions, kb_clock_measurement *out) {
@@ -77,9 +63,8 @@ kb_status kb_clock_measure(double seconds, int repetitions, kb_clock_measurement
     double mhz[KB_CLOCK_MAX_REPETITIONS];
     for (int r = 0; r < repetitions; r++)
         mhz[r] = adds_per_second(seconds) / 1e6;
-    sort(mhz, repetitions);
-    out->mhz = repetitions % 2 ? mhz[repetitions / 2]
-                               : (mhz[repetitions / 2 - 1] + mhz[repetitions / 2]) / 2;
+    kb_sort_doubles(mhz, (size_t)repetitions);
+    out->mhz = kb_median_sorted(mhz, (size_t)repetitions);
     out->min_mhz = mhz[0];
     out->max_mhz = mhz[repetitions - 1];
     out->repetitions = repetitions;

@@ -7,6 +7,7 @@
 #include "machine/probe/proc_cpuinfo.h"
 #include "machine/probe/probe.h"
 #include "machine/probe/sysfile.h"
+#include "util/internal.h"
 #include "machine/probe/x86_cpuid.h"
 
 #if defined(__aarch64__)

@@ -4,6 +4,7 @@
 #include "machine/probe/env_checks.h"
 #include "machine/probe/cpulist.h"
 #include "machine/probe/sysfile.h"
+#include "util/internal.h"
 
 /* A governor other than performance moves the clock with load, so the first repetitions of
  * a run are timed at a lower clock than the last. */

@@ -3,6 +3,7 @@
 #include "kbench/machine.h"
 #include "machine/probe/proc_cpuinfo.h"
 #include "machine/probe/sysfile.h"
+#include "util/internal.h"
 #include "machine/probe/x86_cpuid.h"
 
 /* CPUID leaf 0x40000000 signatures (ebx, ecx, edx) of the common hypervisors. */

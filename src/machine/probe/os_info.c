@@ -3,6 +3,7 @@
 
 #include "machine/probe/probe.h"
 #include "machine/probe/sysfile.h"
+#include "util/internal.h"
 
 /* The value of KEY=value in os-release text, without the quotes the format allows. */
 static bool os_release_value(const char *text, const char *key, char *out, size_t size) {

@@ -45,13 +45,3 @@ bool kb_sysfile_int64(const char *root, const char *path, int64_t *out) {
     *out = v;
     return true;
 }
-
-void kb_copy_string(char *dst, size_t size, const char *src) {
-    if (size == 0)
-        return;
-    size_t n = strlen(src);
-    if (n >= size)
-        n = size - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}

@@ -19,7 +19,4 @@ bool kb_sysfile_int64(const char *root, const char *path, int64_t *out);
 /* Joins root and path into buf; false when it does not fit. */
 bool kb_sysfile_path(const char *root, const char *path, char *buf, size_t size);
 
-/* Copies src into dst of the given size, truncating; dst is always NUL-terminated. */
-void kb_copy_string(char *dst, size_t size, const char *src);
-
 #endif

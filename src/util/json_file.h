@@ -1,0 +1,40 @@
+#ifndef KB_UTIL_JSON_FILE_H
+#define KB_UTIL_JSON_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "kbench/error.h"
+
+/* How kbench writes JSON, with the layout (JSON_INDENT(2), JSON_COMPACT) added. Files that are
+ * read back hold reals to 17 significant digits, which round-trip exactly; what people read
+ * (kbench info --json, kbench peaks --json) holds 7. Both are ASCII only, so that no reader
+ * trips over an encoding. */
+#define KB_JSON_EXACT (JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17))
+#define KB_JSON_DISPLAY (JSON_ENSURE_ASCII | JSON_REAL_PRECISION(7))
+
+/* Turns a parsed document into out; label names the document in messages. The document is
+ * freed after the call: take references to keep parts of it. */
+typedef kb_status (*kb_json_reader)(json_t *root, const char *label, void *out);
+
+/* Parses the JSON document at path, refusing duplicate keys, and hands it to read with path as
+ * the label. Fails with KB_EIO, "PATH: cannot read: REASON" (a missing file, a directory, a
+ * read error), KB_EFORMAT, "PATH: not valid JSON: REASON (line L, column C)", or what read
+ * returns. With missing_ok, a file that does not exist is no failure: KB_OK, read not called. */
+kb_status kb_json_read_file(const char *path, bool missing_ok, kb_json_reader read, void *out);
+
+/* The same for a document of length bytes in memory. */
+kb_status kb_json_read_text(const char *text, size_t length, const char *label, kb_json_reader read,
+                            void *out);
+
+/* Writes value and a newline to out with the given json_dumpf flags; KB_EIO when writing
+ * fails. */
+kb_status kb_json_write(FILE *out, const json_t *value, size_t flags);
+
+/* Writes value to path atomically (kb_atomic_write) with the given flags. */
+kb_status kb_json_save_file(const char *path, const json_t *value, size_t flags);
+
+#endif

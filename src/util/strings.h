@@ -1,0 +1,13 @@
+#ifndef KB_UTIL_STRINGS_H
+#define KB_UTIL_STRINGS_H
+
+#include <stddef.h>
+
+/* A copy of s on the heap, for the caller to free; NULL (failing with KB_ENOMEM) when out of
+ * memory. */
+char *kb_strdup(const char *s);
+
+/* Copies src into dst of the given size, truncating; dst is always NUL-terminated. */
+void kb_copy_string(char *dst, size_t size, const char *src);
+
+#endif

@@ -179,7 +179,29 @@ typedef struct kb_bench_settings {
     /* Libraries to time each group's computation with, through the Python runner in
      * baselines/, interleaved with the group's own implementations: KB_BASELINE_* bits. */
     unsigned baselines;
+    /* With peaks: the bandwidth probes (docs/roofline.md). Each bandwidth figure the results
+     * are held against (traffic pattern, level, thread count) is measured for about this
+     * long before the first group that needs it and again after the last case; the figures
+     * join the peaks' history, raise the bound when the machine is faster than the peaks
+     * say, and a pair that disagrees adds the bandwidth_changed warning. 0 (the default):
+     * no probes. `kbench run` probes for KB_BENCH_PROBE_SECONDS. */
+    double probe_seconds;
 } kb_bench_settings;
+
+#define KB_BENCH_PROBE_SECONDS 1.0
+
+/* A run's probe of one bandwidth figure, before and after its cases. */
+typedef struct kb_bench_probe {
+    int threads;
+    kb_bw_kernel kernel;
+    kb_mem_level level;
+    int64_t working_set_bytes;
+    double before, after;        /* bytes per second (likwid-bench counting); 0: not measured */
+    int64_t before_at, after_at; /* seconds since the epoch */
+} kb_bench_probe;
+
+/* The most figures a run probes; more are left unprobed. */
+#define KB_BENCH_MAX_PROBES 32
 
 enum kb_baseline_library {
     KB_BASELINE_NUMPY = 1u << 0,
@@ -297,6 +319,11 @@ kb_status kb_bench_result_summarize(kb_bench_result *r);
  * none). KB_EINVAL when the peaks hold no measurement. */
 kb_status kb_bench_result_roofline(kb_bench_result *r, const kb_peaks *peaks);
 
+/* The same, also holding the result against the run's probes (context's probes: the "before"
+ * probe of its traffic pattern and thread count at each level; NULL: none). */
+kb_status kb_bench_result_roofline_probed(kb_bench_result *r, const kb_peaks *peaks,
+                                          const kb_bench_probe *probes, int nprobes);
+
 /* How the build that ran the benchmarks was made (kb_build_info, kept by value). */
 typedef struct kb_bench_build {
     char version[32];
@@ -346,7 +373,16 @@ typedef struct kb_bench_context {
     /* What the baseline runner said of itself (Python, NumPy and numexpr versions and build
      * configuration, thread settings): a JSON object as text, NULL without baselines. */
     char *baseline_info;
+    /* The bandwidth probes (kb_bench_settings.probe_seconds), in the order first needed; the
+     * peaks above include their figures in their history. */
+    int nprobes;
+    kb_bench_probe probes[KB_BENCH_MAX_PROBES];
 } kb_bench_context;
+
+/* Adds a run's probes to the history in the peaks cache file (kb_peaks_cache_add), so that
+ * later runs' bounds know what this one saw. */
+kb_status kb_bench_probes_record(const kb_bench_context *context, const char *cache_path,
+                                 const char *cache_key);
 
 /* A run: its context and its cases, in the order they were planned. */
 typedef struct kb_results {

@@ -102,7 +102,7 @@ def rate_ok(rate, where):
 
 def check_peaks(out, threads):
     peaks = out["peaks"]
-    check(peaks["format"] == "kbench-peaks/1", f"format {peaks['format']}")
+    check(peaks["format"] == "kbench-peaks/2", f"format {peaks['format']}")
     check(peaks["quick"] is True, "a --quick run's peaks say quick")
     counting = out["counting"]
     check(counting["convention"] == "likwid-bench", "counting convention")

@@ -156,6 +156,9 @@ def scaled_peaks(tmp, factor):
             for key in ("gbytes_per_s", "gflops_per_s"):
                 if item.get(key):
                     item[key] = {k: v * factor for k, v in item[key].items()}
+            # The bound comes from the history of each figure.
+            for sample in item.get("history", []):
+                sample["value"] *= factor
     path = os.path.join(tmp, f"peaks-x{factor:g}.json")
     with open(path, "w") as f:
         json.dump(doc, f)

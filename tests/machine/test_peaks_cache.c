@@ -179,7 +179,7 @@ static void json_round_trip(void **state) {
     kb_peaks p = sample(), back;
     char *text;
     assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
-    assert_non_null(strstr(text, "\"format\": \"kbench-peaks/1\""));
+    assert_non_null(strstr(text, "\"format\": \"kbench-peaks/2\""));
     assert_non_null(strstr(text, "\"measured_at\": \"2026-01-01T00:00:00Z\""));
     assert_non_null(strstr(text, "\"gbytes_per_s_with_write_allocate\": null")); /* load, L1 */
     assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);

@@ -23,6 +23,7 @@ typedef struct info {
     kb_simd_level selected;
     int threads;
     int usable_cores;
+    kb_cores_info cores; /* what bounds usable_cores */
     kb_env_report env;
 } info;
 
@@ -43,6 +44,7 @@ static int gather(info *in) {
     if (kb_simd_current(&in->selected) != KB_OK || kb_threads_current(&in->threads) != KB_OK)
         return kb_report_failure("info");
     in->usable_cores = kb_usable_cores();
+    kb_cores_describe(&in->cores);
     in->build = kb_build_info_get();
     kb_machine_probe(&in->machine);
     if (kb_clock_measure(0, 0, &in->clock) != KB_OK)
@@ -163,6 +165,7 @@ static void print_text(const info *in) {
     printf("\nthreads\n");
     row("threads", "%d", in->threads);
     row("usable cores", "%d", in->usable_cores);
+    row("bound by", "%s", in->cores.bound_by);
 
     printf("\nwarnings\n");
     if (in->env.count == 0)
@@ -280,6 +283,7 @@ static json_t *build_json(const info *in) {
     json_t *threads = json_object();
     json_object_set_new(threads, "count", json_integer(in->threads));
     json_object_set_new(threads, "usable_cores", json_integer(in->usable_cores));
+    json_object_set_new(threads, "bound_by", json_string(in->cores.bound_by));
     json_object_set_new(root, "threads", threads);
 
     json_t *warnings = json_array();

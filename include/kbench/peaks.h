@@ -328,8 +328,8 @@ typedef struct kb_peaks_source {
  * refresh; peaks measured with quick serve only quick requests; peaks measured under load,
  * a 1-minute load average above half the usable cores, only until the load is at least 0.5
  * lower than it was then), else measured with kb_peaks_measure, given the history of the
- * cached ones (kb_peaks_keep_history) and written to the cache. What a benchmark runner calls before holding
- * its results against the roofline. Fails only when measuring fails. */
+ * cached ones (kb_peaks_keep_history) and written to the cache. What a benchmark runner calls
+ * before holding its results against the roofline. Fails only when measuring fails. */
 kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *out,
                        kb_peaks_source *source);
 

@@ -179,7 +179,29 @@ typedef struct kb_bench_settings {
     /* Libraries to time each group's computation with, through the Python runner in
      * baselines/, interleaved with the group's own implementations: KB_BASELINE_* bits. */
     unsigned baselines;
+    /* With peaks: the bandwidth probes (docs/roofline.md). Each bandwidth figure the results
+     * are held against (traffic pattern, level, thread count) is measured for about this
+     * long before the first group that needs it and again after the last case; the figures
+     * join the peaks' history, raise the bound when the machine is faster than the peaks
+     * say, and a pair that disagrees adds the bandwidth_changed warning. 0 (the default):
+     * no probes. `kbench run` probes for KB_BENCH_PROBE_SECONDS. */
+    double probe_seconds;
 } kb_bench_settings;
+
+#define KB_BENCH_PROBE_SECONDS 1.0
+
+/* A run's probe of one bandwidth figure, before and after its cases. */
+typedef struct kb_bench_probe {
+    int threads;
+    kb_bw_kernel kernel;
+    kb_mem_level level;
+    int64_t working_set_bytes;
+    double before, after;        /* bytes per second (likwid-bench counting); 0: not measured */
+    int64_t before_at, after_at; /* seconds since the epoch */
+} kb_bench_probe;
+
+/* The most figures a run probes; more are left unprobed. */
+#define KB_BENCH_MAX_PROBES 32
 
 enum kb_baseline_library {
     KB_BASELINE_NUMPY = 1u << 0,

@@ -102,12 +102,16 @@ typedef struct kb_compare_difference {
 #define KB_COMPARE_MAX_DIFFERENCES 16
 
 /* A side whose results file records the `load` environment warning: other work competed for
- * the machine, so its timings shift between runs and a regression may be a false alarm. */
+ * the machine, so its timings shift between runs and a regression may be a false alarm. The
+ * `bandwidth_changed` warning (the run's bandwidth probes before and after its cases
+ * disagree: the machine changed under it) is treated alike. */
 typedef struct kb_compare_load {
     bool under_load;
     double load_average; /* 1-minute; NaN when the file does not record it (older files) */
     int cores;           /* usable cores; 0 when the file does not record them */
     char message[192];   /* the warning's message, as recorded */
+    bool bandwidth_changed;
+    char bandwidth_message[192]; /* that warning's message, as recorded */
 } kb_compare_load;
 
 typedef struct kb_comparison {
@@ -147,7 +151,9 @@ bool kb_comparison_regressed(const kb_comparison *comparison);
 
 /* For a side measured under load (head: NEW, else BASE), the sentence that says so: "LABEL was
  * measured under load (1-minute load average X on N cores): timings shift between runs and
- * regressions may be false alarms". False, and buf empty, for a side that was not. */
+ * regressions may be false alarms"; for a side whose bandwidth changed, "LABEL's memory
+ * bandwidth changed during the run (MESSAGE): ..." (both, joined with "and", when both). False,
+ * and buf empty, for a side that was neither. */
 bool kb_comparison_load_note(const kb_comparison *comparison, bool head, char *buf, size_t size);
 
 /* Writes the comparison as a terminal table (colour: ANSI colours for verdicts), markdown for

@@ -21,6 +21,9 @@ typedef enum kb_env_code {
     KB_ENV_ASLR,             /* "aslr": address-space layout randomization is on */
     KB_ENV_DEBUG_BUILD,      /* "debug_build": kbench was built without optimization */
     KB_ENV_SANITIZER_BUILD,  /* "sanitizer_build": kbench was built with sanitizers */
+    /* "bandwidth_changed": a run's bandwidth probes before and after its cases disagree by
+       more than KB_PROBE_CHANGE (kbench/peaks.h); added by the runner, not by kb_env_check */
+    KB_ENV_BANDWIDTH_CHANGED,
     KB_ENV_CODE_COUNT
 } kb_env_code;
 

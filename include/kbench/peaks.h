@@ -118,10 +118,85 @@ typedef struct kb_measure_settings {
 
 #define KB_MEASURE_MAX_REPETITIONS 101
 
+/* ---- The history of a figure ----
+ *
+ * A peak measured once is one moment of a machine whose speed can change: a VM whose two
+ * vCPUs are sometimes two hyperthreads of one core and sometimes two cores shows about one
+ * core's bandwidth or about two cores', minute by minute. So every measurement of every
+ * figure is kept with its time (`kbench peaks`, and the probes of every `kbench run`), and
+ * the bound a result is held against comes from all of them (docs/roofline.md). */
+
+/* The most measurements kept per figure; adding one more drops the oldest. */
+#define KB_PEAK_HISTORY_MAX 48
+
+typedef struct kb_peak_sample {
+    int64_t at;   /* seconds since the epoch */
+    double value; /* units per second: bytes or FLOPs */
+} kb_peak_sample;
+
+/* Oldest first. */
+typedef struct kb_peak_history {
+    int count;
+    kb_peak_sample samples[KB_PEAK_HISTORY_MAX];
+} kb_peak_history;
+
+/* Appends a measurement, dropping the oldest when full. Values that are not positive and
+ * finite are not measurements and are left out. */
+void kb_peak_history_add(kb_peak_history *history, int64_t at, double value);
+
+/* The highest figure is set aside as an outlier when at least this many were measured and it
+ * exceeds the second-highest by more than this fraction: a single wild value (a timer glitch,
+ * a working set that happened to stay in a cache) does not raise the bound, while two that
+ * agree do. */
+#define KB_PEAK_OUTLIER_MIN_COUNT 3
+#define KB_PEAK_OUTLIER_MARGIN 0.25
+/* A figure whose credible range (lowest to bound) is wider than this fraction of its lowest
+ * varies; "typical" is the median of the most recent KB_PEAK_RECENT measurements. */
+#define KB_PEAK_SPREAD_MARGIN 0.25
+#define KB_PEAK_RECENT 8
+
+typedef enum kb_peak_spread {
+    KB_PEAK_STEADY,  /* within KB_PEAK_SPREAD_MARGIN */
+    KB_PEAK_VARIES,  /* spread over more than that */
+    KB_PEAK_BIMODAL, /* two clusters, each seen at least twice, with a gap wider than the margin
+                        between them and wider than either cluster */
+} kb_peak_spread;
+
+/* "steady", "varies", "bimodal"; "?" for an invalid value. */
+const char *kb_peak_spread_name(kb_peak_spread spread);
+
+typedef struct kb_peak_summary {
+    int count; /* 0: no history; every other field is 0 */
+    /* The highest credible figure: what `impossible` is decided against. */
+    double bound;
+    int64_t bound_at;
+    double highest; /* the highest ever seen: the bound unless set aside as an outlier */
+    int64_t highest_at;
+    bool outlier;  /* highest was set aside */
+    double lowest; /* the lowest seen */
+    double typical;
+    kb_peak_spread spread;
+    /* Of a bimodal figure: the top of the low cluster and the bottom of the high one. */
+    double low_mode, high_mode;
+} kb_peak_summary;
+
+/* What a history says; a pure function, for the bound and for people. */
+void kb_peak_history_summarize(const kb_peak_history *history, kb_peak_summary *out);
+
+/* A run measures the bandwidth figures its results are held against before and after its
+ * cases (kbench/bench.h, kb_bench_settings.probe_seconds). The two probes of a figure
+ * disagree when the higher exceeds the lower by more than this fraction: the machine changed
+ * under the run (docs/roofline.md, "bandwidth_changed"). */
+#define KB_PROBE_CHANGE 0.25
+
+/* Whether two probes disagree; false when either is unknown (not positive). */
+bool kb_bw_probes_disagree(double before, double after);
+
 /* A bandwidth peak and the working set it was measured on. */
 typedef struct kb_bw_peak {
     int64_t working_set_bytes; /* every array of every thread together */
-    kb_rate bytes_per_second;  /* likwid-bench counting */
+    kb_rate bytes_per_second;  /* likwid-bench counting: this measurement */
+    kb_peak_history history;   /* every measurement of the figure kept, this one included */
 } kb_bw_peak;
 
 /* Measures a bandwidth kernel with threads OpenMP threads, each on its own slice of the
@@ -149,6 +224,7 @@ typedef struct kb_peak_set {
     int threads;
     kb_bw_peak bandwidth[KB_BW_KERNEL_COUNT][KB_MEM_LEVEL_COUNT];
     kb_rate flops[KB_FLOP_TYPE_COUNT][KB_SIMD_LEVEL_COUNT]; /* repetitions 0: not measured */
+    kb_peak_history flops_history[KB_FLOP_TYPE_COUNT][KB_SIMD_LEVEL_COUNT];
 } kb_peak_set;
 
 enum { KB_PEAKS_ONE_THREAD, KB_PEAKS_ALL_THREADS, KB_PEAKS_SET_COUNT };
@@ -210,6 +286,37 @@ kb_status kb_peaks_cache_read(const char *path, const char *key, kb_peaks *out, 
  * that a concurrent reader never sees half a file. */
 kb_status kb_peaks_cache_write(const char *path, const char *key, const kb_peaks *peaks);
 
+/* One measurement of a bandwidth figure made outside kb_peaks_measure: a run's probe. */
+typedef struct kb_bw_record {
+    int threads;
+    kb_bw_kernel kernel;
+    kb_mem_level level;
+    int64_t at; /* seconds since the epoch */
+    double bytes_per_second;
+} kb_bw_record;
+
+/* Adds a record to the history of the figure in the set measured at its thread count; false
+ * (nothing added) when neither set was measured at that count, or the record is malformed. */
+bool kb_peaks_add_record(kb_peaks *peaks, const kb_bw_record *record);
+
+/* Adds records to the history in the cache file. The file is read again first, so that what
+ * another process added since this one read it stays; nothing is written when the file is
+ * missing or holds another key. Errors as kb_peaks_cache_read and kb_peaks_cache_write. */
+kb_status kb_peaks_cache_add(const char *path, const char *key, const kb_bw_record *records,
+                             int count);
+
+/* Peaks measured anew keep the history of those they replace: each figure of peaks gets the
+ * measurements of the same figure in older before its own (the oldest dropped beyond
+ * KB_PEAK_HISTORY_MAX). Sets are matched by thread count. */
+void kb_peaks_keep_history(kb_peaks *peaks, const kb_peaks *older);
+
+/* Self-consistency of what was measured (docs/roofline.md): a figure at all cores below the
+ * same figure at one thread, or load below KB_PEAKS_LOAD_VS_COPY x copy at the same level and
+ * thread count, judged on the typical figures. Each finding is one line for people, written
+ * into lines[i] (up to max); returns how many there were (possibly more than max). */
+#define KB_PEAKS_LOAD_VS_COPY 0.8
+int kb_peaks_check(const kb_peaks *peaks, char (*lines)[160], int max);
+
 /* Where kb_peaks_get found the peaks. */
 typedef struct kb_peaks_source {
     char cache_path[4096];
@@ -223,9 +330,9 @@ typedef struct kb_peaks_source {
 /* This machine's peaks at options->threads: from the cache when it holds them (unless
  * refresh; peaks measured with quick serve only quick requests; peaks measured under load,
  * a 1-minute load average above half the usable cores, only until the load is at least 0.5
- * lower than it was then), else measured with
- * kb_peaks_measure and written to the cache. What a benchmark runner calls before holding
- * its results against the roofline. Fails only when measuring fails. */
+ * lower than it was then), else measured with kb_peaks_measure, given the history of the
+ * cached ones (kb_peaks_keep_history) and written to the cache. What a benchmark runner calls
+ * before holding its results against the roofline. Fails only when measuring fails. */
 kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *out,
                        kb_peaks_source *source);
 

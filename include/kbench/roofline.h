@@ -17,6 +17,16 @@ extern "C" {
  * for the benchmark runner and for anyone with a time and a byte and FLOP count. Units are
  * SI: bytes, FLOPs, seconds. docs/roofline.md explains every metric and flag. */
 
+/* Where a bound came from, so that a flag can say which figure a result broke: the measured
+ * figure (of the set at `threads`, 1 or all cores) whose history gave it. */
+typedef struct kb_roofline_figure {
+    int threads;         /* 0: no figure (the bound is unknown or was set by hand) */
+    double value;        /* the highest credible figure: the bound, per second */
+    int64_t measured_at; /* seconds since the epoch; 0: unknown */
+    double highest;      /* the highest ever seen (above value when set aside as an outlier) */
+    int count;           /* measurements in its history */
+} kb_roofline_figure;
+
 /* The peaks that bound a result: for one thread count, one traffic pattern and one FLOP type
  * and SIMD level. 0 means unknown. */
 typedef struct kb_roofline_peaks {
@@ -25,9 +35,21 @@ typedef struct kb_roofline_peaks {
     double flops_per_second;
     int64_t capacity[KB_MEM_LEVEL_COUNT]; /* bytes the threads can hold in L1, L2, L3 together;
                                              the DRAM entry is ignored */
+    /* What the figures are, to name them: the traffic pattern, FLOP type and SIMD level. */
+    kb_bw_kernel traffic;
+    kb_flop_type flop_type;
+    kb_simd_level simd;
+    kb_roofline_figure bandwidth_figure[KB_MEM_LEVEL_COUNT];
+    kb_roofline_figure flops_figure;
+    /* This run's probe of each level's bandwidth at this thread count, measured just before
+     * the result (kbench run's probes; 0: none). A bound is never below it, and a result above
+     * it is suspicious-high: it beat what the machine did just before. */
+    double probe_bytes_per_second[KB_MEM_LEVEL_COUNT];
 } kb_roofline_peaks;
 
-/* The bounds for threads threads from measured peaks. A result is held against the measured
+/* The bounds for threads threads from measured peaks: of each figure, the highest credible
+ * measurement of its history (kb_peak_summary.bound; the figure's single measurement when it
+ * has no history). A result is held against the measured
  * peak of its own traffic pattern (a reduction reads: KB_BW_LOAD; an elementwise a = f(b):
  * KB_BW_COPY; a = f(b, c): KB_BW_TRIAD), type and level. Between 1 thread and the all-cores
  * count, bounds are interpolated optimistically, min(threads x one-thread peak, all-cores
@@ -54,9 +76,10 @@ typedef struct kb_roofline_input {
 #define KB_ROOFLINE_LOW_MIN_SECONDS 1e-5
 
 enum {
-    KB_ROOFLINE_IMPOSSIBLE = 1 << 0,      /* above 100% of its bound */
-    KB_ROOFLINE_SUSPICIOUS_HIGH = 1 << 1, /* above 90% (and not impossible) */
-    KB_ROOFLINE_SUSPICIOUS_LOW = 1 << 2   /* below 10%, when large enough */
+    KB_ROOFLINE_IMPOSSIBLE = 1 << 0, /* above 100% of its bound */
+    /* above 90%, or above the run's own probe of its bandwidth (and not impossible) */
+    KB_ROOFLINE_SUSPICIOUS_HIGH = 1 << 1,
+    KB_ROOFLINE_SUSPICIOUS_LOW = 1 << 2 /* below 10%, when large enough */
 };
 
 #define KB_ROOFLINE_HIGH_PERCENT 90.0
@@ -83,6 +106,12 @@ typedef struct kb_roofline {
     bool bound_known;             /* false when a peak it needs is unknown: the percentages
                                      that need it are NAN and no flag is set */
     unsigned flags;               /* KB_ROOFLINE_* */
+    /* The figure of the larger term, as kb_roofline_peaks named it (threads 0: none), and
+     * its name ("load DRAM", "FMA float32 avx2"); "" when unknown. */
+    kb_roofline_figure figure;
+    char figure_name[48];
+    /* The run's probe the result was above (suspicious-high), per second; 0 otherwise. */
+    double above_probe;
 } kb_roofline;
 
 /* Computes the metrics. KB_EINVAL for a time that is not positive, negative counts, or no
@@ -95,6 +124,12 @@ const char *kb_roofline_flag_name(unsigned flag);
 
 /* The flags as a comma-separated list ("" for none), written into buf. */
 void kb_roofline_flags_describe(unsigned flags, char *buf, int size);
+
+/* Why a result is impossible or suspicious-high, one line for people ("" when it is neither,
+ * or nothing names its figure): "above load DRAM at 2 threads: 78.0 GB/s measured
+ * 2026-01-31T12:00:00Z; highest seen 78.0 GB/s (12 measurements)", or "above this run's probe
+ * of load DRAM at 2 threads (44.0 GB/s); highest seen 78.0 GB/s". */
+void kb_roofline_explain(const kb_roofline *roofline, char *buf, int size);
 
 #ifdef __cplusplus
 }

@@ -74,6 +74,11 @@ kb_status kb_bench_result_summarize(kb_bench_result *r);
  * none). KB_EINVAL when the peaks hold no measurement. */
 kb_status kb_bench_result_roofline(kb_bench_result *r, const kb_peaks *peaks);
 
+/* The same, also holding the result against the run's probes (context's probes: the "before"
+ * probe of its traffic pattern and thread count at each level; NULL: none). */
+kb_status kb_bench_result_roofline_probed(kb_bench_result *r, const kb_peaks *peaks,
+                                          const kb_bench_probe *probes, int nprobes);
+
 /* How the build that ran the benchmarks was made (kb_build_info, kept by value). */
 typedef struct kb_bench_build {
     char version[32];
@@ -123,7 +128,16 @@ struct kb_bench_context {
     /* What the baseline runner said of itself (Python, NumPy and numexpr versions and build
      * configuration, thread settings): a JSON object as text, NULL without baselines. */
     char *baseline_info;
+    /* The bandwidth probes (kb_bench_settings.probe_seconds), in the order first needed; the
+     * peaks above include their figures in their history. */
+    int nprobes;
+    kb_bench_probe probes[KB_BENCH_MAX_PROBES];
 };
+
+/* Adds a run's probes to the history in the peaks cache file (kb_peaks_cache_add), so that
+ * later runs' bounds know what this one saw. */
+kb_status kb_bench_probes_record(const kb_bench_context *context, const char *cache_path,
+                                 const char *cache_key);
 
 /* A run: its context and its cases, in the order they were planned. */
 struct kb_results {

@@ -136,7 +136,7 @@ static void show_peaks_progress(void *arg, const char *message) {
 /* The peaks the results are held against, as the options ask, and a note of where they came
  * from. False (after a message) when they cannot be had. */
 static bool get_peaks(const char *program, const kb_bench_options *o, kb_peaks *peaks, char *origin,
-                      size_t size) {
+                      size_t size, kb_peaks_source *source) {
     if (o->peaks_file) {
         if (kb_peaks_load(o->peaks_file, peaks) != KB_OK) {
             fprintf(stderr, "%s: --peaks: %s\n", program, kb_last_error());
@@ -147,16 +147,15 @@ static bool get_peaks(const char *program, const kb_bench_options *o, kb_peaks *
     }
     peaks_progress progress = {program, o->quiet, false};
     kb_peaks_options options = {0, o->quick_peaks, show_peaks_progress, &progress};
-    kb_peaks_source source;
-    if (kb_peaks_get(&options, false, peaks, &source) != KB_OK) {
+    if (kb_peaks_get(&options, false, peaks, source) != KB_OK) {
         fprintf(stderr, "%s: measuring peaks: %s (--no-roofline runs without them)\n", program,
                 kb_last_error());
         return false;
     }
-    if (source.cache_warning[0] && !o->quiet)
-        fprintf(stderr, "%s: peaks: %s\n", program, source.cache_warning);
-    snprintf(origin, size, "%s %s%s", source.reused ? "cache" : "measured, cached in",
-             source.cache_path, o->quick_peaks ? " (quick)" : "");
+    if (source->cache_warning[0] && !o->quiet)
+        fprintf(stderr, "%s: peaks: %s\n", program, source->cache_warning);
+    snprintf(origin, size, "%s %s%s", source->reused ? "cache" : "measured, cached in",
+             source->cache_path, o->quick_peaks ? " (quick)" : "");
     return true;
 }
 
@@ -215,27 +214,53 @@ static int check_plausible(const char *program, const kb_bench_options *o,
                 "cores), which lowers them: measure them again on a quiet machine with `kbench "
                 "peaks --refresh`\n",
                 program, p->load_average, results->context.usable_cores);
+    char why[320];
+    kb_roofline_explain(&first->roofline, why, (int)sizeof why);
     fprintf(stderr,
             "%s: %s%d result%s above 100%% of the roofline bound (impossible); the first, %s, at "
-            "%.1f%%: a byte or FLOP count is wrong, the compiler removed work, or the peaks are "
-            "stale%s\n",
+            "%.1f%%%s%s: a byte or FLOP count is wrong, the compiler removed work, or the peaks "
+            "are stale%s\n",
             program, o->allow_impossible ? "warning: " : "", impossible,
             impossible == 1 ? " is" : "s are", first->name, first->roofline.percent_of_bound,
+            why[0] ? ", " : "", why,
             o->allow_impossible ? "" : " (--allow-impossible accepts them)");
     return o->allow_impossible ? KB_EXIT_OK : KB_EXIT_FAILURE;
+}
+
+/* Probes as short as --quick-peaks' measurements: the pipeline whole, the numbers rough. */
+#define QUICK_PROBE_SECONDS 0.05
+
+/* Keeps the run's probes in the peaks' history, and says when they disagree. */
+static void note_probes(const char *program, const kb_bench_options *o, const kb_bench_context *c,
+                        const kb_peaks_source *source) {
+    if (c->nprobes > 0 && source->cache_path[0] &&
+        kb_bench_probes_record(c, source->cache_path, source->cache_key) != KB_OK && !o->quiet)
+        fprintf(stderr, "%s: peaks: the probes were not added to the history: %s\n", program,
+                kb_last_error());
+    for (int i = 0; i < c->env.count; i++)
+        if (c->env.warnings[i].code == KB_ENV_BANDWIDTH_CHANGED)
+            fprintf(stderr,
+                    "%s: warning: bandwidth_changed: %s; timings before and after the change "
+                    "differ, see docs/roofline.md\n",
+                    program, c->env.warnings[i].message);
 }
 
 static int run(const char *program, const kb_bench_options *o, const kb_bench_plan *plan,
                char *command) {
     static kb_peaks peaks; /* large; one run per process at a time */
+    static kb_peaks_source source;
     char origin[4200];
     kb_bench_settings settings = o->settings;
+    memset(&source, 0, sizeof source);
     if (!o->no_roofline) {
-        if (!get_peaks(program, o, &peaks, origin, sizeof origin)) {
+        if (!get_peaks(program, o, &peaks, origin, sizeof origin, &source)) {
             free(command);
             return KB_EXIT_FAILURE;
         }
         settings.peaks = &peaks;
+        /* Peaks from a file are what the user chose to hold the results against. */
+        if (!o->peaks_file)
+            settings.probe_seconds = o->quick_peaks ? QUICK_PROBE_SECONDS : KB_BENCH_PROBE_SECONDS;
     }
     int n = kb_bench_plan_size(plan), width = 4;
     for (int i = 0; i < n; i++) {
@@ -256,6 +281,7 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
         return KB_EXIT_FAILURE;
     }
     results.context.command = command;
+    note_probes(program, o, &results.context, &source);
     if (results.context.has_peaks && !(results.context.peaks_origin = strdup(origin))) {
         fprintf(stderr, "%s: out of memory\n", program);
         kb_results_free(&results);

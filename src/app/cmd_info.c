@@ -26,6 +26,7 @@ typedef struct info {
     kb_simd_level selected;
     int threads;
     int usable_cores;
+    kb_cores_info cores; /* what bounds usable_cores */
     kb_env_report env;
 } info;
 
@@ -35,6 +36,7 @@ static int gather(info *in) {
     if (kb_simd_current(&in->selected) != KB_OK || kb_threads_current(&in->threads) != KB_OK)
         return kb_report_failure("kbench info");
     in->usable_cores = kb_usable_cores();
+    kb_cores_describe(&in->cores);
     in->build = kb_build_info_get();
     kb_machine_probe(&in->machine);
     if (kb_clock_measure(0, 0, &in->clock) != KB_OK)
@@ -140,6 +142,7 @@ static void print_text(const info *in) {
     printf("\nthreads\n");
     row("threads", "%d", in->threads);
     row("usable cores", "%d", in->usable_cores);
+    row("bound by", "%s", in->cores.bound_by);
 
     printf("\nwarnings\n");
     if (in->env.count == 0)
@@ -156,14 +159,15 @@ static json_t *build_json(const info *in) {
         kb_json_positive(in->clock.mhz), "measured_min_mhz", kb_json_positive(in->clock.min_mhz),
         "measured_max_mhz", kb_json_positive(in->clock.max_mhz), "measured_repetitions",
         in->clock.repetitions);
+    json_t *threads = kb_threads_json(in->threads, in->usable_cores);
+    json_object_set_new(threads, "bound_by", json_string(in->cores.bound_by));
     return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "version", in->build->version,
                      "git_commit", in->build->git_commit, "build", kb_build_json(in->build),
                      "system", kb_system_json(m), "cpu", kb_cpu_json(m, in->instruction_sets),
                      "clock", clock, "simd",
                      kb_simd_json(kb_simd_levels(kb_simd_compiled),
                                   kb_simd_levels(kb_simd_available), in->selected),
-                     "threads", kb_threads_json(in->threads, in->usable_cores), "warnings",
-                     kb_env_warnings_json(&in->env));
+                     "threads", threads, "warnings", kb_env_warnings_json(&in->env));
 }
 
 static int print_json(const info *in) {

@@ -66,6 +66,112 @@ static const char *clock_status(const kb_peaks_report *r) {
     return ratio < KB_THROTTLE_RATIO ? "below_nominal" : ratio > 1.05 ? "above_nominal" : "nominal";
 }
 
+/* One figure of the peaks, for the history section. */
+typedef struct figure {
+    char name[48]; /* "load DRAM", "FMA float64 avx2" */
+    int threads;
+    bool bandwidth;
+    const kb_peak_history *history;
+} figure;
+
+/* Every figure with a history: bandwidth by level and kernel, then FMA, each at 1 thread and
+ * at all cores (once when those are one count). Returns how many (at most max). */
+static int figures(const kb_peaks *p, figure *out, int max) {
+    int n = 0;
+    int sets = p->sets[1].threads == p->sets[0].threads ? 1 : KB_PEAKS_SET_COUNT;
+    for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++)
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++)
+            for (int s = 0; s < sets && n < max; s++) {
+                const kb_peak_history *h = &p->sets[s].bandwidth[k][l].history;
+                if (h->count == 0)
+                    continue;
+                figure *f = &out[n++];
+                snprintf(f->name, sizeof f->name, "%s %s", kb_bw_kernel_name((kb_bw_kernel)k),
+                         kb_mem_level_name((kb_mem_level)l));
+                f->threads = p->sets[s].threads;
+                f->bandwidth = true;
+                f->history = h;
+            }
+    for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
+        for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++)
+            for (int s = 0; s < sets && n < max; s++) {
+                const kb_peak_history *h = &p->sets[s].flops_history[t][l];
+                if (h->count == 0)
+                    continue;
+                figure *f = &out[n++];
+                snprintf(f->name, sizeof f->name, "FMA %s %s", kb_flop_type_name((kb_flop_type)t),
+                         kb_simd_name((kb_simd_level)l));
+                f->threads = p->sets[s].threads;
+                f->bandwidth = false;
+                f->history = h;
+            }
+    return n;
+}
+
+#define MAX_FIGURES                                                                                \
+    (KB_PEAKS_SET_COUNT *                                                                          \
+     (KB_BW_KERNEL_COUNT * KB_MEM_LEVEL_COUNT + KB_FLOP_TYPE_COUNT * KB_SIMD_LEVEL_COUNT))
+
+/* What a figure's history says in words, when it is not steady ("" when it is). All-core
+ * bandwidth that is bimodal is what a VM shows whose vCPUs are sometimes placed on two
+ * hyperthreads of one core: the issue that made kbench keep a history says so plainly. */
+static void spread_note(const figure *f, const kb_peak_summary *s, char *buf, size_t size) {
+    const char *unit = f->bandwidth ? "GB/s" : "GFLOP/s";
+    buf[0] = '\0';
+    if (s->spread == KB_PEAK_BIMODAL && f->bandwidth && f->threads > 1)
+        snprintf(buf, size,
+                 "all-core bandwidth on this machine varies between %.0f and %.0f %s (%.47s at %d "
+                 "threads: about %.0f or about %.0f, %d measurements); this happens on VMs whose "
+                 "vCPUs share physical cores",
+                 s->lowest * 1e-9, s->bound * 1e-9, unit, f->name, f->threads, s->low_mode * 1e-9,
+                 s->high_mode * 1e-9, s->count);
+    else if (s->spread == KB_PEAK_BIMODAL)
+        snprintf(buf, size,
+                 "%.47s at %d thread%s is bimodal: about %.1f or about %.1f %s (%d measurements)",
+                 f->name, f->threads, f->threads == 1 ? "" : "s", s->low_mode * 1e-9,
+                 s->high_mode * 1e-9, unit, s->count);
+    else if (s->spread == KB_PEAK_VARIES)
+        snprintf(buf, size,
+                 "%.47s at %d thread%s varies by more than %.0f%%: between %.1f and %.1f %s (%d "
+                 "measurements)",
+                 f->name, f->threads, f->threads == 1 ? "" : "s", 100 * KB_PEAK_SPREAD_MARGIN,
+                 s->lowest * 1e-9, s->bound * 1e-9, unit, s->count);
+}
+
+/* The history of every figure: how many measurements, their range, the typical recent one
+ * and the bound results are held against; then what the spread and the checks say. */
+static void print_history(const kb_peaks *p) {
+    static figure list[MAX_FIGURES];
+    int n = figures(p, list, MAX_FIGURES);
+    if (n == 0)
+        return;
+    printf("\nhistory: every measurement kept (up to %d per figure); results are held against "
+           "the bound,\nthe highest credible figure (docs/roofline.md)\n",
+           KB_PEAK_HISTORY_MAX);
+    printf("  %-18s %7s %5s %9s %9s %9s %9s  %s\n", "figure", "threads", "count", "lowest",
+           "typical", "bound", "highest", "spread");
+    char note[400];
+    int notes = 0;
+    for (int i = 0; i < n; i++) {
+        kb_peak_summary s;
+        kb_peak_history_summarize(list[i].history, &s);
+        printf("  %-18s %7d %5d %9.1f %9.1f %9.1f %9.1f  %s%s\n", list[i].name, list[i].threads,
+               s.count, s.lowest * 1e-9, s.typical * 1e-9, s.bound * 1e-9, s.highest * 1e-9,
+               kb_peak_spread_name(s.spread), s.outlier ? " (highest set aside)" : "");
+    }
+    for (int i = 0; i < n; i++) {
+        kb_peak_summary s;
+        kb_peak_history_summarize(list[i].history, &s);
+        spread_note(&list[i], &s, note, sizeof note);
+        if (note[0])
+            printf("%s  %s\n", notes++ ? "" : "\n", note);
+    }
+    char lines[16][160];
+    int found = kb_peaks_check(p, lines, 16);
+    for (int i = 0; i < found && i < 16; i++)
+        printf("%s  CHECK %s\n", i ? "" : "\n", lines[i]);
+}
+
 static double spread(const kb_rate *rate) {
     return rate->median > 0 ? (rate->max - rate->min) / rate->median : 0;
 }
@@ -191,6 +297,7 @@ int kb_peaks_print_text(const kb_peaks_report *r) {
                "the clock was measured while\n  the core was shared with other work (see the "
                "load average), or the datasheet row undercounts the FMA pipes\n",
                implied_clock(r));
+    print_history(p);
     return KB_EXIT_OK;
 }
 
@@ -279,6 +386,32 @@ static json_t *datasheet_json(const kb_peaks_report *r) {
     return o;
 }
 
+static json_t *history_notes_json(const kb_peaks *p) {
+    static figure list[MAX_FIGURES];
+    int n = figures(p, list, MAX_FIGURES);
+    json_t *a = json_array();
+    char note[400];
+    for (int i = 0; i < n && a; i++) {
+        kb_peak_summary s;
+        kb_peak_history_summarize(list[i].history, &s);
+        spread_note(&list[i], &s, note, sizeof note);
+        if (note[0])
+            json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:s}", "figure", list[i].name,
+                                               "threads", list[i].threads, "spread",
+                                               kb_peak_spread_name(s.spread), "note", note));
+    }
+    return a;
+}
+
+static json_t *checks_json(const kb_peaks *p) {
+    char lines[16][160];
+    int found = kb_peaks_check(p, lines, 16);
+    json_t *a = json_array();
+    for (int i = 0; i < found && i < 16 && a; i++)
+        json_array_append_new(a, json_string(lines[i]));
+    return a;
+}
+
 int kb_peaks_print_json(const kb_peaks_report *r) {
     const kb_machine *m = &r->machine;
     json_t *cpu = json_pack(
@@ -290,9 +423,10 @@ int kb_peaks_print_json(const kb_peaks_report *r) {
     json_t *cache = json_pack("{s:o, s:o, s:b}", "path", kb_json_text(r->source.cache_path), "key",
                               kb_json_text(r->source.cache_key), "reused", r->source.reused);
     json_t *root =
-        json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "version", KB_VERSION_STRING, "cpu", cpu,
-                  "cache", cache, "counting", counting_json(), "clock", clock_json(r), "peaks",
-                  kb_peaks_json_build(&r->peaks), "datasheet", datasheet_json(r));
+        json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "version", KB_VERSION_STRING,
+                  "cpu", cpu, "cache", cache, "counting", counting_json(), "clock", clock_json(r),
+                  "peaks", kb_peaks_json_build(&r->peaks), "datasheet", datasheet_json(r),
+                  "history_notes", history_notes_json(&r->peaks), "checks", checks_json(&r->peaks));
     if (!root) {
         fprintf(stderr, "kbench peaks: cannot build the JSON output\n");
         return KB_EXIT_FAILURE;

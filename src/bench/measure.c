@@ -185,7 +185,7 @@ static kb_status sample_rounds(kb_impl *impls, int n, const kb_measure_env *env)
 /* The part of a result every implementation shares: the group's counts, held against the
  * peaks of flop_type, and the samples, moved out of the implementation and summarized. */
 static kb_status finish_result(kb_impl *m, const kb_bench_case *group, kb_flop_type flop_type,
-                               int repetitions, const kb_peaks *peaks, kb_bench_result *r) {
+                               int repetitions, const kb_measure_env *env, kb_bench_result *r) {
     r->bytes_per_call = group->bytes_per_call;
     r->flops_per_call = group->flops_per_call;
     r->traffic = group->traffic;
@@ -207,7 +207,8 @@ static kb_status finish_result(kb_impl *m, const kb_bench_case *group, kb_flop_t
     m->samples = NULL;
     kb_status st = kb_bench_result_summarize(r);
     if (st == KB_OK)
-        st = kb_bench_result_roofline(r, peaks);
+        st = kb_bench_result_roofline_probed(r, env->peaks, env->probes,
+                                             env->probes ? *env->nprobes : 0);
     if (st != KB_OK) {
         r->failed = true;
         r->error = kb_strdup(kb_last_error());
@@ -217,7 +218,7 @@ static kb_status finish_result(kb_impl *m, const kb_bench_case *group, kb_flop_t
 
 /* Moves what an implementation measured into its result. */
 static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetitions,
-                             const kb_peaks *peaks, kb_bench_result *r) {
+                             const kb_measure_env *env, kb_bench_result *r) {
     const kb_bench_spec *s = m->spec;
     memset(r, 0, sizeof *r);
     r->name = kb_strdup(s->name);
@@ -235,7 +236,7 @@ static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetit
     }
     r->simd = m->simd_used;
     r->threads = m->threads_used;
-    return finish_result(m, group, group->flop_type, repetitions, peaks, r);
+    return finish_result(m, group, group->flop_type, repetitions, env, r);
 }
 
 /* ---- Baselines ---- */
@@ -343,7 +344,7 @@ static kb_status fill_baseline_result(kb_impl *m, const kb_bench_spec *lead,
     r->threads = m->threads_used;
     /* The type a baseline computes in is its own (NumPy sums float32 in float32): it is held
      * against the float32 peak, the higher, which cannot make it look impossible. */
-    return finish_result(m, group, KB_FLOP_F32, repetitions, env->settings->peaks, r);
+    return finish_result(m, group, KB_FLOP_F32, repetitions, env, r);
 }
 
 /* Checks the group's output against each baseline's result, as the runner saved it. */
@@ -373,6 +374,29 @@ static kb_status check_baselines(kb_impl *impls, int n, const baseline_group *g,
             return kb_fail(KB_ENOMEM, "out of memory");
     }
     return KB_OK;
+}
+
+/* The run's probes of the figures the group's implementations will be held against, at the
+ * thread counts they run at (baselines: as baseline_setup chose them). */
+static void probe_group(const kb_measure_env *env, const kb_bench_case *group, const kb_impl *impls,
+                        int all) {
+    int current = 1, threads[64]; /* distinct counts: a handful */
+    int n = 0;
+    if (kb_threads_current(&current) != KB_OK)
+        current = 1;
+    for (int i = 0; i < all; i++) {
+        if (impls[i].failed)
+            continue;
+        int t = impls[i].threads > 0 ? impls[i].threads
+                : impls[i].baseline  ? impls[i].threads_used
+                                     : current;
+        bool seen = false;
+        for (int k = 0; k < n; k++)
+            seen |= threads[k] == t;
+        if (!seen && n < (int)(sizeof threads / sizeof *threads))
+            threads[n++] = t;
+    }
+    kb_probes_before_group(env->probe, group, threads, n);
 }
 
 kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const kb_measure_env *env,
@@ -438,6 +462,8 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
         impls[i].c.working_set_bytes = group.working_set_bytes;
     }
 
+    if (st == KB_OK && set_up && env->probe)
+        probe_group(env, &group, impls, all);
     if (st == KB_OK) {
         bool cold = env->flush != NULL;
         for (int i = 0; i < all; i++)
@@ -447,10 +473,10 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
     }
 
     for (int i = 0; i < all && st != KB_ENOMEM; i++) {
-        kb_status rc = i < n ? fill_result(&impls[i], &group, env->settings->repetitions,
-                                           env->settings->peaks, &results[i])
-                             : fill_baseline_result(&impls[i], lead, &group,
-                                                    env->settings->repetitions, env, &results[i]);
+        kb_status rc =
+            i < n ? fill_result(&impls[i], &group, env->settings->repetitions, env, &results[i])
+                  : fill_baseline_result(&impls[i], lead, &group, env->settings->repetitions, env,
+                                         &results[i]);
         if (rc != KB_OK)
             st = rc;
     }

@@ -7,6 +7,7 @@
 #include "bench/flush.h"
 #include "bench/pin.h"
 #include "bench/plan.h"
+#include "bench/probe.h"
 
 /* How the groups of one run are measured. */
 typedef struct kb_measure_env {
@@ -19,6 +20,13 @@ typedef struct kb_measure_env {
      * own for the .npy files it shares. */
     kb_baseline_process *baseline;
     const char *baseline_dir;
+    /* The peaks results are held against: the run's copy, whose history the probes add to;
+     * NULL without peaks. The probes, NULL without; probes and nprobes point into the
+     * context, where they are recorded. */
+    const kb_peaks *peaks;
+    kb_probes *probe;
+    const kb_bench_probe *probes;
+    const int *nprobes;
 } kb_measure_env;
 
 /* The most results a group can add for its baselines. */

@@ -3,16 +3,25 @@
 #include "kbench/bench.h"
 
 kb_status kb_bench_result_roofline(kb_bench_result *r, const kb_peaks *peaks) {
+    return kb_bench_result_roofline_probed(r, peaks, NULL, 0);
+}
+
+kb_status kb_bench_result_roofline_probed(kb_bench_result *r, const kb_peaks *peaks,
+                                          const kb_bench_probe *probes, int nprobes) {
     r->has_roofline = false;
     memset(&r->roofline, 0, sizeof r->roofline);
     if (!peaks || r->failed || !(r->stats.median > 0) ||
         (r->bytes_per_call <= 0 && r->flops_per_call <= 0))
         return KB_OK;
+    int threads = r->threads > 0 ? r->threads : 1;
     kb_roofline_peaks bound;
-    kb_status st = kb_roofline_peaks_from(peaks, r->threads > 0 ? r->threads : 1, r->traffic,
-                                          r->flop_type, r->simd, &bound);
+    kb_status st =
+        kb_roofline_peaks_from(peaks, threads, r->traffic, r->flop_type, r->simd, &bound);
     if (st != KB_OK)
         return st;
+    for (int i = 0; i < nprobes; i++)
+        if (probes[i].threads == threads && probes[i].kernel == r->traffic)
+            bound.probe_bytes_per_second[probes[i].level] = probes[i].before;
     kb_roofline_input in = {
         .seconds = r->stats.median * 1e-9,
         .bytes = r->bytes_per_call > 0 ? r->bytes_per_call : 0,

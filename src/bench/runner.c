@@ -10,6 +10,7 @@
 #include "bench/measure.h"
 #include "bench/pin.h"
 #include "bench/plan.h"
+#include "bench/probe.h"
 #include "core/internal.h"
 #include "kbench/threads.h"
 
@@ -100,6 +101,15 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
         .warmup_ns = (int64_t)(settings->min_time * 1e9 * 0.1),
     };
     ctx->sample_target_ns = env.target_ns;
+    kb_probes probes = {ctx, settings->probe_seconds};
+    if (ctx->has_peaks) {
+        env.peaks = &ctx->peaks;
+        if (settings->probe_seconds > 0) {
+            env.probe = &probes;
+            env.probes = ctx->probes;
+            env.nprobes = &ctx->nprobes;
+        }
+    }
 
     kb_flush flush = {0};
     kb_pin pin;
@@ -169,6 +179,8 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
             st = stop;
         rmdir(baseline_dir);
     }
+    if (st == KB_OK && env.probe)
+        kb_probes_after(&probes);
     if (kb_clock_measure(0, 0, &ctx->clock_end) != KB_OK)
         memset(&ctx->clock_end, 0, sizeof ctx->clock_end);
     kb_simd_set((int)saved_simd);

@@ -33,6 +33,7 @@ void kb_bench_settings_default(kb_bench_settings *settings) {
     settings->pin = false;
     settings->peaks = NULL;
     settings->baselines = 0;
+    settings->probe_seconds = 0;
 }
 
 kb_status kb_bench_settings_check(const kb_bench_settings *s) {
@@ -48,6 +49,9 @@ kb_status kb_bench_settings_check(const kb_bench_settings *s) {
         return kb_fail(KB_EINVAL, "invalid cache mode %d", (int)s->cache);
     if (s->baselines & ~(unsigned)(KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR))
         return kb_fail(KB_EINVAL, "unknown baseline library in %#x", s->baselines);
+    if (!(s->probe_seconds >= 0 && s->probe_seconds <= 60))
+        return kb_fail(KB_EINVAL, "probe time must be from 0 to 60 seconds, not %g",
+                       s->probe_seconds);
     if (s->peaks && (s->peaks->sets[KB_PEAKS_ONE_THREAD].threads != 1 ||
                      s->peaks->sets[KB_PEAKS_ALL_THREADS].threads < 1))
         return kb_fail(KB_EINVAL, "the peaks hold no measurement");

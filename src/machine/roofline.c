@@ -1,6 +1,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/internal.h"
 #include "kbench/roofline.h"
@@ -17,8 +18,8 @@ static kb_mem_level level_of(int64_t working_set, const kb_roofline_peaks *p) {
  * and the rest from the level the working set lives in. (A 64 MiB array read over and over
  * with 32 MiB of L3 is served half from L3, and runs well above the DRAM peak.) Optimistic,
  * as a bound must be. */
-static double level_bandwidth(const kb_roofline_peaks *p, kb_mem_level level, int64_t ws) {
-    double own = p->bytes_per_second[level];
+static double level_bandwidth(const kb_roofline_peaks *p, kb_mem_level level, double own,
+                              int64_t ws) {
     if (level == KB_MEM_L1 || own <= 0 || ws <= 0)
         return own;
     double above = p->bytes_per_second[level - 1];
@@ -27,6 +28,18 @@ static double level_bandwidth(const kb_roofline_peaks *p, kb_mem_level level, in
         return own;
     double cached = fmin(1, (double)capacity / (double)ws);
     return 1 / (cached / above + (1 - cached) / own);
+}
+
+static void name_figure(const kb_roofline_peaks *p, kb_roofline *out) {
+    if (out->memory_bound) {
+        out->figure = p->bandwidth_figure[out->level];
+        snprintf(out->figure_name, sizeof out->figure_name, "%s %s", kb_bw_kernel_name(p->traffic),
+                 kb_mem_level_name(out->level));
+    } else {
+        out->figure = p->flops_figure;
+        snprintf(out->figure_name, sizeof out->figure_name, "FMA %s %s",
+                 kb_flop_type_name(p->flop_type), kb_simd_name(p->simd));
+    }
 }
 
 static double percent(double achieved, double peak) {
@@ -50,7 +63,12 @@ kb_status kb_roofline_compute(const kb_roofline_input *in, const kb_roofline_pea
     out->intensity = in->flops == 0 ? 0 : in->bytes == 0 ? INFINITY : in->flops / in->bytes;
     out->level = level_of(in->working_set_bytes, peaks);
 
-    double bandwidth = level_bandwidth(peaks, out->level, in->working_set_bytes);
+    /* The run's own probe shows what the machine did just before: a bound below it is stale. */
+    double probe = peaks->probe_bytes_per_second[out->level];
+    double own = fmax(peaks->bytes_per_second[out->level], probe);
+    double bandwidth = level_bandwidth(peaks, out->level, own, in->working_set_bytes);
+    double probe_bound =
+        probe > 0 ? level_bandwidth(peaks, out->level, probe, in->working_set_bytes) : 0;
     double flops = peaks->flops_per_second;
     out->peak_bytes_per_second = bandwidth;
     out->peak_flops_per_second = flops;
@@ -66,16 +84,19 @@ kb_status kb_roofline_compute(const kb_roofline_input *in, const kb_roofline_pea
     double memory_time = in->bytes > 0 ? in->bytes / bandwidth : 0;
     double compute_time = in->flops > 0 ? in->flops / flops : 0;
     out->memory_bound = memory_time >= compute_time;
+    name_figure(peaks, out);
     out->bound_seconds = fmax(memory_time, compute_time);
     out->bound_flops_per_second = in->flops > 0 ? in->flops / out->bound_seconds : NAN;
     out->percent_of_bound = 100.0 * out->bound_seconds / in->seconds;
 
     double low_min = in->low_min_seconds > 0 ? in->low_min_seconds : KB_ROOFLINE_LOW_MIN_SECONDS;
-    if (out->percent_of_bound > 100.0)
+    bool above_probe = probe_bound > 0 && in->bytes > 0 && out->bytes_per_second > probe_bound;
+    if (out->percent_of_bound > 100.0) {
         out->flags |= KB_ROOFLINE_IMPOSSIBLE;
-    else if (out->percent_of_bound > KB_ROOFLINE_HIGH_PERCENT)
+    } else if (out->percent_of_bound > KB_ROOFLINE_HIGH_PERCENT || above_probe) {
         out->flags |= KB_ROOFLINE_SUSPICIOUS_HIGH;
-    else if (out->percent_of_bound < KB_ROOFLINE_LOW_PERCENT && out->bound_seconds >= low_min)
+        out->above_probe = above_probe ? probe_bound : 0;
+    } else if (out->percent_of_bound < KB_ROOFLINE_LOW_PERCENT && out->bound_seconds >= low_min)
         out->flags |= KB_ROOFLINE_SUSPICIOUS_LOW;
     return KB_OK;
 }
@@ -104,4 +125,34 @@ void kb_roofline_flags_describe(unsigned flags, char *buf, int size) {
         snprintf(buf + used, (size_t)size - used, "%s%s", used ? "," : "",
                  kb_roofline_flag_name(f));
     }
+}
+
+void kb_roofline_explain(const kb_roofline *r, char *buf, int size) {
+    if (size <= 0)
+        return;
+    buf[0] = '\0';
+    const kb_roofline_figure *f = &r->figure;
+    if (!(r->flags & (KB_ROOFLINE_IMPOSSIBLE | KB_ROOFLINE_SUSPICIOUS_HIGH)) || f->threads < 1 ||
+        !r->figure_name[0])
+        return;
+    bool memory = r->memory_bound;
+    const char *unit = memory ? "GB/s" : "GFLOP/s";
+    char highest[96];
+    snprintf(highest, sizeof highest, "highest seen %.1f %s%s (%d measurement%s)",
+             f->highest * 1e-9, unit, f->highest > f->value ? ", set aside as an outlier" : "",
+             f->count, f->count == 1 ? "" : "s");
+    if (!(r->flags & KB_ROOFLINE_IMPOSSIBLE)) {
+        if (r->above_probe > 0)
+            snprintf(buf, (size_t)size, "above this run's probe of %s at %d thread%s (%.1f %s); %s",
+                     r->figure_name, f->threads, f->threads == 1 ? "" : "s", r->above_probe * 1e-9,
+                     unit, highest);
+        return;
+    }
+    char when[32] = "at an unknown time";
+    time_t t = (time_t)f->measured_at;
+    struct tm tm;
+    if (f->measured_at > 0 && gmtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(buf, (size_t)size, "above %s at %d thread%s: %.1f %s measured %s; %s", r->figure_name,
+             f->threads, f->threads == 1 ? "" : "s", f->value * 1e-9, unit, when, highest);
 }

@@ -5,18 +5,39 @@
 #include "kbench/roofline.h"
 #include "machine/internal.h"
 
-/* A peak at threads threads from the 1-thread and all-cores measurements (0 when unknown).
- * Optimistic in between: each added thread could at most add a one-thread peak, and together
- * they could not beat the all-cores peak. Never below the one-thread peak: more threads are
- * free to leave the work to one (a small call does, below the parallel threshold), so an
- * all-cores peak measured lower, on cores shared with other work, does not bound them. */
-static double between(double one, double all, int threads, int all_threads) {
-    if (threads <= 1)
-        return one;
-    if (one <= 0 || all <= 0)
+/* A figure as a bound: the highest credible measurement of its history; a figure without
+ * history (peaks written by hand) stands for itself. */
+static kb_roofline_figure figure(const kb_peak_history *h, double best, int threads,
+                                 int64_t measured_at) {
+    kb_roofline_figure f = {0};
+    kb_peak_summary s;
+    kb_peak_history_summarize(h, &s);
+    if (s.count > 0) {
+        f = (kb_roofline_figure){threads, s.bound, s.bound_at, s.highest, s.count};
+    } else if (best > 0) {
+        f = (kb_roofline_figure){threads, best, measured_at, best, 1};
+    }
+    return f;
+}
+
+/* A peak at threads threads from the 1-thread and all-cores figures (0 when unknown), and the
+ * figure that gave it. Optimistic in between: each added thread could at most add a one-thread
+ * peak, and together they could not beat the all-cores peak. Never below the one-thread peak:
+ * more threads are free to leave the work to one (a small call does, below the parallel
+ * threshold), so an all-cores peak measured lower, on cores shared with other work, does not
+ * bound them. */
+static double between(const kb_roofline_figure *one, const kb_roofline_figure *all, int threads,
+                      kb_roofline_figure *from) {
+    memset(from, 0, sizeof *from);
+    if (threads <= 1) {
+        *from = *one;
+        return one->value;
+    }
+    if (one->value <= 0 || all->value <= 0)
         return 0;
-    double scaled = threads >= all_threads ? all : fmin(one * threads, all);
-    return fmax(scaled, one);
+    double scaled = threads >= all->threads ? all->value : fmin(one->value * threads, all->value);
+    *from = scaled >= one->value && scaled == all->value ? *all : *one;
+    return fmax(scaled, one->value);
 }
 
 kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kernel traffic,
@@ -32,12 +53,22 @@ kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kerne
     if (one->threads != 1 || all->threads < 1)
         return kb_fail(KB_EINVAL, "roofline: the peaks hold no measurement");
     out->threads = threads;
-    for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++)
-        out->bytes_per_second[l] =
-            between(one->bandwidth[traffic][l].bytes_per_second.best,
-                    all->bandwidth[traffic][l].bytes_per_second.best, threads, all->threads);
-    out->flops_per_second =
-        between(one->flops[type][level].best, all->flops[type][level].best, threads, all->threads);
+    out->traffic = traffic;
+    out->flop_type = type;
+    out->simd = level;
+    for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
+        const kb_bw_peak *o = &one->bandwidth[traffic][l], *a = &all->bandwidth[traffic][l];
+        kb_roofline_figure fo =
+            figure(&o->history, o->bytes_per_second.best, 1, peaks->measured_at);
+        kb_roofline_figure fa =
+            figure(&a->history, a->bytes_per_second.best, all->threads, peaks->measured_at);
+        out->bytes_per_second[l] = between(&fo, &fa, threads, &out->bandwidth_figure[l]);
+    }
+    kb_roofline_figure fo = figure(&one->flops_history[type][level], one->flops[type][level].best,
+                                   1, peaks->measured_at);
+    kb_roofline_figure fa = figure(&all->flops_history[type][level], all->flops[type][level].best,
+                                   all->threads, peaks->measured_at);
+    out->flops_per_second = between(&fo, &fa, threads, &out->flops_figure);
     for (int l = 0; l < KB_MEM_DRAM; l++)
         out->capacity[l] = kb_level_capacity(peaks->caches, (kb_mem_level)l, threads);
     return KB_OK;

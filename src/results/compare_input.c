@@ -64,10 +64,14 @@ static void machine_facts(const kb_bench_context *c, kb_compare_input *in) {
 }
 
 /* The `load` warning, with the numbers the load check recorded (context.load; files written
- * before kbench recorded them have the message alone). */
+ * before kbench recorded them have the message alone), and the `bandwidth_changed` warning. */
 static void load_of(const kb_env_report *env, kb_compare_load *load) {
     for (int i = 0; i < env->count; i++) {
         const kb_env_warning *w = &env->warnings[i];
+        if (w->code == KB_ENV_BANDWIDTH_CHANGED) {
+            load->bandwidth_changed = true;
+            snprintf(load->bandwidth_message, sizeof load->bandwidth_message, "%s", w->message);
+        }
         if (w->code != KB_ENV_LOAD)
             continue;
         load->under_load = true;

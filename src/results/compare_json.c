@@ -54,11 +54,13 @@ static json_t *under_load(const kb_comparison *c) {
         if (!kb_comparison_load_note(c, head, note, sizeof note))
             continue;
         const kb_compare_load *l = head ? &c->head_load : &c->base_load;
-        json_array_append_new(a, json_pack("{ss so so ss ss}", "side", head ? "new" : "base",
-                                           "load_average", number(l->load_average, l->cores > 0),
-                                           "cores",
-                                           l->cores > 0 ? json_integer(l->cores) : json_null(),
-                                           "message", l->message, "note", note));
+        json_array_append_new(
+            a, json_pack("{ss sb so so so so ss}", "side", head ? "new" : "base", "load",
+                         l->under_load, "load_average", number(l->load_average, l->cores > 0),
+                         "cores", l->cores > 0 ? json_integer(l->cores) : json_null(), "message",
+                         l->under_load ? json_string(l->message) : json_null(), "bandwidth_changed",
+                         l->bandwidth_changed ? json_string(l->bandwidth_message) : json_null(),
+                         "note", note));
     }
     return a;
 }

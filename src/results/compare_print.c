@@ -49,20 +49,19 @@ bool kb_comparison_load_note(const kb_comparison *comparison, bool head, char *b
     const char *label = head ? comparison->head_label : comparison->base_label;
     if (size > 0)
         buf[0] = '\0';
-    if (!l->under_load)
+    if (!l->under_load && !l->bandwidth_changed)
         return false;
-    char why[224];
+    char why[224] = "", changed[256] = "";
     if (l->cores > 0)
         snprintf(why, sizeof why, " (1-minute load average %.2f on %d cores)", l->load_average,
                  l->cores);
     else if (l->message[0])
         snprintf(why, sizeof why, " (%s)", l->message);
-    else
-        why[0] = '\0';
-    snprintf(buf, size,
-             "%s was measured under load%s: timings shift between runs and regressions may be "
-             "false alarms",
-             label, why);
+    if (l->bandwidth_changed)
+        snprintf(changed, sizeof changed, "%s memory bandwidth changed during the run (%s)",
+                 l->under_load ? " and its" : "'s", l->bandwidth_message);
+    snprintf(buf, size, "%s%s%s%s: timings shift between runs and regressions may be false alarms",
+             label, l->under_load ? " was measured under load" : "", why, changed);
     return true;
 }
 

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/internal.h"
 #include "machine/internal.h"
@@ -263,6 +264,8 @@ static void read_settings(jfield *f, const json_t *ctx, kb_bench_context *c) {
         jfield_string(f, o, "pinned_cpus", c->pinned_cpus, sizeof c->pinned_cpus);
     c->sample_target_ns = jfield_int(f, o, "sample_target_ns", false);
     c->flush_bytes = jfield_int(f, o, "flush_bytes", false);
+    if (json_object_get(o, "probe_seconds"))
+        s->probe_seconds = jfield_number(f, o, "probe_seconds", false);
     jfield_pop(f, mark);
 
     o = enter(f, ctx, "selection", &mark);
@@ -280,6 +283,8 @@ static void read_settings(jfield *f, const json_t *ctx, kb_bench_context *c) {
     jfield_pop(f, mark);
 }
 
+static void read_probes(jfield *f, const json_t *peaks, kb_bench_context *c);
+
 static void read_peaks(jfield *f, const json_t *ctx, kb_bench_context *c) {
     const json_t *peaks = jfield_get(f, ctx, "peaks", J_OBJECT | J_NULL);
     if (!json_is_object(peaks))
@@ -291,6 +296,9 @@ static void read_peaks(jfield *f, const json_t *ctx, kb_bench_context *c) {
     if (measured && kb_peaks_json_read((json_t *)measured, &c->peaks) != KB_OK)
         jfield_fail(f, "measured", "%s", kb_last_error());
     c->has_peaks = f->status == KB_OK && measured;
+    /* Files from before the probes have none. */
+    if (json_object_get(peaks, "probes"))
+        read_probes(f, peaks, c);
     jfield_pop(f, mark);
 }
 
@@ -470,6 +478,63 @@ static double number_or(jfield *f, const json_t *obj, const char *key, double if
     return json_is_number(v) ? json_number_value(v) : if_null;
 }
 
+/* A time as the writer writes it, or null (0). */
+static int64_t read_time(jfield *f, const json_t *obj, const char *key) {
+    const json_t *v = jfield_get(f, obj, key, J_STRING | J_NULL);
+    if (!json_is_string(v))
+        return 0;
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(json_string_value(v), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (!end || *end) {
+        jfield_fail(f, key, "expected a UTC time like 2025-01-31T12:00:00Z");
+        return 0;
+    }
+    return (int64_t)timegm(&tm);
+}
+
+static void read_probes(jfield *f, const json_t *peaks, kb_bench_context *c) {
+    const json_t *a = jfield_get(f, peaks, "probes", J_ARRAY);
+    size_t i;
+    const json_t *item;
+    json_array_foreach(a, i, item) {
+        if (c->nprobes == KB_BENCH_MAX_PROBES)
+            break;
+        size_t mark = jfield_push_key(f, "probes");
+        jfield_push_index(f, i);
+        kb_bench_probe *p = &c->probes[c->nprobes];
+        p->threads = (int)jfield_int(f, item, "threads", false);
+        int kernel = read_name(f, item, "kernel", traffic_name, KB_BW_KERNEL_COUNT);
+        int level = read_name(f, item, "level", level_name, KB_MEM_LEVEL_COUNT);
+        p->working_set_bytes = jfield_int(f, item, "working_set_bytes", false);
+        p->before = number_or(f, item, "before_bytes_per_second", 0);
+        p->after = number_or(f, item, "after_bytes_per_second", 0);
+        p->before_at = read_time(f, item, "before_at");
+        p->after_at = read_time(f, item, "after_at");
+        jfield_pop(f, mark);
+        if (f->status != KB_OK)
+            return;
+        p->kernel = (kb_bw_kernel)kernel;
+        p->level = (kb_mem_level)level;
+        c->nprobes++;
+    }
+}
+
+/* Files from before the flags explained themselves have no figure. */
+static void read_figure(jfield *f, const json_t *o, kb_roofline *x) {
+    const json_t *g = json_object_get(o, "bound_figure");
+    if (!json_is_object(g))
+        return;
+    size_t mark = jfield_push_key(f, "bound_figure");
+    jfield_string(f, g, "name", x->figure_name, sizeof x->figure_name);
+    x->figure.threads = (int)jfield_int(f, g, "threads", false);
+    x->figure.value = jfield_number(f, g, "per_second", false);
+    x->figure.measured_at = read_time(f, g, "measured_at");
+    x->figure.highest = jfield_number(f, g, "highest_per_second", false);
+    x->figure.count = (int)jfield_int(f, g, "measurements", false);
+    jfield_pop(f, mark);
+}
+
 static void read_roofline(jfield *f, const json_t *obj, kb_bench_result *r) {
     const json_t *o = jfield_get(f, obj, "roofline", J_OBJECT | J_NULL);
     if (!json_is_object(o))
@@ -508,6 +573,9 @@ static void read_roofline(jfield *f, const json_t *obj, kb_bench_result *r) {
         }
         x->flags |= bit;
     }
+    read_figure(f, o, x);
+    if (json_object_get(o, "above_probe_bytes_per_second"))
+        x->above_probe = number_or(f, o, "above_probe_bytes_per_second", 0);
     r->has_roofline = f->status == KB_OK;
     jfield_pop(f, mark);
 }

@@ -28,13 +28,37 @@ static json_t *build_json(const kb_bench_build *b) {
     return kb_build_json(&info);
 }
 
-/* The peaks the results were held against, as kbench peaks --json writes them. */
+static json_t *time_or_null(int64_t t) {
+    char when[32];
+    return t > 0 && kb_format_utc(when, sizeof when, t) ? json_string(when) : json_null();
+}
+
+static json_t *probes_json(const kb_bench_context *c) {
+    json_t *a = json_array();
+    for (int i = 0; i < c->nprobes && a; i++) {
+        const kb_bench_probe *p = &c->probes[i];
+        json_array_append_new(
+            a,
+            json_pack("{s:i, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:b}", "threads", p->threads,
+                      "kernel", kb_bw_kernel_name(p->kernel), "level", kb_mem_level_name(p->level),
+                      "working_set_bytes", (json_int_t)p->working_set_bytes,
+                      "before_bytes_per_second", p->before > 0 ? json_real(p->before) : json_null(),
+                      "before_at", time_or_null(p->before_at), "after_bytes_per_second",
+                      p->after > 0 ? json_real(p->after) : json_null(), "after_at",
+                      time_or_null(p->after_at), "disagree",
+                      kb_bw_probes_disagree(p->before, p->after)));
+    }
+    return a;
+}
+
+/* The peaks the results were held against, as kbench peaks --json writes them (their history
+ * includes the run's probes), and the probes. */
 static json_t *peaks_json(const kb_bench_context *c) {
     if (!c->has_peaks)
         return json_null();
-    return json_pack("{s:o, s:o}", "origin",
+    return json_pack("{s:o, s:o, s:o}", "origin",
                      c->peaks_origin ? kb_json_text(c->peaks_origin) : json_null(), "measured",
-                     kb_peaks_json_build(&c->peaks));
+                     kb_peaks_json_build(&c->peaks), "probes", probes_json(c));
 }
 
 /* What the baseline runner said of itself, and what a comparison with it includes. */
@@ -66,6 +90,7 @@ static json_t *context_json(const kb_bench_context *c) {
         c->pinned_cpus[0] ? kb_json_text(c->pinned_cpus) : json_null(), "sample_target_ns",
         (json_int_t)c->sample_target_ns, "flush_bytes", (json_int_t)c->flush_bytes,
         "resolution_factor", KB_BENCH_RESOLUTION_FACTOR, "target_samples", KB_BENCH_TARGET_SAMPLES);
+    json_object_set_new(settings, "probe_seconds", json_real(s->probe_seconds));
     json_t *selection =
         json_pack("{s:o, s:o, s:{s:i, s:i}}", "suites", string_list(c->suites, c->nsuites),
                   "filters", string_list(c->filters, c->nfilters), "shard", "index", c->shard_index,
@@ -112,16 +137,29 @@ static json_t *rate_or_null(double v) {
     return v > 0 ? json_real(v) : json_null();
 }
 
+/* The measured figure the bound came from, to explain a flag. */
+static json_t *figure_json(const kb_roofline *f) {
+    const kb_roofline_figure *g = &f->figure;
+    if (g->threads < 1 || !f->figure_name[0])
+        return json_null();
+    return json_pack("{s:s, s:i, s:f, s:o, s:f, s:i}", "name", f->figure_name, "threads",
+                     g->threads, "per_second", g->value, "measured_at",
+                     time_or_null(g->measured_at), "highest_per_second", g->highest, "measurements",
+                     g->count);
+}
+
 static json_t *roofline_json(const kb_bench_result *r) {
     if (!r->has_roofline)
         return json_null();
     const kb_roofline *f = &r->roofline;
+    char why[320];
+    kb_roofline_explain(f, why, (int)sizeof why);
     json_t *flags = json_array();
     for (unsigned bit = 1; bit <= KB_ROOFLINE_SUSPICIOUS_LOW; bit <<= 1)
         if (f->flags & bit)
             json_array_append_new(flags, json_string(kb_roofline_flag_name(bit)));
     /* SI units, as kb_roofline holds them, so that a file reads back exactly. */
-    return json_pack(
+    json_t *o = json_pack(
         "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "level",
         kb_mem_level_name(f->level), "bound",
         f->bound_known ? json_string(f->memory_bound ? "memory" : "compute") : json_null(),
@@ -134,6 +172,12 @@ static json_t *roofline_json(const kb_bench_result *r) {
         finite_or_null(f->percent_of_bound), "percent_of_bandwidth",
         finite_or_null(f->percent_of_bandwidth), "percent_of_flops",
         finite_or_null(f->percent_of_flops), "flags", flags);
+    if (o) {
+        json_object_set_new(o, "bound_figure", figure_json(f));
+        json_object_set_new(o, "above_probe_bytes_per_second", rate_or_null(f->above_probe));
+        json_object_set_new(o, "explanation", why[0] ? json_string(why) : json_null());
+    }
+    return o;
 }
 
 static json_t *baseline_json(const kb_bench_result *r) {

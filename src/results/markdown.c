@@ -76,6 +76,36 @@ static void context(const kb_bench_context *c, FILE *out) {
         cell(out, c->env.warnings[i].message);
     }
     fputs("\n", out);
+    if (c->nprobes > 0)
+        fputs("- **bandwidth probes** (before and after the cases, GB/s): ", out);
+    for (int i = 0; i < c->nprobes; i++) {
+        const kb_bench_probe *p = &c->probes[i];
+        fprintf(out, "%s%s %s at %d thread%s %.1f to %.1f%s", i ? "; " : "",
+                kb_bw_kernel_name(p->kernel), kb_mem_level_name(p->level), p->threads,
+                p->threads == 1 ? "" : "s", p->before * 1e-9, p->after * 1e-9,
+                kb_bw_probes_disagree(p->before, p->after) ? " (**changed**)" : "");
+    }
+    if (c->nprobes > 0)
+        fputs("\n", out);
+}
+
+/* Why each impossible or suspicious-high result is flagged: the figure it was held against. */
+static void explanations(const kb_results *results, FILE *out) {
+    int n = 0;
+    char why[320];
+    for (int i = 0; i < results->ncases; i++) {
+        const kb_bench_result *r = &results->cases[i];
+        if (!r->has_roofline)
+            continue;
+        kb_roofline_explain(&r->roofline, why, (int)sizeof why);
+        if (!why[0])
+            continue;
+        fputs(n++ ? "- `" : "\nFlagged results, and the figure each was held against:\n\n- `", out);
+        cell(out, r->name);
+        fputs("`: ", out);
+        cell(out, why);
+        fputc('\n', out);
+    }
 }
 
 static kb_status speedups(const kb_results *results, FILE *out) {
@@ -120,5 +150,6 @@ kb_status kb_report_markdown(const kb_results *results, FILE *out) {
                 low, high, kb_report_mad_percent(&r->stats), gb, gflop, percent, where,
                 (long long)r->nsamples, (long long)r->calls_per_sample, notes);
     }
+    explanations(results, out);
     return speedups(results, out);
 }

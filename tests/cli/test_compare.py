@@ -210,8 +210,10 @@ def main():
         doc = json.loads(r.stdout)
         check(r.returncode == 0 and f"kbench compare: warning: {note}" in r.stderr.splitlines(),
               f"load warning on stderr: {r.returncode} {r.stderr!r}")
-        check(doc["under_load"] == [{"side": "base", "load_average": 5.25, "cores": 2,
+        check(doc["under_load"] == [{"side": "base", "load": True, "load_average": 5.25,
+                                     "cores": 2,
                                      "message": loaded["context"]["environment_warnings"][-1]["message"],
+                                     "bandwidth_changed": None,
                                      "note": note}], f"under_load in JSON: {doc['under_load']}")
         r = kbench("compare", quiet_path, loaded_path, "--format", "markdown")
         check(f"- **warning**: {note}" in r.stdout.splitlines(), f"load note in markdown: {r.stdout!r}")
@@ -229,6 +231,29 @@ def main():
         check(doc["under_load"][0]["side"] == "new" and doc["under_load"][0]["cores"] is None and
               f"{loaded_path} was measured under load (busy): " in r.stderr,
               f"load without numbers: {doc['under_load']} {r.stderr!r}")
+
+        # A run whose bandwidth probes disagree is treated like a run under load.
+        changed = copy.deepcopy(quiet)
+        message = "load DRAM bandwidth at 2 threads went from 41.0 to 78.0 GB/s during the run (+90%)"
+        changed["context"]["environment_warnings"].append(
+            {"code": "bandwidth_changed", "message": message})
+        changed_path = os.path.join(tmp, "changed.json")
+        save(changed_path, changed)
+        note = (f"{changed_path}'s memory bandwidth changed during the run ({message}): "
+                "timings shift between runs and regressions may be false alarms")
+        r = kbench("compare", quiet_path, changed_path, "--format", "json")
+        doc = json.loads(r.stdout)
+        check(r.returncode == 0 and f"kbench compare: warning: {note}" in r.stderr.splitlines(),
+              f"bandwidth_changed on stderr: {r.returncode} {r.stderr!r}")
+        check(doc["under_load"] == [{"side": "new", "load": False, "load_average": None,
+                                     "cores": None, "message": None,
+                                     "bandwidth_changed": message, "note": note}],
+              f"bandwidth_changed in JSON: {doc['under_load']}")
+        r = kbench("compare", changed_path, quiet_path, "--format", "markdown")
+        check(f"- **warning**: {note}" in r.stdout.splitlines(),
+              f"bandwidth_changed in markdown: {r.stdout!r}")
+        check(f"warning: {note}" in kbench("compare", changed_path, quiet_path).stdout,
+              "bandwidth_changed in the table")
 
         # Bad input: one line on stderr, exit 2.
         one_line_error(kbench("compare", base_path, os.path.join(tmp, "absent.json")), "missing",

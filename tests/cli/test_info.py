@@ -75,6 +75,21 @@ def main():
             check(info["clock"]["measured_min_mhz"] <= measured <= info["clock"]["measured_max_mhz"],
                   "info --json: measured clock outside its own range")
 
+    # OMP_PROC_BIND binds the main thread to one place at start-up; the usable cores are
+    # still all of them, and kbench info says what bounds them.
+    if info is not None:
+        r = run(kbench, "--json", env={"OMP_PROC_BIND": "true"})
+        if check(r.returncode == 0, f"OMP_PROC_BIND=true: exit {r.returncode} {r.stderr!r}"):
+            bound = json.loads(r.stdout)["threads"]
+            check(bound["usable_cores"] == info["threads"]["usable_cores"],
+                  f"OMP_PROC_BIND=true: {bound['usable_cores']} usable cores, not "
+                  f"{info['threads']['usable_cores']}")
+            check("OMP_PROC_BIND" in bound["bound_by"] or bound["usable_cores"] == 1,
+                  f"OMP_PROC_BIND=true: bound by {bound['bound_by']!r}")
+        r = run(kbench, env={"OMP_PROC_BIND": "true"})
+        check(text_value(r.stdout, "usable cores") == str(info["threads"]["usable_cores"])
+              and text_value(r.stdout, "bound by"), "OMP_PROC_BIND=true: text usable cores")
+
     # Settings.
     r = run(env={"KB_SIMD": "scalar"})
     check(r.returncode == 0 and text_value(r.stdout, "selected") == "scalar",

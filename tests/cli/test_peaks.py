@@ -39,7 +39,7 @@ def rate_ok(rate, where):
 
 def check_peaks(out, threads):
     peaks = out["peaks"]
-    check(peaks["format"] == "kbench-peaks/1", f"format {peaks['format']}")
+    check(peaks["format"] == "kbench-peaks/2", f"format {peaks['format']}")
     check(peaks["quick"] is True, "a --quick run's peaks say quick")
     counting = out["counting"]
     check(counting["convention"] == "likwid-bench", "counting convention")
@@ -118,13 +118,30 @@ def main():
                       for a, b in zip(s["bandwidth"], r["bandwidth"])),
               "--refresh rewrote the cache")
 
+        # Measured again, the peaks keep the history: every figure now has two measurements,
+        # the bound is the higher credible one, and the history_summary says so.
+        for s in refreshed["peaks"]["sets"]:
+            for b in s["bandwidth"] + s["flops"]:
+                h = b["history"]
+                if not check(len(h) == 2 and h[0]["at"] <= h[1]["at"],
+                             f"history of two after --refresh: {h}"):
+                    break
+                summary = b["history_summary"]
+                values = sorted(x["value"] for x in h)
+                check(summary["count"] == 2 and abs(summary["bound"] / values[1] - 1) < 1e-6
+                      and abs(summary["lowest"] / values[0] - 1) < 1e-6
+                      and not summary["highest_is_outlier"], f"history_summary: {summary}")
+        check(isinstance(refreshed["history_notes"], list)
+              and isinstance(refreshed["checks"], list), "history_notes and checks")
+
         # Another thread count is another cache entry; text output works from the cache.
         one = run(cache, "--quick", "--threads", "1")
         check(one.returncode == 0, f"--threads 1 exit {one.returncode}: {one.stderr}")
         check("measuring" in one.stderr, "--threads 1 is its own cache entry")
         text = run(cache, "--quick", "--threads", "1")
         check(text.returncode == 0 and "measuring" not in text.stderr, "text run reuses")
-        for word in ("bandwidth, GB/s", "flops, GFLOP/s", "DRAM", "float64", "read from"):
+        for word in ("bandwidth, GB/s", "flops, GFLOP/s", "DRAM", "float64", "read from",
+                     "history: every measurement kept", "typical"):
             check(word in text.stdout, f"text output lacks '{word}'")
 
         # A damaged cache file is reported and measured over.

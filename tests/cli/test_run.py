@@ -97,6 +97,9 @@ def scaled_peaks(tmp, factor):
             for key in ("gbytes_per_s", "gflops_per_s"):
                 if item.get(key):
                     item[key] = {k: v * factor for k, v in item[key].items()}
+            # The bound comes from the history of each figure.
+            for sample in item.get("history", []):
+                sample["value"] *= factor
     path = os.path.join(tmp, f"peaks-x{factor:g}.json")
     with open(path, "w") as f:
         json.dump(doc, f)
@@ -339,6 +342,69 @@ def make_peaks(tmp):
     FAST.extend(["--peaks", scaled_peaks(tmp, 1e3)])
 
 
+def probes(tmp):
+    """A run on this machine's peaks probes the bandwidth figures its results use, before and
+    after the cases, and adds them to the history in the cache; a run on --peaks FILE does not."""
+    env = {k: v for k, v in os.environ.items() if k not in ("KB_SIMD", "KB_NUM_THREADS")}
+    env["KB_CACHE_DIR"] = os.path.join(tmp, "cache")
+    cache_files = list(Path(env["KB_CACHE_DIR"]).glob("peaks-*.json"))
+    if not check(len(cache_files) == 1, f"one cache file: {cache_files}"):
+        return
+
+    def histories():
+        doc = json.loads(cache_files[0].read_text())
+        return {(s["threads"], b["kernel"], b["level"]): [h["value"] for h in b["history"]]
+                for s in doc["peaks"]["sets"] for b in s["bandwidth"]}
+
+    path = os.path.join(tmp, "probed.json")
+    # Both thread counts of the scalar sums of TINY: one figure per thread count.
+    r = subprocess.run([KBENCH, "run", "reduce", "--filter", TINY + "simd=scalar/", *FAST[:2],
+                        "--quick-peaks", "--allow-impossible", "-q", "-o", path], env=env,
+                       capture_output=True, text=True, timeout=300)
+    if not check(r.returncode == 0, f"probed run: {r.returncode} {r.stderr}"):
+        return
+    results = json.loads(Path(path).read_text())
+    context = results["context"]
+    found = context["peaks"]["probes"]
+    check(context["settings"]["probe_seconds"] == 0.05, "--quick-peaks probes for 0.05 s")
+    threads = sorted({c["threads"] for c in results["cases"]})
+    check(sorted(p["threads"] for p in found) == threads,
+          f"one probe per thread count: {found} {threads}")
+    levels = {c["threads"]: c["roofline"]["level"] for c in results["cases"]}
+    for p in found:
+        check(p["kernel"] == "load" and p["level"] == levels[p["threads"]],
+              f"the probe is of the figure the results use: {p} {levels}")
+        check(p["before_bytes_per_second"] > 0 and p["after_bytes_per_second"] > 0
+              and p["before_at"] <= p["after_at"], f"a probe before and after: {p}")
+        ratio = (max(p["before_bytes_per_second"], p["after_bytes_per_second"])
+                 / min(p["before_bytes_per_second"], p["after_bytes_per_second"]))
+        check(p["disagree"] == (ratio > 1.25), f"disagree is the 25% rule: {p}")
+    changed = [w for w in context["environment_warnings"] if w["code"] == "bandwidth_changed"]
+    check(bool(changed) == any(p["disagree"] for p in found),
+          f"bandwidth_changed exactly when a pair disagrees: {changed} {found}")
+    # The peaks may have been measured again first (they stand only while the load is as
+    # high as when they were measured): the probes are the last two of each history.
+    after = histories()
+    for p in found:
+        key = (p["threads"], "load", p["level"])
+        last = [v * 1e9 for v in after[key][-2:]]
+        probed = [p["before_bytes_per_second"], p["after_bytes_per_second"]]
+        check(len(last) == 2 and all(abs(a / b - 1) < 1e-9 for a, b in zip(last, probed)),
+              f"both probes in the cache's history: {key} {last} {probed}")
+    measured = {(s["threads"], b["kernel"], b["level"]): len(b["history"])
+                for s in context["peaks"]["measured"]["sets"] for b in s["bandwidth"]}
+    check(all(measured[(p["threads"], "load", p["level"])] == len(after[(p["threads"], "load",
+                                                                          p["level"])])
+              for p in found), "the results' peaks include the probes in their history")
+
+    # --peaks FILE: the file as given, no probes.
+    r = kbench("run", "reduce", "--filter", ONE, *FAST, "-q", "--format", "json")
+    if check(r.returncode == 0, f"--peaks run: {r.stderr}"):
+        doc = json.loads(r.stdout)
+        check(doc["context"]["peaks"]["probes"] == []
+              and doc["context"]["settings"]["probe_seconds"] == 0, "--peaks FILE: no probes")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         make_peaks(tmp)
@@ -348,6 +414,7 @@ def main():
         settings_recorded(tmp)
         failures_exit_1(tmp)
         usage_errors(tmp)
+        probes(tmp)
     shards()
     sys.exit(finish("run"))
 

@@ -4,7 +4,8 @@
  * format, or KB_EFORMAT with a one-line message and zeroed peaks; never a crash, a leak or
  * undefined behaviour (the whole library is built with ASan and UBSan for fuzzing). Peaks that
  * were read must write back with kb_peaks_to_json and read back the same: exactly, except the
- * rates, which are scaled by 10^9 on the way and may move by a rounding. */
+ * rates and the histories' values, which are scaled by 10^9 on the way and may move by a
+ * rounding. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif
@@ -99,6 +100,15 @@ static bool same_rate(const kb_rate *a, const kb_rate *b) {
            near(a->median, b->median) && near(a->min, b->min) && near(a->max, b->max);
 }
 
+static bool same_history(const kb_peak_history *a, const kb_peak_history *b) {
+    if (a->count != b->count)
+        return false;
+    for (int i = 0; i < a->count; i++)
+        if (a->samples[i].at != b->samples[i].at || !near(a->samples[i].value, b->samples[i].value))
+            return false;
+    return true;
+}
+
 static bool same_peaks(const kb_peaks *a, const kb_peaks *b) {
     if (a->bandwidth_simd != b->bandwidth_simd || a->logical_cpus != b->logical_cpus ||
         a->clock_mhz != b->clock_mhz || a->measured_at != b->measured_at ||
@@ -113,11 +123,13 @@ static bool same_peaks(const kb_peaks *a, const kb_peaks *b) {
             for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++)
                 if (x->bandwidth[k][l].working_set_bytes != y->bandwidth[k][l].working_set_bytes ||
                     !same_rate(&x->bandwidth[k][l].bytes_per_second,
-                               &y->bandwidth[k][l].bytes_per_second))
+                               &y->bandwidth[k][l].bytes_per_second) ||
+                    !same_history(&x->bandwidth[k][l].history, &y->bandwidth[k][l].history))
                     return false;
         for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
             for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++)
-                if (!same_rate(&x->flops[t][l], &y->flops[t][l]))
+                if (!same_rate(&x->flops[t][l], &y->flops[t][l]) ||
+                    !same_history(&x->flops_history[t][l], &y->flops_history[t][l]))
                     return false;
     }
     return true;

@@ -133,7 +133,7 @@ def peaks_seeds():
         return variant(change, small_real)
 
     broken = {
-        "format": dump(svariant(lambda p: p.update(format="kbench-peaks/2"))),
+        "format": dump(svariant(lambda p: p.update(format="kbench-peaks/9"))),
         "rate_overflow": dump(svariant(huge)),
         "measured_at": dump(svariant(lambda p: p.update(measured_at="yesterday"))),
         "negative_load": dump(svariant(lambda p: p.update(load_average=-0.5))),

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "test_util.h"
 #include "kbench/peaks.h"
@@ -111,6 +112,12 @@ static kb_peaks sample(void) {
                 set->bandwidth[k][l].working_set_bytes = (int64_t)(16 << 10) << (4 * l);
                 set->bandwidth[k][l].bytes_per_second = (kb_rate){v, v * 0.9, v * 0.8, v, 11};
             }
+        /* Three measurements of load DRAM, a minute apart, and one of an FMA figure. */
+        for (int i = 0; i < 3; i++)
+            kb_peak_history_add(&set->bandwidth[KB_BW_LOAD][KB_MEM_DRAM].history,
+                                p.measured_at - 120 + 60 * i, (40 + i + s) * 1e9);
+        kb_peak_history_add(&set->flops_history[KB_FLOP_F32][KB_SIMD_AVX2], p.measured_at,
+                            123.456e9);
         set->flops[KB_FLOP_F32][KB_SIMD_AVX2] = (kb_rate){123.456e9, 120e9, 100e9, 123.456e9, 3};
         set->flops[KB_FLOP_F64][KB_SIMD_SCALAR] = (kb_rate){7e9, 6e9, 5e9, 7e9, 1};
     }
@@ -124,6 +131,16 @@ static void assert_rate(const kb_rate *a, const kb_rate *b) {
     for (int i = 0; i < 4; i++)
         if (!(fabs(ax[i] - bx[i]) <= 1e-9 * fabs(bx[i])))
             fail_msg("rate %.17g read back as %.17g", bx[i], ax[i]);
+}
+
+static void assert_same_history(const kb_peak_history *a, const kb_peak_history *b) {
+    assert_int_equal(a->count, b->count);
+    for (int i = 0; i < a->count; i++) {
+        assert_int_equal(a->samples[i].at, b->samples[i].at);
+        if (!(fabs(a->samples[i].value - b->samples[i].value) <= 1e-9 * b->samples[i].value))
+            fail_msg("history value %.17g read back as %.17g", b->samples[i].value,
+                     a->samples[i].value);
+    }
 }
 
 static void assert_same_peaks(const kb_peaks *a, const kb_peaks *b) {
@@ -142,10 +159,15 @@ static void assert_same_peaks(const kb_peaks *a, const kb_peaks *b) {
                                  b->sets[s].bandwidth[k][l].working_set_bytes);
                 assert_rate(&a->sets[s].bandwidth[k][l].bytes_per_second,
                             &b->sets[s].bandwidth[k][l].bytes_per_second);
+                assert_same_history(&a->sets[s].bandwidth[k][l].history,
+                                    &b->sets[s].bandwidth[k][l].history);
             }
         for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
-            for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++)
+            for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
                 assert_rate(&a->sets[s].flops[t][l], &b->sets[s].flops[t][l]);
+                assert_same_history(&a->sets[s].flops_history[t][l],
+                                    &b->sets[s].flops_history[t][l]);
+            }
     }
 }
 
@@ -179,7 +201,7 @@ static void json_round_trip(void **state) {
     kb_peaks p = sample(), back;
     char *text;
     assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
-    assert_non_null(strstr(text, "\"format\": \"kbench-peaks/1\""));
+    assert_non_null(strstr(text, "\"format\": \"kbench-peaks/2\""));
     assert_non_null(strstr(text, "\"measured_at\": \"2026-01-01T00:00:00Z\""));
     assert_non_null(strstr(text, "\"gbytes_per_s_with_write_allocate\": null")); /* load, L1 */
     assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);
@@ -306,6 +328,63 @@ static void read_peaks_write_back(void **state) {
     }
 }
 
+/* Peaks written before the history (kbench-peaks/1, no "history" in any entry) still read:
+ * each figure is a history of its one measurement, at the time the peaks were measured. */
+static void version_1_reads_as_one_measurement(void **state) {
+    kb_peaks p = sample(), back;
+    char *text;
+    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
+    json_t *root = json_loads(text, 0, NULL);
+    free(text);
+    assert_non_null(root);
+    json_object_set_new(root, "format", json_string("kbench-peaks/1"));
+    json_t *set, *item;
+    size_t i, j;
+    json_array_foreach(json_object_get(root, "sets"), i, set) {
+        json_array_foreach(json_object_get(set, "bandwidth"), j, item) {
+            json_object_del(item, "history");
+            json_object_del(item, "history_summary");
+        }
+        json_array_foreach(json_object_get(set, "flops"), j, item) {
+            json_object_del(item, "history");
+            json_object_del(item, "history_summary");
+        }
+    }
+    text = json_dumps(root, 0);
+    json_decref(root);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);
+    free(text);
+    const kb_peak_history *h = &back.sets[1].bandwidth[KB_BW_COPY][KB_MEM_L2].history;
+    assert_int_equal(h->count, 1);
+    assert_int_equal(h->samples[0].at, p.measured_at);
+    double best = p.sets[1].bandwidth[KB_BW_COPY][KB_MEM_L2].bytes_per_second.best;
+    assert_true(fabs(h->samples[0].value - best) <= 1e-9 * best); /* the 1e-9 scaling rounds */
+    assert_int_equal(back.sets[0].flops_history[KB_FLOP_F64][KB_SIMD_SCALAR].count, 1);
+    assert_int_equal(back.sets[0].flops_history[KB_FLOP_F64][KB_SIMD_AVX512].count, 0);
+}
+
+/* A run's probes join the history in the cache file; a missing file is left missing. */
+static void cache_add_records(void **state) {
+    kb_peaks p = sample(), back;
+    char path[1100], absent[1100];
+    snprintf(path, sizeof path, "%s/add.json", dir.root);
+    snprintf(absent, sizeof absent, "%s/absent.json", dir.root);
+    assert_int_equal(kb_peaks_cache_write(path, "k", &p), KB_OK);
+    kb_bw_record r[] = {{2, KB_BW_LOAD, KB_MEM_DRAM, p.measured_at + 60, 77e9},
+                        {3, KB_BW_LOAD, KB_MEM_DRAM, p.measured_at + 60, 77e9}};
+    assert_int_equal(kb_peaks_cache_add(path, "k", r, 2), KB_OK);
+    bool found = false;
+    assert_int_equal(kb_peaks_cache_read(path, "k", &back, &found), KB_OK);
+    assert_true(found);
+    const kb_peak_history *h = &back.sets[1].bandwidth[KB_BW_LOAD][KB_MEM_DRAM].history;
+    assert_int_equal(h->count, 4);
+    assert_true(h->samples[3].value == 77e9);
+    assert_int_equal(back.sets[0].bandwidth[KB_BW_LOAD][KB_MEM_DRAM].history.count, 3);
+    assert_int_equal(kb_peaks_cache_add(absent, "k", r, 2), KB_OK);
+    FILE *f = fopen(absent, "r");
+    assert_null(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(key_names_what_peaks_depend_on),
@@ -314,6 +393,8 @@ int main(void) {
         cmocka_unit_test(json_round_trip),
         cmocka_unit_test(damaged_files_are_errors),
         cmocka_unit_test(read_peaks_write_back),
+        cmocka_unit_test(version_1_reads_as_one_measurement),
+        cmocka_unit_test(cache_add_records),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,5 +1,6 @@
 /* Roofline metrics against values computed by hand (in the comments), the plausibility flags
- * at and around their thresholds, and the bounds interpolated from measured peaks. */
+ * at and around their thresholds, the bounds interpolated from measured peaks, the bound taken
+ * from a figure's history with the run's probe, and the flags' explanations. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -312,6 +313,92 @@ static void capacities_do_not_overflow(void **state) {
     assert_int_equal(p.capacity[KB_MEM_L2], 1 << 20);
 }
 
+/* One-thread DRAM load measured at 40, 41 and a wild 200 GB/s, a minute apart from
+ * 2026-01-01T00:00:00Z: the bound is 41, measured at 00:01:00. */
+static kb_peaks with_history(void) {
+    kb_peaks p;
+    memset(&p, 0, sizeof p);
+    p.sets[0].threads = p.sets[1].threads = 1;
+    static const double v[] = {40e9, 41e9, 200e9};
+    for (int i = 0; i < 3; i++)
+        kb_peak_history_add(&p.sets[0].bandwidth[KB_BW_LOAD][KB_MEM_DRAM].history,
+                            1767225600 + 60 * i, v[i]);
+    p.sets[0].bandwidth[KB_BW_LOAD][KB_MEM_DRAM].bytes_per_second.best = 200e9;
+    p.sets[1] = p.sets[0];
+    return p;
+}
+
+/* GB/s at DRAM against the history, with this run's probe (0: none). */
+static kb_roofline at_dram(double gbytes, double probe) {
+    kb_peaks m = with_history();
+    kb_roofline_peaks p;
+    assert_int_equal(kb_roofline_peaks_from(&m, 1, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_SCALAR, &p),
+                     KB_OK);
+    p.probe_bytes_per_second[KB_MEM_DRAM] = probe;
+    kb_roofline_input in = {1e-3, gbytes * 1e6, 0, (int64_t)1 << 40, 0};
+    kb_roofline r;
+    assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
+    return r;
+}
+
+static void bound_is_the_highest_credible_figure(void **state) {
+    kb_peaks m = with_history();
+    kb_roofline_peaks p;
+    assert_int_equal(kb_roofline_peaks_from(&m, 1, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_SCALAR, &p),
+                     KB_OK);
+    assert_near(p.bytes_per_second[KB_MEM_DRAM], 41e9);
+    const kb_roofline_figure *f = &p.bandwidth_figure[KB_MEM_DRAM];
+    assert_int_equal(f->threads, 1);
+    assert_near(f->value, 41e9);
+    assert_int_equal(f->measured_at, 1767225660);
+    assert_near(f->highest, 200e9);
+    assert_int_equal(f->count, 3);
+    /* A figure without history (peaks written by hand) stands for itself. */
+    assert_near(p.bytes_per_second[KB_MEM_L1], 0);
+    m.sets[0].bandwidth[KB_BW_LOAD][KB_MEM_L1].bytes_per_second.best = 90e9;
+    m.measured_at = 1767225600;
+    assert_int_equal(kb_roofline_peaks_from(&m, 1, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_SCALAR, &p),
+                     KB_OK);
+    assert_near(p.bytes_per_second[KB_MEM_L1], 90e9);
+    assert_int_equal(p.bandwidth_figure[KB_MEM_L1].measured_at, 1767225600);
+}
+
+static void impossible_explains_itself(void **state) {
+    /* 42 GB/s against 41: impossible, though below the 200 set aside. */
+    kb_roofline r = at_dram(42, 0);
+    assert_int_equal(r.flags, KB_ROOFLINE_IMPOSSIBLE);
+    assert_string_equal(r.figure_name, "load DRAM");
+    char why[320];
+    kb_roofline_explain(&r, why, sizeof why);
+    assert_string_equal(why, "above load DRAM at 1 thread: 41.0 GB/s measured "
+                             "2026-01-01T00:01:00Z; highest seen 200.0 GB/s, set aside as an "
+                             "outlier (3 measurements)");
+    /* Unflagged results need no explanation. */
+    r = at_dram(20, 0);
+    assert_int_equal(r.flags, 0);
+    kb_roofline_explain(&r, why, sizeof why);
+    assert_string_equal(why, "");
+}
+
+static void above_the_runs_probe_is_suspicious_high(void **state) {
+    /* 36 GB/s: 87.8% of the bound, but above this run's probe of 35: suspicious-high. */
+    kb_roofline r = at_dram(36, 35e9);
+    assert_int_equal(r.flags, KB_ROOFLINE_SUSPICIOUS_HIGH);
+    assert_near(r.above_probe, 35e9);
+    char why[320];
+    kb_roofline_explain(&r, why, sizeof why);
+    assert_string_equal(why, "above this run's probe of load DRAM at 1 thread (35.0 GB/s); "
+                             "highest seen 200.0 GB/s, set aside as an outlier (3 measurements)");
+    /* Below the probe and under 90%: nothing. */
+    r = at_dram(34, 35e9);
+    assert_int_equal(r.flags, 0);
+    /* A probe above the history raises the bound: 45 GB/s is 90% of a probe at 50, not
+     * impossible against the 41 of the history. */
+    r = at_dram(45, 50e9);
+    assert_int_equal(r.flags, 0);
+    assert_near(r.peak_bytes_per_second, 50e9);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memory_bound_in_dram),
@@ -329,6 +416,9 @@ int main(void) {
         cmocka_unit_test(bounds_between_thread_counts),
         cmocka_unit_test(bounds_refuse_bad_arguments),
         cmocka_unit_test(capacities_do_not_overflow),
+        cmocka_unit_test(bound_is_the_highest_credible_figure),
+        cmocka_unit_test(impossible_explains_itself),
+        cmocka_unit_test(above_the_runs_probe_is_suspicious_high),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

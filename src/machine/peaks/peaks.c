@@ -38,10 +38,12 @@ static kb_status measure_set(const kb_peaks_options *o, const kb_measure_setting
             kb_format_bytes(size, sizeof size, ws);
             progress(o, "bandwidth %s %s (%s), %d %s", kb_bw_kernel_name((kb_bw_kernel)k),
                      kb_mem_level_name((kb_mem_level)l), size, set->threads, unit);
-            kb_status st = kb_bw_measure((kb_bw_kernel)k, p->bandwidth_simd, set->threads, ws, s,
-                                         &set->bandwidth[k][l]);
+            kb_bw_peak *peak = &set->bandwidth[k][l];
+            kb_status st =
+                kb_bw_measure((kb_bw_kernel)k, p->bandwidth_simd, set->threads, ws, s, peak);
             if (st != KB_OK)
                 return st;
+            kb_peak_history_add(&peak->history, p->measured_at, peak->bytes_per_second.best);
         }
     for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
         for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
@@ -53,6 +55,7 @@ static kb_status measure_set(const kb_peaks_options *o, const kb_measure_setting
                                           &set->flops[t][l]);
             if (st != KB_OK)
                 return st;
+            kb_peak_history_add(&set->flops_history[t][l], p->measured_at, set->flops[t][l].best);
         }
     return KB_OK;
 }

@@ -39,17 +39,24 @@ kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *
     if (!cache)
         warn(src, "no cache");
 
-    if (cache && !refresh) {
-        bool found = false;
-        if (kb_peaks_cache_read(src->cache_path, src->cache_key, out, &found) != KB_OK)
-            warn(src, "ignoring the cache");
-        /* Peaks from --quick's short measurements do not stand in for full ones. */
-        else if (found && (o.quick || !out->quick) && !quieter_now(out, kb_usable_cores())) {
-            src->reused = true;
-            return KB_OK;
-        }
+    /* Read even when the peaks are measured again, for the history they add to. */
+    kb_peaks *older = malloc(sizeof *older);
+    bool found = false;
+    if (!older)
+        return kb_fail(KB_ENOMEM, "out of memory");
+    if (cache && kb_peaks_cache_read(src->cache_path, src->cache_key, older, &found) != KB_OK)
+        warn(src, "ignoring the cache");
+    /* Peaks from --quick's short measurements do not stand in for full ones. */
+    if (found && !refresh && (o.quick || !older->quick) && !quieter_now(older, kb_usable_cores())) {
+        *out = *older;
+        free(older);
+        src->reused = true;
+        return KB_OK;
     }
     st = kb_peaks_measure(&o, out);
+    if (st == KB_OK && found)
+        kb_peaks_keep_history(out, older);
+    free(older);
     if (st != KB_OK)
         return st;
     if (cache && kb_peaks_cache_write(src->cache_path, src->cache_key, out) != KB_OK)

@@ -13,7 +13,9 @@
 /* The JSON form of kb_peaks, documented in docs/roofline.md. Rates are written in units of
  * 10^9 per second (GB/s, GFLOP/s), which people read; the round trip is exact to the 17
  * significant digits jansson writes, up to the one rounding of the scaling. */
-#define KB_PEAKS_FORMAT "kbench-peaks/1"
+#define KB_PEAKS_FORMAT "kbench-peaks/2"
+/* Version 1 had no history: each figure read from it is a history of its one measurement. */
+#define KB_PEAKS_FORMAT_1 "kbench-peaks/1"
 
 /* What the reader accepts for counts of CPUs or threads (and line sizes), and for the size of
  * one cache: far above any machine, far below where arithmetic on them overflows. */
@@ -23,6 +25,33 @@
 static json_t *rate_json(const kb_rate *r, double scale) {
     return json_pack("{s:f, s:f, s:f, s:f}", "best", r->best * scale, "median", r->median * scale,
                      "min", r->min * scale, "max", r->max * scale);
+}
+
+/* The measurements, and what they say (derived, so not read back). */
+static json_t *history_json(const kb_peak_history *h, double scale) {
+    json_t *a = json_array();
+    char when[32];
+    for (int i = 0; i < h->count && a; i++) {
+        kb_format_utc(when, sizeof when, h->samples[i].at);
+        json_array_append_new(
+            a, json_pack("{s:s, s:f}", "at", when, "value", h->samples[i].value * scale));
+    }
+    return a;
+}
+
+static json_t *summary_json(const kb_peak_history *h, double scale) {
+    kb_peak_summary s;
+    kb_peak_history_summarize(h, &s);
+    if (s.count == 0)
+        return json_null();
+    char bound_at[32], highest_at[32];
+    kb_format_utc(bound_at, sizeof bound_at, s.bound_at);
+    kb_format_utc(highest_at, sizeof highest_at, s.highest_at);
+    return json_pack("{s:i, s:f, s:s, s:f, s:s, s:b, s:f, s:f, s:s}", "count", s.count, "bound",
+                     s.bound * scale, "bound_measured_at", bound_at, "highest", s.highest * scale,
+                     "highest_measured_at", highest_at, "highest_is_outlier", s.outlier, "lowest",
+                     s.lowest * scale, "typical", s.typical * scale, "spread",
+                     kb_peak_spread_name(s.spread));
 }
 
 static json_t *set_json(const kb_peak_set *set) {
@@ -41,13 +70,15 @@ static json_t *set_json(const kb_peak_set *set) {
                                   ? json_null()
                                   : rate_json(&p->bytes_per_second, wa * 1e-9);
             json_array_append_new(bw,
-                                  json_pack("{s:s, s:s, s:I, s:i, s:o, s:o}", "kernel",
+                                  json_pack("{s:s, s:s, s:I, s:i, s:o, s:o, s:o, s:o}", "kernel",
                                             kb_bw_kernel_name((kb_bw_kernel)k), "level",
                                             kb_mem_level_name((kb_mem_level)l), "working_set_bytes",
                                             (json_int_t)p->working_set_bytes, "repetitions",
                                             p->bytes_per_second.repetitions, "gbytes_per_s",
                                             rate_json(&p->bytes_per_second, 1e-9),
-                                            "gbytes_per_s_with_write_allocate", with_wa));
+                                            "gbytes_per_s_with_write_allocate", with_wa, "history",
+                                            history_json(&p->history, 1e-9), "history_summary",
+                                            summary_json(&p->history, 1e-9)));
         }
     }
     json_t *flops = json_array();
@@ -56,10 +87,13 @@ static json_t *set_json(const kb_peak_set *set) {
             const kb_rate *r = &set->flops[t][l];
             if (r->repetitions == 0)
                 continue;
+            const kb_peak_history *h = &set->flops_history[t][l];
             json_array_append_new(
-                flops, json_pack("{s:s, s:s, s:i, s:o}", "type", kb_flop_type_name((kb_flop_type)t),
-                                 "simd", kb_simd_name((kb_simd_level)l), "repetitions",
-                                 r->repetitions, "gflops_per_s", rate_json(r, 1e-9)));
+                flops, json_pack("{s:s, s:s, s:i, s:o, s:o, s:o}", "type",
+                                 kb_flop_type_name((kb_flop_type)t), "simd",
+                                 kb_simd_name((kb_simd_level)l), "repetitions", r->repetitions,
+                                 "gflops_per_s", rate_json(r, 1e-9), "history",
+                                 history_json(h, 1e-9), "history_summary", summary_json(h, 1e-9)));
         }
     return json_pack("{s:i, s:o, s:o}", "threads", set->threads, "bandwidth", bw, "flops", flops);
 }
@@ -97,6 +131,16 @@ kb_status kb_peaks_to_json(const kb_peaks *p, char **text) {
 }
 
 static kb_status read_root(json_t *root, kb_peaks *out);
+
+bool kb_peaks_json_time(const char *text, int64_t *out) {
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (!end || *end)
+        return false;
+    *out = (int64_t)timegm(&tm);
+    return true;
+}
 
 static kb_status bad(const char *what) {
     return kb_fail(KB_EFORMAT, "peaks JSON: %s", what);
@@ -144,7 +188,36 @@ static kb_status read_rate(json_t *obj, const char *key, int repetitions, kb_rat
     return KB_OK;
 }
 
-static kb_status read_set(json_t *obj, kb_peak_set *set) {
+/* A history as written by history_json; absent (version 1), the one measurement the entry
+ * holds, at the time the peaks were measured. */
+static kb_status read_history(json_t *a, const kb_rate *rate, int64_t measured_at,
+                              kb_peak_history *h) {
+    memset(h, 0, sizeof *h);
+    if (!a) {
+        kb_peak_history_add(h, measured_at, rate->best);
+        return KB_OK;
+    }
+    if (!json_is_array(a))
+        return bad("history is not an array");
+    size_t i;
+    json_t *item;
+    json_array_foreach(a, i, item) {
+        const char *when;
+        double value;
+        json_error_t e;
+        if (json_unpack_ex(item, &e, JSON_STRICT, "{s:s, s:F}", "at", &when, "value", &value) != 0)
+            return kb_fail(KB_EFORMAT, "peaks JSON: history: %s", e.text);
+        int64_t at;
+        if (!kb_peaks_json_time(when, &at))
+            return bad("a history time is not a UTC time like 2025-01-31T12:00:00Z");
+        if (!(value > 0) || !isfinite(value * 1e9))
+            return bad("a history value is not a positive number");
+        kb_peak_history_add(h, at, value * 1e9);
+    }
+    return KB_OK;
+}
+
+static kb_status read_set(json_t *obj, int64_t measured_at, kb_peak_set *set) {
     json_t *bw, *flops;
     json_error_t e;
     if (json_unpack_ex(obj, &e, JSON_STRICT, "{s:i, s:o, s:o}", "threads", &set->threads,
@@ -159,11 +232,13 @@ static kb_status read_set(json_t *obj, kb_peak_set *set) {
         const char *kernel, *level;
         json_int_t ws;
         int reps;
-        json_t *rate, *with_wa; /* the latter is derived, so not read back */
-        if (json_unpack_ex(item, &e, JSON_STRICT, "{s:s, s:s, s:I, s:i, s:o, s:o}", "kernel",
-                           &kernel, "level", &level, "working_set_bytes", &ws, "repetitions", &reps,
-                           "gbytes_per_s", &rate, "gbytes_per_s_with_write_allocate",
-                           &with_wa) != 0)
+        /* The write-allocate rate and the summary are derived, so not read back. */
+        json_t *rate, *with_wa, *history = NULL, *summary = NULL;
+        if (json_unpack_ex(item, &e, JSON_STRICT, "{s:s, s:s, s:I, s:i, s:o, s:o, s?o, s?o}",
+                           "kernel", &kernel, "level", &level, "working_set_bytes", &ws,
+                           "repetitions", &reps, "gbytes_per_s", &rate,
+                           "gbytes_per_s_with_write_allocate", &with_wa, "history", &history,
+                           "history_summary", &summary) != 0)
             return kb_fail(KB_EFORMAT, "peaks JSON: bandwidth: %s", e.text);
         int k = find_name(kernel, kernel_name, KB_BW_KERNEL_COUNT);
         int l = find_name(level, level_name, KB_MEM_LEVEL_COUNT);
@@ -172,21 +247,27 @@ static kb_status read_set(json_t *obj, kb_peak_set *set) {
         set->bandwidth[k][l].working_set_bytes = ws;
         kb_status st =
             read_rate(item, "gbytes_per_s", reps, &set->bandwidth[k][l].bytes_per_second);
+        if (st == KB_OK)
+            st = read_history(history, &set->bandwidth[k][l].bytes_per_second, measured_at,
+                              &set->bandwidth[k][l].history);
         if (st != KB_OK)
             return st;
     }
     json_array_foreach(flops, i, item) {
         const char *type, *simd;
         int reps;
-        json_t *rate;
-        if (json_unpack_ex(item, &e, JSON_STRICT, "{s:s, s:s, s:i, s:o}", "type", &type, "simd",
-                           &simd, "repetitions", &reps, "gflops_per_s", &rate) != 0)
+        json_t *rate, *history = NULL, *summary = NULL;
+        if (json_unpack_ex(item, &e, JSON_STRICT, "{s:s, s:s, s:i, s:o, s?o, s?o}", "type", &type,
+                           "simd", &simd, "repetitions", &reps, "gflops_per_s", &rate, "history",
+                           &history, "history_summary", &summary) != 0)
             return kb_fail(KB_EFORMAT, "peaks JSON: flops: %s", e.text);
         int t = find_name(type, type_name, KB_FLOP_TYPE_COUNT);
         int l = find_name(simd, simd_name, KB_SIMD_LEVEL_COUNT);
         if (t < 0 || l < 0)
             return bad("flops entry with an unknown type or SIMD level");
         kb_status st = read_rate(item, "gflops_per_s", reps, &set->flops[t][l]);
+        if (st == KB_OK)
+            st = read_history(history, &set->flops[t][l], measured_at, &set->flops_history[t][l]);
         if (st != KB_OK)
             return st;
     }
@@ -211,7 +292,7 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
                        &quick, "bandwidth_simd", &simd, "clock_mhz", &clock, "logical_cpus",
                        &out->logical_cpus, "caches", &caches, "sets", &sets) != 0)
         return kb_fail(KB_EFORMAT, "peaks JSON: %s", e.text);
-    if (strcmp(format, KB_PEAKS_FORMAT) != 0)
+    if (strcmp(format, KB_PEAKS_FORMAT) != 0 && strcmp(format, KB_PEAKS_FORMAT_1) != 0)
         return kb_fail(KB_EFORMAT, "peaks JSON: format is '%.40s', not '%s'", format,
                        KB_PEAKS_FORMAT);
     if (out->logical_cpus < 0 || out->logical_cpus > KB_PEAKS_MAX_CPUS)
@@ -232,12 +313,8 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
         out->clock_mhz = json_number_value(clock);
     else if (!json_is_null(clock))
         return bad("clock_mhz is neither a number >= 0 nor null");
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *end = strptime(when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (!end || *end)
+    if (!kb_peaks_json_time(when, &out->measured_at))
         return bad("measured_at is not a UTC time like 2025-01-31T12:00:00Z");
-    out->measured_at = (int64_t)timegm(&tm);
     for (int c = 0; c < KB_CACHE_LEVEL_COUNT; c++) {
         json_int_t size;
         kb_cache *k = &out->caches[c];
@@ -259,7 +336,7 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
     if (!json_is_array(sets) || json_array_size(sets) != KB_PEAKS_SET_COUNT)
         return bad("sets must hold two sets: 1 thread and all cores");
     for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
-        kb_status st = read_set(json_array_get(sets, (size_t)s), &out->sets[s]);
+        kb_status st = read_set(json_array_get(sets, (size_t)s), out->measured_at, &out->sets[s]);
         if (st != KB_OK)
             return st;
     }

@@ -15,6 +15,7 @@ static const char *const code_names[KB_ENV_CODE_COUNT] = {
     [KB_ENV_ASLR] = "aslr",
     [KB_ENV_DEBUG_BUILD] = "debug_build",
     [KB_ENV_SANITIZER_BUILD] = "sanitizer_build",
+    [KB_ENV_BANDWIDTH_CHANGED] = "bandwidth_changed",
 };
 
 const char *kb_env_code_name(kb_env_code code) {

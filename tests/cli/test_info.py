@@ -78,7 +78,7 @@ def main():
     # OMP_PROC_BIND binds the main thread to one place at start-up; the usable cores are
     # still all of them, and kbench info says what bounds them.
     if info is not None:
-        r = run(kbench, "--json", env={"OMP_PROC_BIND": "true"})
+        r = run("--json", env={"OMP_PROC_BIND": "true"})
         if check(r.returncode == 0, f"OMP_PROC_BIND=true: exit {r.returncode} {r.stderr!r}"):
             bound = json.loads(r.stdout)["threads"]
             check(bound["usable_cores"] == info["threads"]["usable_cores"],
@@ -86,7 +86,7 @@ def main():
                   f"{info['threads']['usable_cores']}")
             check("OMP_PROC_BIND" in bound["bound_by"] or bound["usable_cores"] == 1,
                   f"OMP_PROC_BIND=true: bound by {bound['bound_by']!r}")
-        r = run(kbench, env={"OMP_PROC_BIND": "true"})
+        r = run(env={"OMP_PROC_BIND": "true"})
         check(text_value(r.stdout, "usable cores") == str(info["threads"]["usable_cores"])
               and text_value(r.stdout, "bound by"), "OMP_PROC_BIND=true: text usable cores")
 

@@ -358,9 +358,8 @@ def probes(tmp):
 
     path = os.path.join(tmp, "probed.json")
     # Both thread counts of the scalar sums of TINY: one figure per thread count.
-    r = subprocess.run([KBENCH, "run", "reduce", "--filter", TINY + "simd=scalar/", *FAST[:2],
-                        "--quick-peaks", "--allow-impossible", "-q", "-o", path], env=env,
-                       capture_output=True, text=True, timeout=300)
+    r = kbench("run", "reduce", "--filter", TINY + "simd=scalar/", *FAST[:2], "--quick-peaks",
+               "--allow-impossible", "-q", "-o", path, env=env)
     if not check(r.returncode == 0, f"probed run: {r.returncode} {r.stderr}"):
         return
     results = json.loads(Path(path).read_text())

@@ -184,14 +184,19 @@ typedef struct kb_bench_settings {
 enum kb_baseline_library {
     KB_BASELINE_NUMPY = 1u << 0,
     KB_BASELINE_NUMEXPR = 1u << 1,
+    KB_BASELINE_TORCH = 1u << 2,
+    KB_BASELINE_JAX = 1u << 3,
 };
 
 /* What a baseline's time includes that kbench's does not, said wherever the two are compared:
  * kbench is timed through its C API and the baselines through Python calls. */
 #define KB_BASELINE_COMPARISON "C call vs Python call"
 
-/* "numpy", "numexpr"; "?" for anything else. */
+/* "numpy", "numexpr", "torch", "jax"; "?" for anything else. */
 const char *kb_baseline_name(unsigned library);
+
+/* The KB_BASELINE_* bit of a library's name; 0 for an unknown name. */
+unsigned kb_baseline_from_name(const char *name);
 
 void kb_bench_settings_default(kb_bench_settings *settings);
 
@@ -346,6 +351,9 @@ typedef struct kb_bench_context {
     /* What the baseline runner said of itself (Python, NumPy and numexpr versions and build
      * configuration, thread settings): a JSON object as text, NULL without baselines. */
     char *baseline_info;
+    /* The baselines that cannot compute their group's case (PyTorch's mean of integers): a
+     * JSON array of {"case","library","reason"} as text, NULL without baselines. */
+    char *baseline_unsupported;
 } kb_bench_context;
 
 /* A run: its context and its cases, in the order they were planned. */

@@ -83,12 +83,12 @@ static kb_status one_option(int argc, char **argv, int *i, kb_bench_options *o) 
     } else if (strcmp(arg, "--allow-impossible") == 0) {
         o->allow_impossible = true;
     } else if ((v = option_value(argc, argv, i, "--baseline", NULL, &st))) {
-        if (strcmp(v, "numpy") == 0)
-            s->baselines |= KB_BASELINE_NUMPY;
-        else if (strcmp(v, "numexpr") == 0)
-            s->baselines |= KB_BASELINE_NUMEXPR;
+        unsigned library = kb_baseline_from_name(v);
+        if (library)
+            s->baselines |= library;
         else
-            st = kb_fail(KB_EINVAL, "bad --baseline '%s' (expected numpy or numexpr)", v);
+            st = kb_fail(KB_EINVAL, "bad --baseline '%s' (expected numpy, numexpr, torch or jax)",
+                         v);
     } else if (st == KB_OK && (v = option_value(argc, argv, i, "--peaks", NULL, &st))) {
         o->peaks_file = v;
     } else if ((v = option_value(argc, argv, i, "--filter", "-f", &st))) {

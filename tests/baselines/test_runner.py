@@ -190,7 +190,7 @@ def errors(runner, tmp):
               f"{what}: {reply}")
     for what, reply in [
             ("unknown op", setup(runner, "numpy", "median", None, path, out)),
-            ("unknown library", setup(runner, "torch", "sum", None, path, out)),
+            ("unknown library", setup(runner, "pandas", "sum", None, path, out)),
             ("unknown kind", runner.send(cmd="setup", library="numpy", case={"kind": "scan"},
                                          input=path, output=out))]:
         check(reply.get("ok") is False and reply.get("unsupported") is True, f"{what}: {reply}")

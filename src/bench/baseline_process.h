@@ -71,8 +71,8 @@ json_t *kb_baseline_reduce_case(const char *op, bool has_axis, int axis);
  * be interleaved (kb_baseline_run names the library); they share one loaded copy of the
  * input. A setup for a library already in the group starts a new group, dropping every
  * case of the old one; a failed setup leaves its library without a case. A case the library cannot
- * compute gives KB_EUNSUPPORTED with *unsupported set (kbench skips the case); any other failure
- * clears it. *reply (may be NULL; new reference) receives the reply without "ok", with
+ * compute gives KB_EUNSUPPORTED with *unsupported set (kbench reports it, untimed); any other
+ * failure clears it. *reply (may be NULL; new reference) receives the reply without "ok", with
  * "result_dtype", "result_shape", "version" and "threads". */
 kb_status kb_baseline_setup(kb_baseline_process *p, const char *library, const json_t *spec,
                             const char *input_path, const char *output_path, int threads,

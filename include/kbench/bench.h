@@ -285,7 +285,8 @@ typedef struct kb_bench_result {
     bool has_roofline;
     kb_roofline roofline;
     /* A baseline's result: its library ("numpy"), NULL for the group's own implementations.
-     * A baseline is a case of the group named <group>/baseline=<library>, timed by the Python
+     * A baseline is a case of the group named <group>/baseline=<library> (PyTorch and JAX, at
+     * each thread count of the group: <group>/baseline=torch/threads=<n>), timed by the Python
      * runner as the harness times (its samples include the Python call), whose result was
      * compared with the group's output: check_ok, and the largest difference in units of the
      * tolerance (docs/baselines.md; above 1 fails the check). */

@@ -1,7 +1,7 @@
 # Entry points. Each installs what is missing first (scripts/install-deps is idempotent).
 #   make run      build the Release configuration into build/ and run the main job: kbench
-#                 info, then the quick benchmark selection with the NumPy baseline into
-#                 results/latest.{json,md}
+#                 info, then the quick benchmark selection with the NumPy, PyTorch and JAX
+#                 baselines into results/latest.{json,md}
 #   make test     Release, sanitizer, aarch64 (qemu) and fuzz builds, every test through CTest
 #   make install  PREFIX=/usr/local by default
 
@@ -21,7 +21,8 @@ run: build
 	# The report keeps every plausibility flag (results/latest.*, stderr), but does not fail on
 	# `impossible`: on this project's VM, 64 MiB arrays read at up to 1.2x the DRAM bound
 	# (more of them stays in L3 than its reported size allows; docs/roofline.md).
-	./build/kbench run --baseline numpy --allow-impossible -o results/latest.json -o results/latest.md
+	./build/kbench run --baseline numpy --baseline torch --baseline jax --allow-impossible \
+	  -o results/latest.json -o results/latest.md
 
 deps:
 	@scripts/install-deps

@@ -1,53 +1,74 @@
 #!/usr/bin/env python3
-"""Times NumPy and numexpr for kbench, as a child process that kbench starts once per run.
+"""Times NumPy, numexpr, PyTorch and JAX for kbench, as a child process that kbench starts
+once per run.
 
 Protocol: one JSON object per line on stdin, one JSON reply per line on stdout.
 
   {"cmd":"hello"}     -> {"ok":true,"python":..,"executable":..,"libraries":{..},
                           "threads":{..},"timer":{..}}
-  {"cmd":"setup","library":"numpy"|"numexpr","case":{"kind":"reduce","op":..,"axis":..},
+  {"cmd":"require","library":"numpy"|"numexpr"|"torch"|"jax"}
+                      -> {"ok":true,"library":..,"version":..,..}: what the library says of
+                         itself, or "missing" with the command that installs it
+  {"cmd":"setup","library":..,"id":..,"case":{"kind":"reduce","op":..,"axis":..},
    "input":"in.npy","output":"out.npy","threads":N}
-                      -> {"ok":true,"library":..,"version":..,"result_dtype":..,
+                      -> {"ok":true,"library":..,"id":..,"version":..,"result_dtype":..,
                           "result_shape":[..],"threads":N}
-  {"cmd":"run","library":"numpy","calls":K,"samples":M}
+  {"cmd":"run","id":..,"calls":K,"samples":M,"warmup":W,"flush_bytes":B}
                       -> {"ok":true,"sample_ns":[M integers, each K calls]}
-  {"cmd":"teardown"}  -> {"ok":true}   (or with "library": drops that one only)
+  {"cmd":"teardown"}  -> {"ok":true}   (or with "id" or "library": drops that case only)
   {"cmd":"quit"}      -> {"ok":true}, then exit 0 (end of input exits 0 too)
 
-The cases set up since the last teardown form a group, at most one per library, so that
-kbench can interleave rounds of NumPy and numexpr on the same case; they share one loaded
-copy of the input. A setup for a library that has a case already starts a new group: every
-case is dropped first, so none of an earlier group lingers. A failed setup leaves its library
-without a case. "library" may be left out of run when only one library has a case.
+The cases set up since the last teardown form a group, each under its "id" (default: the
+library's name), so that kbench can interleave rounds of several libraries, or of one library
+at several thread counts, on the same case; they share one loaded copy of the input. A setup
+under an id that has a case already starts a new group: every case is dropped first, so none
+of an earlier group lingers. A failed setup leaves its id without a case. run names the case
+by "id" (or "library", which is the default id); either may be left out when only one case
+is set up.
+
+How a run's samples start (docs/baselines.md): "warmup" W > 0 calls the case W times, untimed,
+before the first sample, so that its samples follow a call of the same library (hot caches);
+"flush_bytes" B > 0 reads a buffer of B bytes, split among the case's threads, before every
+sample, untimed (cold caches). Both happen in the process that computes the case.
 
 A failure is {"ok":false,"error":"one line"}, plus "unsupported":true when the library
-cannot compute the case (kbench skips it) or "missing":true when the library is not
-installed. No request ends the loop except quit. stdout carries nothing but replies: what a
-library prints there is moved to stderr, which otherwise carries only a fatal traceback.
+cannot compute the case (kbench reports it as not supported) or "missing":true when the
+library is not installed. No request ends the loop except quit. stdout carries nothing but
+replies: what a library prints there is moved to stderr, which otherwise carries only a fatal
+traceback.
 
 Each sample times a plain `for _ in range(K): f()` loop, so the Python call overhead is part
-of every NumPy number: that is what a NumPy user pays, and kbench's report labels the
+of every number: that is what a user of these libraries pays, and kbench's report labels the
 comparison "C call vs Python call". The garbage collector is off while a run is timed, as
-in timeit.
+in timeit. PyTorch runs eager, with torch.set_num_threads(N) before each run of its case.
+JAX runs a function compiled with jax.jit before any sample, each call ending in
+block_until_ready; XLA fixes its CPU thread pool when it starts, from PJRT_NPROC, so each
+thread count's JAX cases run in a worker process of their own (this same script, started with
+PJRT_NPROC=N), to which this process forwards their requests.
 """
 import gc
 import json
 import os
 import platform
+import subprocess
 import sys
+import threading
 import time
 import warnings
 
 THREAD_VARIABLES = ["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMEXPR_NUM_THREADS", "NUMEXPR_MAX_THREADS"]
 
+LIBRARIES = ["numpy", "numexpr", "torch", "jax"]
 REDUCE_OPS = ["sum", "prod", "mean", "min", "max", "argmin", "argmax", "var", "std"]
 # numexpr has reductions sum, prod, min and max, but kbench compares only what its own numexpr
-# cases cover; an op missing here is reported as unsupported, and kbench skips it.
+# cases cover; an op missing here is reported as unsupported.
 NUMEXPR_REDUCE_OPS = ["sum"]
 # The dtypes numexpr computes in; anything else it would convert first, which is not the
 # same computation as kbench's.
 NUMEXPR_DTYPES = ["bool", "int32", "int64", "float32", "float64"]
+# Set in the environment of a JAX worker: the thread count XLA was started with.
+JAX_WORKER = "KB_BASELINE_JAX_WORKER"
 
 if hasattr(time, "CLOCK_MONOTONIC_RAW"):
     CLOCK, CLOCK_NAME = time.CLOCK_MONOTONIC_RAW, "CLOCK_MONOTONIC_RAW"
@@ -72,12 +93,16 @@ def describe(exc):
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def not_installed(name, module, exc):
+    return Failure(f"{name} is not installed for {sys.executable}: run scripts/install-deps "
+                   f"(or pip install {module}) ({describe(exc)})", missing=True)
+
+
 def import_numpy():
     try:
         import numpy
     except ImportError as exc:
-        raise Failure(f"NumPy is not installed for {sys.executable}: run scripts/install-deps "
-                      f"(or pip install numpy) ({describe(exc)})", missing=True) from None
+        raise not_installed("NumPy", "numpy", exc) from None
     return numpy
 
 
@@ -87,6 +112,25 @@ def import_numexpr():
     except ImportError:
         return None
     return numexpr
+
+
+def import_torch():
+    try:
+        import torch
+    except ImportError as exc:
+        raise not_installed("PyTorch", "torch", exc) from None
+    return torch
+
+
+def import_jax():
+    """JAX with 64-bit types on: without them it would compute float64 inputs in float32."""
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError as exc:
+        raise not_installed("JAX", "jax", exc) from None
+    jax.config.update("jax_enable_x64", True)
+    return jax, jnp
 
 
 def numpy_config(np):
@@ -159,6 +203,37 @@ def hello(request, state):
             "timer": {"clock": CLOCK_NAME, "resolution_ns": timer_resolution_ns()}}
 
 
+def require(request, state):
+    """The library, imported, and what it says of itself; a missing one names the command
+    that installs it."""
+    library = request.get("library")
+    if library == "numpy":
+        np = import_numpy()
+        return {"library": library, "version": np.__version__, "config": numpy_config(np)}
+    if library == "numexpr":
+        ne = import_numexpr()
+        if ne is None:
+            raise not_installed("numexpr", "numexpr", ImportError("No module named 'numexpr'"))
+        return {"library": library, "version": ne.__version__, "threads": ne.get_num_threads(),
+                "vml": bool(getattr(ne, "use_vml", False))}
+    if library == "torch":
+        torch = import_torch()
+        return {"library": library, "version": torch.__version__,
+                "default_threads": torch.get_num_threads(),
+                "parallel": one_line(torch.__config__.parallel_info())}
+    if library == "jax":
+        jax, _ = import_jax()
+        import jaxlib
+        # XLA's backend starts in the workers, each with its own thread count; this process
+        # only imports JAX.
+        return {"library": library, "version": jax.__version__,
+                "jaxlib": getattr(jaxlib, "__version__", None),
+                "threads": "PJRT_NPROC per case, one worker process per thread count",
+                "x64": True}
+    raise Failure(f"unknown baseline library {json.dumps(library)} "
+                  f"(known: {', '.join(LIBRARIES)})", unsupported=True)
+
+
 def load_input(np, path):
     if not isinstance(path, str) or not path:
         raise Failure("setup needs \"input\", the path of a .npy file")
@@ -190,18 +265,33 @@ def check_axis(case, ndim):
     return axis % ndim
 
 
-def numpy_callable(np, case, a):
+class Case:
+    """A set-up case: the timed call (fn) and what runs before each run of it (prepare), or,
+    for a case computed in a JAX worker, that worker."""
+
+    def __init__(self, library, threads, fn=None, prepare=None, worker=None):
+        self.library = library
+        self.threads = threads
+        self.fn = fn
+        self.prepare = prepare
+        self.worker = worker
+
+
+def numpy_callable(np, case, a, threads):
     op = case.get("op")
     if op not in REDUCE_OPS:
         raise Failure(f"NumPy baseline has no reduce op {json.dumps(op)}", unsupported=True)
     axis = check_axis(case, a.ndim)
     fn = getattr(np, op)
     if op in ("var", "std"):
-        return lambda: fn(a, axis=axis, ddof=0), 1
-    return lambda: fn(a, axis=axis), 1
+        return Case("numpy", 1, lambda: fn(a, axis=axis, ddof=0)), np.asarray
+    return Case("numpy", 1, lambda: fn(a, axis=axis)), np.asarray
 
 
-def numexpr_callable(ne, case, a, threads):
+def numexpr_callable(np, case, a, threads):
+    ne = import_numexpr()
+    if ne is None:
+        raise not_installed("numexpr", "numexpr", ImportError("No module named 'numexpr'"))
     op = case.get("op")
     if op not in NUMEXPR_REDUCE_OPS:
         raise Failure(f"numexpr cannot compute {op}", unsupported=True)
@@ -213,7 +303,112 @@ def numexpr_callable(ne, case, a, threads):
     # numexpr takes the axis as a literal in the expression, and no negative axes.
     text = f"{op}(a)" if axis is None else f"{op}(a, axis={axis})"
     local = {"a": a}
-    return lambda: ne.evaluate(text, local_dict=local), ne.get_num_threads()
+    return Case("numexpr", ne.get_num_threads(),
+                lambda: ne.evaluate(text, local_dict=local)), np.asarray
+
+
+def torch_callable(np, case, a, threads):
+    torch = import_torch()
+    op = case.get("op")
+    if op not in REDUCE_OPS:
+        raise Failure(f"PyTorch baseline has no reduce op {json.dumps(op)}", unsupported=True)
+    axis = check_axis(case, a.ndim)
+    bfloat16 = a.dtype.name == "bfloat16"
+    try:
+        # The same memory as NumPy's copy of the input; bfloat16 through its bits, since
+        # torch.from_numpy does not know ml_dtypes' type.
+        t = (torch.from_numpy(a.view(np.int16)).view(torch.bfloat16) if bfloat16
+             else torch.from_numpy(a))
+    except TypeError as exc:
+        raise Failure(f"PyTorch has no tensor of {a.dtype.name}: {describe(exc)}",
+                      unsupported=True) from None
+    if op in ("mean", "var", "std") and not t.is_floating_point():
+        raise Failure(f"PyTorch has no {op} of {a.dtype.name} (torch.{op} takes floating "
+                      "point only)", unsupported=True)
+    dim = {} if axis is None else {"dim": axis}
+    f = {"sum": torch.sum, "prod": torch.prod, "mean": torch.mean, "min": torch.amin,
+         "max": torch.amax, "argmin": torch.argmin, "argmax": torch.argmax,
+         "var": torch.var, "std": torch.std}[op]
+    if op in ("var", "std"):
+        dim["correction"] = 0
+    threads = threads or torch.get_num_threads()
+
+    def to_numpy(r):
+        r = r.detach()
+        return r.view(torch.int16).numpy().view(a.dtype) if bfloat16 else r.numpy()
+    return Case("torch", threads, lambda: f(t, **dim),
+                lambda: torch.set_num_threads(threads)), to_numpy
+
+
+def jax_callable(np, case, a, threads):
+    jax, jnp = import_jax()
+    op = case.get("op")
+    if op not in REDUCE_OPS:
+        raise Failure(f"JAX baseline has no reduce op {json.dumps(op)}", unsupported=True)
+    axis = check_axis(case, a.ndim)
+    started = int(os.environ[JAX_WORKER])
+    if threads is not None and threads != started:
+        raise Failure(f"this JAX worker runs {started} threads, not {threads}")
+    f = getattr(jnp, op)
+    kwargs = {"axis": axis, "ddof": 0} if op in ("var", "std") else {"axis": axis}
+    x = jax.device_put(a)
+    try:
+        compiled = jax.jit(lambda v: f(v, **kwargs)).lower(x).compile()
+    except TypeError as exc:
+        raise Failure(f"JAX cannot compute {op} of {a.dtype.name}: {describe(exc)}",
+                      unsupported=True) from None
+    return Case("jax", started, lambda: compiled(x).block_until_ready()), np.asarray
+
+
+CALLABLES = {"numpy": numpy_callable, "numexpr": numexpr_callable, "torch": torch_callable,
+             "jax": jax_callable}
+
+
+class Worker:
+    """A JAX worker: this script again, with XLA's CPU thread pool set to `threads` through
+    PJRT_NPROC before JAX starts. Its stderr is this process's."""
+
+    def __init__(self, threads):
+        self.threads = threads
+        env = dict(os.environ, PJRT_NPROC=str(threads))
+        env[JAX_WORKER] = str(threads)
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                     text=True, encoding="utf-8")
+
+    def send(self, request):
+        try:
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError as exc:
+            line = ""
+            why = describe(exc)
+        else:
+            why = "no reply"
+        if not line:
+            code = self.proc.poll()
+            raise Failure(f"the JAX worker for {self.threads} threads ended ({why}, exit status "
+                          f"{code})")
+        return json.loads(line)
+
+    def close(self):
+        try:
+            self.send({"cmd": "quit"})
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (Failure, OSError, ValueError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+
+def forward(worker, request):
+    reply = worker.send(request)
+    if not reply.get("ok"):
+        flags = {k: True for k in ("unsupported", "missing") if reply.get(k)}
+        raise Failure(reply.get("error", "the JAX worker failed without a message"), **flags)
+    reply.pop("ok")
+    return reply
 
 
 def cached_input(np, path, state):
@@ -234,15 +429,32 @@ def cached_input(np, path, state):
     return a
 
 
+def case_id(request, key="id"):
+    value = request.get(key)
+    if value is not None and (not isinstance(value, str) or not value):
+        raise Failure(f"\"{key}\" must be a non-empty string, not {json.dumps(value)}")
+    return value
+
+
 def setup(request, state):
     np = import_numpy()
     library = request.get("library")
-    if isinstance(library, str) and library in state["cases"]:
+    cid = case_id(request) or library
+    if isinstance(cid, str) and cid in state["cases"]:
         drop_cases(state)
-    return setup_case(np, library, request, state)
+    return setup_case(np, library, cid, request, state)
 
 
-def setup_case(np, library, request, state):
+def jax_worker(threads, state):
+    if threads is None:
+        threads = len(os.sched_getaffinity(0))
+    worker = state["workers"].get(threads)
+    if worker is None or worker.proc.poll() is not None:
+        worker = state["workers"][threads] = Worker(threads)
+    return worker
+
+
+def setup_case(np, library, cid, request, state):
     case = request.get("case")
     if not isinstance(case, dict):
         raise Failure("setup needs \"case\", an object")
@@ -256,38 +468,45 @@ def setup_case(np, library, request, state):
     output = request.get("output")
     if not isinstance(output, str) or not output:
         raise Failure("setup needs \"output\", the path the result is saved to")
-
-    if library == "numpy":
-        version = np.__version__
-        a = cached_input(np, request.get("input"), state)
-        fn, used_threads = numpy_callable(np, case, a)
-    elif library == "numexpr":
-        ne = import_numexpr()
-        if ne is None:
-            raise Failure(f"numexpr is not installed for {sys.executable}: run "
-                          "scripts/install-deps (or pip install numexpr)", missing=True)
-        version = ne.__version__
-        a = cached_input(np, request.get("input"), state)
-        fn, used_threads = numexpr_callable(ne, case, a, threads)
-    else:
+    make = CALLABLES.get(library) if isinstance(library, str) else None
+    if make is None:
         raise Failure(f"unknown baseline library {json.dumps(library)} "
-                      "(known: numpy, numexpr)", unsupported=True)
+                      f"(known: {', '.join(LIBRARIES)})", unsupported=True)
 
+    if library == "jax" and JAX_WORKER not in os.environ:
+        import_jax()  # a missing JAX is reported here, before a worker starts
+        worker = jax_worker(threads, state)
+        reply = forward(worker, dict(request, id=cid))
+        state["cases"][cid] = Case(library, worker.threads, worker=worker)
+        return reply
+
+    a = cached_input(np, request.get("input"), state)
+    made, to_numpy = make(np, case, a, threads)
+    version = sys.modules[library].__version__
+    if made.prepare:
+        made.prepare()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = np.asarray(fn())
+            result = to_numpy(made.fn())
+        except (NotImplementedError, TypeError) as exc:
+            raise Failure(f"{library} cannot compute this case: {describe(exc)}",
+                          unsupported=True) from None
         except Exception as exc:
-            raise Failure(f"{library} failed on this case: {describe(exc)}") from None
+            # PyTorch says so when a kernel lacks a dtype ("sum" not implemented for 'UInt16').
+            unsupported = "not implemented for" in str(exc)
+            raise Failure(f"{library} failed on this case: {describe(exc)}",
+                          **({"unsupported": True} if unsupported else {})) from None
     try:
         # Through a file object: np.save would add ".npy" to a path without it.
         with open(output, "wb") as f:
             np.save(f, result, allow_pickle=False)
     except Exception as exc:
         raise Failure(f"{output}: {describe(exc)}") from None
-    state["cases"][library] = fn
-    reply = {"library": library, "version": version, "result_dtype": result.dtype.name,
-             "result_shape": list(result.shape), "threads": used_threads}
+    state["cases"][cid] = made
+    reply = {"library": library, "id": cid, "version": version,
+             "result_dtype": result.dtype.name, "result_shape": list(result.shape),
+             "threads": made.threads}
     if caught:
         reply["warnings"] = [one_line(w.message) for w in caught]
     return reply
@@ -300,27 +519,88 @@ def positive_int(request, key):
     return value
 
 
+def optional_count(request, key):
+    value = request.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Failure(f"\"{key}\" must be a non-negative integer, not {json.dumps(value)}")
+    return value
+
+
+def make_flush(np, nbytes, threads):
+    """A call that reads one word of every 64-byte line of a buffer of nbytes, split among
+    `threads` threads, so that the caches of every core the next sample uses hold none of
+    what the previous one left (as kbench's --cache cold does in its own process). NumPy's
+    reductions release the GIL, so the parts are read in parallel."""
+    words = np.ones(max(nbytes // 8, 8), dtype=np.uint64)  # written: its pages exist
+    lines = words[::8]
+    if threads <= 1:
+        return lambda: np.add.reduce(lines)
+    parts = np.array_split(lines, threads)
+
+    def read(part, out, k):
+        out[k] = np.add.reduce(part)
+
+    def flush():
+        out = [0] * threads
+        team = [threading.Thread(target=read, args=(p, out, k)) for k, p in enumerate(parts)]
+        for t in team:
+            t.start()
+        for t in team:
+            t.join()
+        return out
+    return flush
+
+
+def flush_for(np, nbytes, threads, state):
+    cached = state.get("flush")
+    if cached is not None and cached[0] == (nbytes, threads):
+        return cached[1]
+    state.pop("flush", None)
+    flush = make_flush(np, nbytes, threads)
+    state["flush"] = ((nbytes, threads), flush)
+    return flush
+
+
+def pick_case(request, state):
+    cases = state["cases"]
+    key = case_id(request) or case_id(request, "library")
+    if key is None:
+        if len(cases) > 1:
+            raise Failure(f"run needs \"library\" (or \"id\"): {', '.join(sorted(cases))} "
+                          "have cases")
+        return next(iter(cases.values()), None), None
+    return cases.get(key), key
+
+
 def run(request, state):
     calls = positive_int(request, "calls")
     samples = positive_int(request, "samples")
-    cases = state["cases"]
-    library = request.get("library")
-    if library is None:
-        if len(cases) > 1:
-            raise Failure(f"run needs \"library\": {', '.join(sorted(cases))} have cases")
-        fn = next(iter(cases.values()), None)
-    else:
-        fn = cases.get(library)
-    if fn is None:
-        which = f" for {library}" if library is not None else ""
+    warmup = optional_count(request, "warmup")
+    flush_bytes = optional_count(request, "flush_bytes")
+    case, key = pick_case(request, state)
+    if case is None:
+        which = f" for {key}" if key is not None else ""
         raise Failure(f"run before setup: no case is set up{which}")
-    clock, now = CLOCK, time.clock_gettime_ns
+    if case.worker is not None:
+        forwarded = {"cmd": "run", "calls": calls, "samples": samples, "warmup": warmup,
+                     "flush_bytes": flush_bytes}
+        if key is not None:
+            forwarded["id"] = key
+        return forward(case.worker, forwarded)
+    flush = flush_for(import_numpy(), flush_bytes, case.threads, state) if flush_bytes else None
+    if case.prepare:
+        case.prepare()
+    fn, clock, now = case.fn, CLOCK, time.clock_gettime_ns
     loop = range(calls)
     sample_ns = []
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
+        for _ in range(warmup):
+            fn()
         for _ in range(samples):
+            if flush:
+                flush()
             t0 = now(clock)
             for _ in loop:
                 fn()
@@ -337,20 +617,28 @@ def run(request, state):
 def drop_cases(state):
     state["cases"].clear()
     state.pop("input", None)
+    for worker in state["workers"].values():
+        try:
+            worker.send({"cmd": "teardown"})
+        except Failure:
+            pass
 
 
 def teardown(request, state):
-    library = request.get("library")
-    if library is None:
+    key = case_id(request) or case_id(request, "library")
+    if key is None:
         drop_cases(state)
     else:
-        state["cases"].pop(library, None)
+        case = state["cases"].pop(key, None)
+        if case is not None and case.worker is not None:
+            forward(case.worker, {"cmd": "teardown", "id": key})
         if not state["cases"]:
             drop_cases(state)
     return {}
 
 
-COMMANDS = {"hello": hello, "setup": setup, "run": run, "teardown": teardown}
+COMMANDS = {"hello": hello, "require": require, "setup": setup, "run": run,
+            "teardown": teardown}
 
 
 def serve(line, state):
@@ -367,7 +655,7 @@ def serve(line, state):
     handler = COMMANDS.get(cmd)
     if handler is None:
         return {"ok": False, "error": f"unknown cmd {json.dumps(cmd)} "
-                "(known: hello, setup, run, teardown, quit)"}, False
+                "(known: hello, require, setup, run, teardown, quit)"}, False
     try:
         reply = {"ok": True}
         reply.update(handler(request, state))
@@ -380,6 +668,12 @@ def serve(line, state):
         return {"ok": False, "error": f"{cmd} failed: {describe(exc)}"}, False
 
 
+def new_state():
+    """"cases": id -> Case; "input": the loaded input they share; "workers": thread count ->
+    the JAX worker that runs that many; "flush": the buffer of cold samples."""
+    return {"cases": {}, "workers": {}}
+
+
 def main():
     # Replies get a private copy of stdout, and whatever a library prints (from Python or C)
     # goes to stderr instead, where it cannot break the protocol.
@@ -388,17 +682,20 @@ def main():
     sys.stdout = sys.stderr
     # A warning would print to stderr; setup reports the first call's warnings in its reply.
     warnings.simplefilter("ignore")
-    # "cases": library -> the set-up case's callable; "input": the loaded input they share.
-    state = {"cases": {}}
-    for raw in sys.stdin.buffer:
-        line = raw.decode("utf-8", errors="replace").strip()
-        if not line:
-            continue
-        reply, stop = serve(line, state)
-        replies.write(json.dumps(reply, default=str) + "\n")
-        replies.flush()
-        if stop:
-            break
+    state = new_state()
+    try:
+        for raw in sys.stdin.buffer:
+            line = raw.decode("utf-8", errors="replace").strip()
+            if not line:
+                continue
+            reply, stop = serve(line, state)
+            replies.write(json.dumps(reply, default=str) + "\n")
+            replies.flush()
+            if stop:
+                break
+    finally:
+        for worker in state["workers"].values():
+            worker.close()
     return 0
 
 

@@ -206,14 +206,19 @@ typedef struct kb_bench_probe {
 enum kb_baseline_library {
     KB_BASELINE_NUMPY = 1u << 0,
     KB_BASELINE_NUMEXPR = 1u << 1,
+    KB_BASELINE_TORCH = 1u << 2,
+    KB_BASELINE_JAX = 1u << 3,
 };
 
 /* What a baseline's time includes that kbench's does not, said wherever the two are compared:
  * kbench is timed through its C API and the baselines through Python calls. */
 #define KB_BASELINE_COMPARISON "C call vs Python call"
 
-/* "numpy", "numexpr"; "?" for anything else. */
+/* "numpy", "numexpr", "torch", "jax"; "?" for anything else. */
 const char *kb_baseline_name(unsigned library);
+
+/* The KB_BASELINE_* bit of a library's name; 0 for an unknown name. */
+unsigned kb_baseline_from_name(const char *name);
 
 void kb_bench_settings_default(kb_bench_settings *settings);
 

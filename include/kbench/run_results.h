@@ -57,7 +57,8 @@ struct kb_bench_result {
     bool has_roofline;
     kb_roofline roofline;
     /* A baseline's result: its library ("numpy"), NULL for the group's own implementations.
-     * A baseline is a case of the group named <group>/baseline=<library>, timed by the Python
+     * A baseline is a case of the group named <group>/baseline=<library> (PyTorch and JAX, at
+     * each thread count of the group: <group>/baseline=torch/threads=<n>), timed by the Python
      * runner as the harness times (its samples include the Python call), whose result was
      * compared with the group's output: check_ok, and the largest difference in units of the
      * tolerance (docs/baselines.md; above 1 fails the check). */
@@ -128,6 +129,9 @@ struct kb_bench_context {
     /* What the baseline runner said of itself (Python, NumPy and numexpr versions and build
      * configuration, thread settings): a JSON object as text, NULL without baselines. */
     char *baseline_info;
+    /* The baselines that cannot compute their group's case (PyTorch's mean of integers): a
+     * JSON array of {"case","library","reason"} as text, NULL without baselines. */
+    char *baseline_unsupported;
     /* The bandwidth probes (kb_bench_settings.probe_seconds), in the order first needed; the
      * peaks above include their figures in their history. */
     int nprobes;

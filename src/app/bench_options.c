@@ -36,13 +36,10 @@ static kb_status parse_shard(const char *name, const char *value, void *target) 
 }
 
 static kb_status add_baseline(const char *name, const char *value, void *target) {
-    unsigned *baselines = target;
-    if (strcmp(value, "numpy") == 0)
-        *baselines |= KB_BASELINE_NUMPY;
-    else if (strcmp(value, "numexpr") == 0)
-        *baselines |= KB_BASELINE_NUMEXPR;
-    else
-        return kb_option_bad(name, value, "numpy or numexpr");
+    unsigned *baselines = target, library = kb_baseline_from_name(value);
+    if (!library)
+        return kb_option_bad(name, value, "numpy, numexpr, torch or jax");
+    *baselines |= library;
     return KB_OK;
 }
 
@@ -109,8 +106,9 @@ void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
         {KB_OPTION_FLAG, 0, "pin", .target = &s->pin, .hidden = list,
          .help = "pin this thread and each OpenMP thread to its own core"},
         {KB_OPTION_REPEATED, 0, "baseline", "LIB", &s->baselines, add_baseline, .hidden = list,
-         .help = "also time each case with numpy or numexpr (repeatable), interleaved, on the "
-                 "same input, and check the results agree (docs/baselines.md)"},
+         .help = "also time each case with numpy, numexpr, torch or jax (repeatable), "
+                 "interleaved, on the same input, and check the results agree "
+                 "(docs/baselines.md)"},
 
         {KB_OPTION_GROUP, .help = "roofline (docs/roofline.md)"},
         {KB_OPTION_STRING, 0, "peaks", "FILE", &o->peaks_file, .hidden = list,

@@ -455,6 +455,29 @@ kb_status kb_baseline_hello(kb_baseline_process *p, json_t **info) {
     return KB_OK;
 }
 
+kb_status kb_baseline_require(kb_baseline_process *p, const char *library, json_t **info) {
+    if (info)
+        *info = NULL;
+    json_t *request = json_pack("{ss ss}", "cmd", "require", "library", library);
+    json_t *reply;
+    kb_status s = transact(p, request, "require", &reply);
+    if (s != KB_OK)
+        return s;
+    if (!json_is_true(json_object_get(reply, "ok"))) {
+        /* The runner's message says what is missing and how to install it. */
+        const char *error = json_string_value(json_object_get(reply, "error"));
+        s = kb_fail(KB_EUNSUPPORTED, "%s", error ? error : "the runner cannot load it");
+        json_decref(reply);
+        return s;
+    }
+    json_object_del(reply, "ok");
+    if (info)
+        *info = reply;
+    else
+        json_decref(reply);
+    return KB_OK;
+}
+
 json_t *kb_baseline_reduce_case(const char *op, bool has_axis, int axis) {
     return json_pack("{ss ss so}", "kind", "reduce", "op", op, "axis",
                      has_axis ? json_integer(axis) : json_null());
@@ -463,6 +486,13 @@ json_t *kb_baseline_reduce_case(const char *op, bool has_axis, int axis) {
 kb_status kb_baseline_setup(kb_baseline_process *p, const char *library, const json_t *spec,
                             const char *input_path, const char *output_path, int threads,
                             bool *unsupported, json_t **reply_out) {
+    return kb_baseline_setup_id(p, NULL, library, spec, input_path, output_path, threads,
+                                unsupported, reply_out);
+}
+
+kb_status kb_baseline_setup_id(kb_baseline_process *p, const char *id, const char *library,
+                               const json_t *spec, const char *input_path, const char *output_path,
+                               int threads, bool *unsupported, json_t **reply_out) {
     if (unsupported)
         *unsupported = false;
     if (reply_out)
@@ -473,6 +503,8 @@ kb_status kb_baseline_setup(kb_baseline_process *p, const char *library, const j
     json_t *request = json_pack("{ss ss sO ss ss so}", "cmd", "setup", "library", library, "case",
                                 spec, "input", input_path, "output", output_path, "threads",
                                 threads > 0 ? json_integer(threads) : json_null());
+    if (request && id)
+        json_object_set_new(request, "id", json_string(id));
     json_t *reply;
     kb_status s = transact(p, request, "setup", &reply);
     if (s != KB_OK)
@@ -498,15 +530,25 @@ kb_status kb_baseline_setup(kb_baseline_process *p, const char *library, const j
 
 kb_status kb_baseline_run(kb_baseline_process *p, const char *library, int64_t calls, int samples,
                           int64_t *sample_ns) {
-    if (calls < 1 || samples < 1)
+    kb_baseline_block b = {.id = library, .calls = calls};
+    return kb_baseline_run_block(p, &b, samples, sample_ns);
+}
+
+kb_status kb_baseline_run_block(kb_baseline_process *p, const kb_baseline_block *b, int samples,
+                                int64_t *sample_ns) {
+    if (b->calls < 1 || samples < 1 || b->warmup < 0 || b->flush_bytes < 0)
         return kb_fail(KB_EINVAL,
                        "baseline run needs at least one call and one sample, not "
                        "%lld calls and %d samples",
-                       (long long)calls, samples);
+                       (long long)b->calls, samples);
     json_t *request =
-        json_pack("{ss sI si}", "cmd", "run", "calls", (json_int_t)calls, "samples", samples);
-    if (request && library)
-        json_object_set_new(request, "library", json_string(library));
+        json_pack("{ss sI si}", "cmd", "run", "calls", (json_int_t)b->calls, "samples", samples);
+    if (request && b->id)
+        json_object_set_new(request, "id", json_string(b->id));
+    if (request && b->warmup > 0)
+        json_object_set_new(request, "warmup", json_integer(b->warmup));
+    if (request && b->flush_bytes > 0)
+        json_object_set_new(request, "flush_bytes", json_integer(b->flush_bytes));
     json_t *reply;
     kb_status s = transact(p, request, "run", &reply);
     if (s != KB_OK)

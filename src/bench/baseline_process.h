@@ -53,6 +53,12 @@ void kb_baseline_set_timeout(kb_baseline_process *p, double seconds);
  * runner's message saying how to install it. */
 kb_status kb_baseline_hello(kb_baseline_process *p, json_t **info);
 
+/* {"cmd":"require","library":library}: imports the library in the runner; *info (new
+ * reference, may be NULL) receives what it says of itself (its version, threads and build),
+ * without "ok". A library that is not installed gives KB_EUNSUPPORTED with the runner's
+ * message naming the command that installs it. */
+kb_status kb_baseline_require(kb_baseline_process *p, const char *library, json_t **info);
+
 /* A reduce case for kb_baseline_setup: {"kind":"reduce","op":op,"axis":axis or null}.
  * NULL only when out of memory. */
 json_t *kb_baseline_reduce_case(const char *op, bool has_axis, int axis);
@@ -65,12 +71,30 @@ json_t *kb_baseline_reduce_case(const char *op, bool has_axis, int axis);
  * be interleaved (kb_baseline_run names the library); they share one loaded copy of the
  * input. A setup for a library already in the group starts a new group, dropping every
  * case of the old one; a failed setup leaves its library without a case. A case the library cannot
- * compute gives KB_EUNSUPPORTED with *unsupported set (kbench skips the case); any other failure
- * clears it. *reply (may be NULL; new reference) receives the reply without "ok", with
+ * compute gives KB_EUNSUPPORTED with *unsupported set (kbench reports it, untimed); any other
+ * failure clears it. *reply (may be NULL; new reference) receives the reply without "ok", with
  * "result_dtype", "result_shape", "version" and "threads". */
 kb_status kb_baseline_setup(kb_baseline_process *p, const char *library, const json_t *spec,
                             const char *input_path, const char *output_path, int threads,
                             bool *unsupported, json_t **reply);
+
+/* kb_baseline_setup with the case's id in the group (NULL: the library's name), so that one
+ * library can hold a case at each of several thread counts ("torch/threads=2"). */
+kb_status kb_baseline_setup_id(kb_baseline_process *p, const char *id, const char *library,
+                               const json_t *spec, const char *input_path, const char *output_path,
+                               int threads, bool *unsupported, json_t **reply);
+
+/* How the samples of one run request start, in the process that computes the case. */
+typedef struct kb_baseline_block {
+    const char *id;      /* the case (its id, or its library); NULL: the only case */
+    int64_t calls;       /* per sample */
+    int warmup;          /* untimed calls before the first sample: hot caches */
+    int64_t flush_bytes; /* > 0: bytes read before every sample, untimed: cold caches */
+} kb_baseline_block;
+
+/* {"cmd":"run"} as b says: `samples` samples into sample_ns[0 .. samples-1]. */
+kb_status kb_baseline_run_block(kb_baseline_process *p, const kb_baseline_block *b, int samples,
+                                int64_t *sample_ns);
 
 /* {"cmd":"run"}: `samples` samples of library's set-up case, each the nanoseconds `calls`
  * calls took in a Python loop, into sample_ns[0 .. samples-1]. library NULL: the only

@@ -29,16 +29,18 @@ typedef struct kb_impl {
     int64_t *samples;
     int64_t nsamples, capacity;
     int64_t *repetition_samples;
-    /* A baseline: the runner times it, and spec is NULL. */
+    /* A baseline: the runner times it, and spec is NULL. id names its case in the runner's
+     * group ("numpy", "torch/threads=2"). */
     kb_baseline_process *baseline;
     const char *library;
+    const char *id;
 } kb_impl;
 
 /* Times one sample of `calls` calls; the case's status tells whether run failed. */
 static inline int64_t kb_impl_sample(kb_impl *m, int64_t calls) {
     if (m->baseline) {
         int64_t t = 0;
-        if (kb_baseline_run(m->baseline, m->library, calls, 1, &t) != KB_OK)
+        if (kb_baseline_run(m->baseline, m->id, calls, 1, &t) != KB_OK)
             kb_bench_fail(&m->c, KB_EIO, "%s", kb_last_error());
         return t;
     }

@@ -102,30 +102,71 @@ static void size_blocks(kb_impl *impls, int n, const kb_bench_settings *s) {
     }
 }
 
-static kb_status baseline_block(kb_impl *m, int64_t block) {
+static void trace(const kb_measure_env *env, kb_measure_step step, int impl) {
+    if (env->trace)
+        env->trace(env->trace_arg, step, impl);
+}
+
+static kb_status take_sample(kb_impl *m, int64_t t) {
+    if (!push_sample(m, t))
+        return kb_fail(KB_ENOMEM, "out of memory for samples");
+    m->rep_count++;
+    m->rep_time_ns += (double)t;
+    return KB_OK;
+}
+
+/* A baseline's block in one request, so that the pipe is never inside a sample: the runner
+ * warms the case up or flushes before each sample, in its own process, as this one would. */
+static kb_status baseline_block(kb_impl *m, int index, int64_t block, bool warm,
+                                const kb_measure_env *env) {
     int64_t *t = malloc((size_t)block * sizeof *t);
     if (!t)
         return kb_fail(KB_ENOMEM, "out of memory for samples");
-    if (kb_baseline_run(m->baseline, m->library, m->calls, (int)block, t) != KB_OK) {
+    kb_baseline_block b = {.id = m->id,
+                           .calls = m->calls,
+                           .warmup = warm ? 1 : 0,
+                           .flush_bytes = env->flush ? env->flush->bytes : 0};
+    if (kb_baseline_run_block(m->baseline, &b, (int)block, t) != KB_OK) {
         kb_impl_fail(m, kb_last_error());
         free(t);
         return KB_OK;
     }
-    for (int64_t k = 0; k < block; k++) {
-        if (!push_sample(m, t[k])) {
-            free(t);
-            return kb_fail(KB_ENOMEM, "out of memory for samples");
-        }
-        m->rep_count++;
-        m->rep_time_ns += (double)t[k];
+    if (warm)
+        trace(env, KB_MEASURE_WARM, index);
+    kb_status st = KB_OK;
+    for (int64_t k = 0; k < block && st == KB_OK; k++) {
+        if (env->flush)
+            trace(env, KB_MEASURE_FLUSH, index);
+        trace(env, KB_MEASURE_SAMPLE, index);
+        st = take_sample(m, t[k]);
     }
     free(t);
-    return KB_OK;
+    return st;
+}
+
+/* One untimed call: what is left in the caches is this implementation's own. */
+static void warm_up(kb_impl *m, int index, const kb_measure_env *env) {
+    m->spec->run(&m->c, 1);
+    if (m->c.status != KB_OK)
+        kb_impl_fail(m, NULL);
+    trace(env, KB_MEASURE_WARM, index);
+}
+
+/* Whether the caches, after `last` ran, hold what m's own call would leave there: m itself,
+ * or another of the group's own implementations at the same thread count (the same process,
+ * the same input and output buffers, the same cores' caches). A baseline reads its own copy
+ * of the input in another process, so nothing else leaves the caches as it would. */
+static bool leaves_caches_as(const kb_impl *last, const kb_impl *m) {
+    return last == m ||
+           (last && !last->baseline && !m->baseline && last->threads_used == m->threads_used);
 }
 
 /* One round: a block of samples of each implementation that still needs samples, in plan
- * order. Sets *done when none does. */
-static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *env, bool *done) {
+ * order. With hot caches, a block starts after an untimed call of its implementation unless
+ * the last thing run (*last) left the caches as that call would; with cold caches every sample
+ * starts after a flush. Sets *done when no implementation needs samples. */
+static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *env,
+                                  const kb_impl **last, bool *done) {
     *done = true;
     for (int i = 0; i < n; i++) {
         kb_impl *m = &impls[i];
@@ -134,23 +175,30 @@ static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *e
             continue;
         *done = false;
         int64_t block = m->block < need ? m->block : need;
-        if (m->baseline && !env->flush) {
-            /* The runner times a block in one request, keeping the pipe out of the samples. */
-            kb_status st = baseline_block(m, block);
+        bool warm = !env->flush && !leaves_caches_as(*last, m);
+        *last = m;
+        if (m->baseline) {
+            kb_status st = baseline_block(m, i, block, warm, env);
             if (st != KB_OK)
                 return st;
             continue;
         }
+        if (warm)
+            warm_up(m, i, env);
         for (int64_t k = 0; k < block && !m->failed; k++) {
-            if (env->flush)
+            if (env->flush) {
                 kb_flush_run(env->flush, m->threads_used);
+                trace(env, KB_MEASURE_FLUSH, i);
+            }
             int64_t t = kb_impl_sample(m, m->calls);
-            if (m->c.status != KB_OK)
+            if (m->c.status != KB_OK) {
                 kb_impl_fail(m, NULL);
-            else if (!push_sample(m, t))
-                return kb_fail(KB_ENOMEM, "out of memory for samples");
-            m->rep_count++;
-            m->rep_time_ns += (double)t;
+                break;
+            }
+            trace(env, KB_MEASURE_SAMPLE, i);
+            kb_status st = take_sample(m, t);
+            if (st != KB_OK)
+                return st;
         }
     }
     return KB_OK;
@@ -170,9 +218,12 @@ static kb_status sample_rounds(kb_impl *impls, int n, const kb_measure_env *env)
             }
         }
         size_blocks(impls, n, s);
+        /* Calibration and the warm-ups above ran every implementation: none may be taken
+         * for the last one run. */
+        const kb_impl *last = NULL;
         bool done = false;
         while (!done) {
-            kb_status st = round_of_samples(impls, n, env, &done);
+            kb_status st = round_of_samples(impls, n, env, &last, &done);
             if (st != KB_OK)
                 return st;
         }
@@ -241,9 +292,6 @@ static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetit
 
 /* ---- Baselines ---- */
 
-static const unsigned libraries[KB_MEASURE_MAX_BASELINES] = {KB_BASELINE_NUMPY,
-                                                             KB_BASELINE_NUMEXPR};
-
 /* What a group shares with its baselines, while it is measured. */
 typedef struct baseline_group {
     kb_bench_baseline_case bc;
@@ -253,10 +301,48 @@ typedef struct baseline_group {
     char output[KB_MEASURE_MAX_BASELINES][4096];
     char error[KB_MEASURE_MAX_BASELINES][256]; /* a setup that failed: its result fails */
     int threads[KB_MEASURE_MAX_BASELINES];
+    /* The case's id in the runner, and the part of its name after the group's. */
+    char id[KB_MEASURE_MAX_BASELINES][48];
+    char suffix[KB_MEASURE_MAX_BASELINES][64];
+    bool per_thread_count[KB_MEASURE_MAX_BASELINES];
 } baseline_group;
 
-/* Asks the runner to set up each requested library for the group; appends an implementation
- * for each it can compute (failed already when its setup failed). */
+/* The distinct thread counts of the group's implementations, in plan order; a group without
+ * a threads parameter runs at the harness's current count. */
+static int thread_counts(const kb_impl *impls, int n, int *counts) {
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int t = impls[i].threads;
+        if (t <= 0 && kb_threads_current(&t) != KB_OK)
+            t = 1;
+        bool seen = false;
+        for (int j = 0; j < k; j++)
+            seen = seen || counts[j] == t;
+        if (!seen && k < KB_MEASURE_MAX_THREAD_COUNTS)
+            counts[k++] = t;
+    }
+    return k;
+}
+
+/* A baseline the library cannot compute: named in the run's results, not timed. */
+static kb_status report_unsupported(const kb_measure_env *env, const char *group,
+                                    const char *suffix, const char *library, const char *why) {
+    if (!env->unsupported)
+        return KB_OK;
+    char name[512];
+    snprintf(name, sizeof name, "%s/%s", group, suffix);
+    const char *prefix = "baseline setup: ";
+    if (strncmp(why, prefix, strlen(prefix)) == 0)
+        why += strlen(prefix);
+    json_t *entry = json_pack("{ss ss ss}", "case", name, "library", library, "reason", why);
+    if (!entry || json_array_append_new(env->unsupported, entry) != 0)
+        return kb_fail(KB_ENOMEM, "out of memory");
+    return KB_OK;
+}
+
+/* Asks the runner to set up each requested library for the group (PyTorch and JAX once per
+ * thread count of the group's implementations); appends an implementation for each it can
+ * compute (failed already when its setup failed) and reports the ones it cannot. */
 static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *group,
                                 const kb_measure_env *env, kb_impl *impls, int n,
                                 baseline_group *g) {
@@ -273,63 +359,92 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
         spec = NULL;
     }
     const char *why = st != KB_OK || !spec ? kb_last_error() : NULL;
-    for (int k = 0; k < KB_MEASURE_MAX_BASELINES; k++) {
-        unsigned library = libraries[k];
+    int counts[KB_MEASURE_MAX_THREAD_COUNTS];
+    int ncounts = thread_counts(impls, n, counts);
+    st = KB_OK;
+    for (unsigned library = KB_BASELINE_NUMPY; library <= KB_BASELINE_JAX && st == KB_OK;
+         library <<= 1) {
         if (!(env->settings->baselines & library))
             continue;
-        int i = g->count;
-        snprintf(g->output[i], sizeof g->output[i], "%s/output-%s.npy", env->baseline_dir,
-                 kb_baseline_name(library));
-        g->threads[i] = library == KB_BASELINE_NUMEXPR ? kb_usable_cores() : 1;
-        g->error[i][0] = '\0';
-        bool unsupported = false;
-        if (why) {
-            snprintf(g->error[i], sizeof g->error[i], "baseline: %s", why);
-        } else if (kb_baseline_setup(env->baseline, kb_baseline_name(library), spec, g->input,
-                                     g->output[i], g->threads[i], &unsupported, NULL) != KB_OK) {
-            if (unsupported)
-                continue;
-            snprintf(g->error[i], sizeof g->error[i], "baseline: %s", kb_last_error());
+        const char *name = kb_baseline_name(library);
+        bool per_count = library == KB_BASELINE_TORCH || library == KB_BASELINE_JAX;
+        for (int c = 0; c < (per_count ? ncounts : 1) && st == KB_OK; c++) {
+            int i = g->count;
+            g->per_thread_count[i] = per_count;
+            /* NumPy's reductions run on one thread, numexpr on every usable core. */
+            g->threads[i] = per_count                        ? counts[c]
+                            : library == KB_BASELINE_NUMEXPR ? kb_usable_cores()
+                                                             : 1;
+            if (per_count) {
+                snprintf(g->id[i], sizeof g->id[i], "%s/threads=%d", name, g->threads[i]);
+                snprintf(g->suffix[i], sizeof g->suffix[i], "baseline=%s/threads=%d", name,
+                         g->threads[i]);
+            } else {
+                snprintf(g->id[i], sizeof g->id[i], "%s", name);
+                snprintf(g->suffix[i], sizeof g->suffix[i], "baseline=%s", name);
+            }
+            snprintf(g->output[i], sizeof g->output[i], "%s/output-%d.npy", env->baseline_dir, i);
+            g->error[i][0] = '\0';
+            bool unsupported = false;
+            if (why) {
+                snprintf(g->error[i], sizeof g->error[i], "baseline: %s", why);
+            } else if (kb_baseline_setup_id(env->baseline, g->id[i], name, spec, g->input,
+                                            g->output[i], g->threads[i], &unsupported,
+                                            NULL) != KB_OK) {
+                if (unsupported) {
+                    st = report_unsupported(env, lead->group, g->suffix[i], name, kb_last_error());
+                    continue;
+                }
+                snprintf(g->error[i], sizeof g->error[i], "baseline: %s", kb_last_error());
+            }
+            kb_impl *m = &impls[n + i];
+            memset(m, 0, sizeof *m);
+            m->c = *group;
+            m->baseline = env->baseline;
+            m->library = name;
+            m->id = g->id[i];
+            m->threads_used = g->threads[i];
+            m->repetition_samples =
+                calloc((size_t)env->settings->repetitions, sizeof *m->repetition_samples);
+            if (!m->repetition_samples)
+                st = kb_fail(KB_ENOMEM, "out of memory");
+            else if (g->error[i][0])
+                kb_impl_fail(m, g->error[i]);
+            g->count++;
         }
-        kb_impl *m = &impls[n + i];
-        memset(m, 0, sizeof *m);
-        m->c = *group;
-        m->baseline = env->baseline;
-        m->library = kb_baseline_name(library);
-        m->threads_used = g->threads[i];
-        m->repetition_samples =
-            calloc((size_t)env->settings->repetitions, sizeof *m->repetition_samples);
-        if (!m->repetition_samples) {
-            json_decref(spec);
-            return kb_fail(KB_ENOMEM, "out of memory");
-        }
-        if (g->error[i][0])
-            kb_impl_fail(m, g->error[i]);
-        g->count++;
     }
     json_decref(spec);
     g->described = why == NULL;
-    return KB_OK;
+    return st;
 }
 
-/* The result of a baseline: a case of the group named <group>/baseline=<library>. */
+/* The result of a baseline: a case of the group named <group>/baseline=<library>, and
+ * /threads=<n> after it for a library timed at each thread count. */
 static kb_status fill_baseline_result(kb_impl *m, const kb_bench_spec *lead,
-                                      const kb_bench_case *group, int repetitions,
-                                      const kb_measure_env *env, kb_bench_result *r) {
+                                      const kb_bench_case *group, const baseline_group *g,
+                                      int index, int repetitions, const kb_measure_env *env,
+                                      kb_bench_result *r) {
     memset(r, 0, sizeof *r);
-    size_t len = strlen(lead->group) + strlen(m->library) + 16;
+    size_t len = strlen(lead->group) + strlen(g->suffix[index]) + 2;
+    int extra = g->per_thread_count[index] ? 2 : 1;
     r->name = malloc(len);
     r->group = kb_strdup(lead->group);
     r->baseline = kb_strdup(m->library);
-    r->params = calloc((size_t)group->nparams + 1, sizeof *r->params);
+    r->params = calloc((size_t)(group->nparams + extra), sizeof *r->params);
     if (!r->name || !r->group || !r->baseline || !r->params)
         return kb_fail(KB_ENOMEM, "out of memory");
-    snprintf(r->name, len, "%s/baseline=%s", lead->group, m->library);
-    for (int i = 0; i <= group->nparams; i++) {
-        bool last = i == group->nparams;
-        r->params[i].name = kb_strdup(last ? "baseline" : group->param_names[i]);
-        r->params[i].value = kb_strdup(last ? m->library : group->param_values[i]);
-        r->params[i].implementation = last;
+    snprintf(r->name, len, "%s/%s", lead->group, g->suffix[index]);
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", g->threads[index]);
+    for (int i = 0; i < group->nparams + extra; i++) {
+        bool own = i < group->nparams;
+        r->params[i].name = kb_strdup(own                   ? group->param_names[i]
+                                      : i == group->nparams ? "baseline"
+                                                            : "threads");
+        r->params[i].value = kb_strdup(own                   ? group->param_values[i]
+                                       : i == group->nparams ? m->library
+                                                             : threads);
+        r->params[i].implementation = !own;
         r->nparams = i + 1;
         if (!r->params[i].name || !r->params[i].value)
             return kb_fail(KB_ENOMEM, "out of memory");
@@ -475,8 +590,8 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
     for (int i = 0; i < all && st != KB_ENOMEM; i++) {
         kb_status rc =
             i < n ? fill_result(&impls[i], &group, env->settings->repetitions, env, &results[i])
-                  : fill_baseline_result(&impls[i], lead, &group, env->settings->repetitions, env,
-                                         &results[i]);
+                  : fill_baseline_result(&impls[i], lead, &group, g, i - n,
+                                         env->settings->repetitions, env, &results[i]);
         if (rc != KB_OK)
             st = rc;
     }

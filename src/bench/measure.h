@@ -3,11 +3,23 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "bench/baseline_process.h"
 #include "bench/flush.h"
 #include "bench/pin.h"
 #include "bench/plan.h"
 #include "bench/probe.h"
+
+/* The steps of the sampling rounds, in the order they happen, whichever process takes them
+ * (a baseline's happen in the runner, as kbench asks it to): an untimed call that leaves the
+ * caches as the implementation's own samples leave them (hot), a read of the flush buffer
+ * (cold), and a timed sample. */
+typedef enum kb_measure_step {
+    KB_MEASURE_WARM,
+    KB_MEASURE_FLUSH,
+    KB_MEASURE_SAMPLE,
+} kb_measure_step;
 
 /* How the groups of one run are measured. */
 typedef struct kb_measure_env {
@@ -27,18 +39,33 @@ typedef struct kb_measure_env {
     kb_probes *probe;
     const kb_bench_probe *probes;
     const int *nprobes;
+    /* NULL, or an array that receives {"case","library","reason"} for each baseline that
+     * cannot compute its group's case (reported, not timed). */
+    json_t *unsupported;
+    /* NULL, or told of every step of the rounds, with the implementation's index in the
+     * group (its own cases first, then its baselines): how tests see the protocol. */
+    void (*trace)(void *arg, kb_measure_step step, int impl);
+    void *trace_arg;
 } kb_measure_env;
 
-/* The most results a group can add for its baselines. */
-#define KB_MEASURE_MAX_BASELINES 2
+/* PyTorch and JAX run at each thread count of the group's implementations, up to this many. */
+#define KB_MEASURE_MAX_THREAD_COUNTS 4
+/* The most results a group can add for its baselines: NumPy, numexpr, and PyTorch and JAX at
+ * each thread count. */
+#define KB_MEASURE_MAX_BASELINES (2 + 2 * KB_MEASURE_MAX_THREAD_COUNTS)
 
 /* Measures the group of cases [first, end) of the plan: one setup, each implementation
  * calibrated, then interleaved rounds until every implementation has at least min_samples
  * samples that add up to at least min_time (a round takes one sample of the implementation
  * with the fewest still to take, and proportionally more of the others); all that
- * `repetitions` times; one teardown. Fills results[0 .. end - first), failed cases
- * included, then one result per baseline the runner could compute, *nbaselines of them (at
- * most KB_MEASURE_MAX_BASELINES). Fails only when out of memory. */
+ * `repetitions` times; one teardown. With hot caches, each implementation's block of samples
+ * follows an untimed call of the same implementation, unless what ran just before left the
+ * caches as that call would (its own sample, or a sample of another of the group's own
+ * implementations at the same thread count); with cold caches, every sample follows a flush.
+ * Baselines alike, in the runner's processes. Fills
+ * results[0 .. end - first), failed cases included, then one result per baseline the runner could
+ * compute, *nbaselines of them (at most KB_MEASURE_MAX_BASELINES). Fails only when out of memory.
+ */
 kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const kb_measure_env *env,
                            kb_bench_result *results, int *nbaselines);
 

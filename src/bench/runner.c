@@ -29,6 +29,27 @@ static void progress_at(kb_bench_progress *p, int done, const char *current, int
     p->remaining_s = done_cost > 0 ? p->elapsed_s * (total_cost - done_cost) / done_cost : -1;
 }
 
+/* Has the runner import each requested library, so that one that is missing fails the run
+ * before any case, with the command that installs it; adds what each says of itself to the
+ * runner's description. */
+static kb_status require_libraries(kb_baseline_process *p, unsigned baselines, json_t *info) {
+    json_t *libraries = json_object_get(info, "libraries");
+    for (unsigned library = KB_BASELINE_NUMPY; library <= KB_BASELINE_JAX; library <<= 1) {
+        if (!(baselines & library))
+            continue;
+        json_t *about;
+        kb_status st = kb_baseline_require(p, kb_baseline_name(library), &about);
+        if (st != KB_OK)
+            return st;
+        json_object_del(about, "library");
+        if (json_is_object(libraries))
+            json_object_set_new(libraries, kb_baseline_name(library), about);
+        else
+            json_decref(about);
+    }
+    return KB_OK;
+}
+
 /* Starts the baseline runner and a directory for the files it shares; records what it says of
  * itself in the context. */
 static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, char *dir,
@@ -42,13 +63,19 @@ static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, cha
     kb_status st = kb_baseline_start(NULL, NULL, &env->baseline);
     if (st == KB_OK)
         st = kb_baseline_hello(env->baseline, &info);
+    if (st == KB_OK)
+        st = require_libraries(env->baseline, env->settings->baselines, info);
+    if (st == KB_OK && !(env->unsupported = json_array()))
+        st = kb_fail(KB_ENOMEM, "out of memory");
     if (st == KB_OK) {
         ctx->baseline_info = json_dumps(info, JSON_COMPACT | JSON_SORT_KEYS);
-        json_decref(info);
         if (!ctx->baseline_info)
             st = kb_fail(KB_ENOMEM, "out of memory");
     }
+    json_decref(info);
     if (st != KB_OK) {
+        json_decref(env->unsupported);
+        env->unsupported = NULL;
         char reason[512];
         snprintf(reason, sizeof reason, "%s", kb_last_error());
         kb_baseline_stop(env->baseline);
@@ -178,6 +205,9 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
         if (st == KB_OK && stop != KB_OK)
             st = stop;
         rmdir(baseline_dir);
+        if (st == KB_OK && !(ctx->baseline_unsupported = json_dumps(env.unsupported, JSON_COMPACT)))
+            st = kb_fail(KB_ENOMEM, "out of memory");
+        json_decref(env.unsupported);
     }
     if (st == KB_OK && env.probe)
         kb_probes_after(&probes);

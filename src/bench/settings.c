@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "core/internal.h"
 #include "kbench/bench.h"
@@ -20,9 +21,20 @@ const char *kb_baseline_name(unsigned library) {
             return "numpy";
         case KB_BASELINE_NUMEXPR:
             return "numexpr";
+        case KB_BASELINE_TORCH:
+            return "torch";
+        case KB_BASELINE_JAX:
+            return "jax";
         default:
             return "?";
     }
+}
+
+unsigned kb_baseline_from_name(const char *name) {
+    for (unsigned bit = KB_BASELINE_NUMPY; bit <= KB_BASELINE_JAX; bit <<= 1)
+        if (strcmp(name, kb_baseline_name(bit)) == 0)
+            return bit;
+    return 0;
 }
 
 void kb_bench_settings_default(kb_bench_settings *settings) {
@@ -47,7 +59,8 @@ kb_status kb_bench_settings_check(const kb_bench_settings *s) {
         return kb_fail(KB_EINVAL, "repetitions must be from 1 to 1000, not %d", s->repetitions);
     if (s->cache != KB_BENCH_CACHE_HOT && s->cache != KB_BENCH_CACHE_COLD)
         return kb_fail(KB_EINVAL, "invalid cache mode %d", (int)s->cache);
-    if (s->baselines & ~(unsigned)(KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR))
+    if (s->baselines &
+        ~(unsigned)(KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR | KB_BASELINE_TORCH | KB_BASELINE_JAX))
         return kb_fail(KB_EINVAL, "unknown baseline library in %#x", s->baselines);
     if (!(s->probe_seconds >= 0 && s->probe_seconds <= 60))
         return kb_fail(KB_EINVAL, "probe time must be from 0 to 60 seconds, not %g",

@@ -66,8 +66,11 @@ static json_t *baselines_json(const kb_bench_context *c) {
     if (!c->baseline_info)
         return json_null();
     json_t *runner = json_loads(c->baseline_info, 0, NULL);
-    return json_pack("{s:s, s:o}", "comparison", KB_BASELINE_COMPARISON, "runner",
-                     runner ? runner : json_null());
+    json_t *unsupported =
+        c->baseline_unsupported ? json_loads(c->baseline_unsupported, 0, NULL) : NULL;
+    return json_pack("{s:s, s:o, s:o}", "comparison", KB_BASELINE_COMPARISON, "runner",
+                     runner ? runner : json_null(), "unsupported",
+                     unsupported ? unsupported : json_array());
 }
 
 /* The numbers the load check compared; null when it read none. */

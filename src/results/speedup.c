@@ -53,8 +53,40 @@ static const kb_bench_result *sibling(const kb_results *results, const kb_bench_
     return NULL;
 }
 
+/* Whether own and base ran at the same thread count, as far as their parameters say. */
+static bool same_threads(const kb_bench_result *own, const kb_bench_result *base) {
+    const char *a = param(own, "threads"), *b = param(base, "threads");
+    return !a || !b || strcmp(a, b) == 0;
+}
+
+/* The rows of own, [first, end): finds the fastest baseline and the speedup over it. */
+static kb_status best_of(kb_speedup *rows, int first, int end) {
+    if (first == end)
+        return KB_OK;
+    const kb_bench_result *best = rows[first].baseline;
+    for (int k = first + 1; k < end; k++)
+        if (rows[k].baseline->stats.median < best->stats.median)
+            best = rows[k].baseline;
+    kb_ratio_ci over;
+    kb_status st = speedup(rows[first].own, best, &over);
+    for (int k = first; st == KB_OK && k < end; k++) {
+        rows[k].best = best;
+        rows[k].over_best = over;
+        rows[k].first = k == first;
+    }
+    return st;
+}
+
 kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *out) {
     memset(out, 0, sizeof *out);
+    const char *unsupported = results->context.baseline_unsupported;
+    if (unsupported) {
+        out->unsupported = json_loads(unsupported, 0, NULL);
+        if (!json_is_array(out->unsupported) || json_array_size(out->unsupported) == 0) {
+            json_decref(out->unsupported);
+            out->unsupported = NULL;
+        }
+    }
     int most = 0;
     for (int i = 0; i < results->ncases; i++)
         most += results->cases[i].baseline != NULL;
@@ -68,9 +100,11 @@ kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *o
         const kb_bench_result *own = &results->cases[i];
         if (own->baseline || !usable(own))
             continue;
+        int first = out->count;
         for (int k = 0; k < results->ncases; k++) {
             const kb_bench_result *base = &results->cases[k];
-            if (!base->baseline || !usable(base) || strcmp(base->group, own->group) != 0)
+            if (!base->baseline || !usable(base) || strcmp(base->group, own->group) != 0 ||
+                !same_threads(own, base))
                 continue;
             kb_speedup *row = &out->rows[out->count];
             row->own = own;
@@ -86,11 +120,17 @@ kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *o
             }
             out->count++;
         }
+        kb_status st = best_of(out->rows, first, out->count);
+        if (st != KB_OK) {
+            kb_speedup_report_free(out);
+            return st;
+        }
     }
     return KB_OK;
 }
 
 void kb_speedup_report_free(kb_speedup_report *report) {
     free(report->rows);
+    json_decref(report->unsupported);
     memset(report, 0, sizeof *report);
 }

@@ -16,6 +16,11 @@
 typedef struct kb_speedup {
     const kb_bench_result *own, *baseline;
     kb_ratio_ci over_baseline;
+    /* The fastest (lowest median) of the baselines own is compared with, and own's speedup
+     * over it: the same in every row of own. */
+    const kb_bench_result *best;
+    kb_ratio_ci over_best;
+    bool first;                    /* the first row of own */
     const kb_bench_result *scalar; /* simd=auto only: the scalar case at its thread count */
     kb_ratio_ci over_scalar;
 } kb_speedup;
@@ -23,14 +28,20 @@ typedef struct kb_speedup {
 typedef struct kb_speedup_report {
     int count;
     kb_speedup *rows; /* in the order of the results */
+    /* The run's baselines that could not compute their case (context.baselines.unsupported),
+     * an array; NULL when there are none. */
+    json_t *unsupported;
 } kb_speedup_report;
 
-/* Rows for every pair that ran; none (count 0) without baselines. */
+/* Rows for every pair that ran: each of the group's own implementations against each baseline
+ * of the group that runs at its thread count (a baseline without a threads parameter, such
+ * as NumPy, against all); none (count 0) without baselines. */
 kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *out);
 void kb_speedup_report_free(kb_speedup_report *report);
 
-/* As a table for the terminal, as markdown, as JSON (with the geometric means). Nothing is
- * written for an empty report (JSON: null). */
+/* As a table for the terminal, as markdown, as JSON (with the geometric means, over each
+ * baseline and over the best of each case, "best"). Nothing is written for a report without
+ * rows and unsupported baselines (JSON: null without rows). */
 void kb_speedup_print_table(const kb_speedup_report *report, FILE *out);
 void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out);
 json_t *kb_speedup_json(const kb_speedup_report *report);

@@ -12,6 +12,12 @@ static const char *impl_of(const kb_bench_result *r) {
     return strncmp(r->name, r->group, n) == 0 && r->name[n] == '/' ? r->name + n + 1 : r->name;
 }
 
+/* "numpy", "torch/threads=2": the baseline's name after its group's and "baseline=". */
+static const char *label_of(const kb_bench_result *r) {
+    const char *impl = impl_of(r);
+    return strncmp(impl, "baseline=", 9) == 0 ? impl + 9 : impl;
+}
+
 static const char *op_of(const kb_bench_result *r) {
     for (int i = 0; i < r->nparams; i++)
         if (strcmp(r->params[i].name, "op") == 0)
@@ -42,7 +48,8 @@ static void add(mean *means, int *n, const char *library, const char *impl, cons
         means[(*n)++] = (mean){library, impl, op, log(ratio), 1};
 }
 
-/* The geometric means of simd=auto's speedups: overall (op "") and per op. */
+/* The geometric means of simd=auto's speedups: overall (op "") and per op, over each library
+ * and, as library "best", over the fastest baseline of each case. */
 static int gather(const kb_speedup_report *report, mean *means) {
     int n = 0;
     for (int i = 0; i < report->count; i++) {
@@ -53,7 +60,30 @@ static int gather(const kb_speedup_report *report, mean *means) {
         add(means, &n, s->baseline->baseline, impl_of(s->own), op_of(s->own),
             s->over_baseline.ratio);
     }
+    for (int i = 0; i < report->count; i++) {
+        const kb_speedup *s = &report->rows[i];
+        if (!s->first || !strstr(impl_of(s->own), "simd=auto"))
+            continue;
+        add(means, &n, "best", impl_of(s->own), "", s->over_best.ratio);
+        add(means, &n, "best", impl_of(s->own), op_of(s->own), s->over_best.ratio);
+    }
     return n;
+}
+
+/* The baselines that could not compute their case: reported, never dropped. */
+static void print_unsupported(const kb_speedup_report *report, FILE *out, bool markdown) {
+    size_t i;
+    json_t *entry;
+    if (!report->unsupported)
+        return;
+    fputs(markdown ? "\n**Not supported by the baseline (not timed)**\n\n"
+                   : "\nNot supported by the baseline (not timed):\n",
+          out);
+    json_array_foreach(report->unsupported, i, entry) {
+        const char *name = json_string_value(json_object_get(entry, "case"));
+        const char *why = json_string_value(json_object_get(entry, "reason"));
+        fprintf(out, markdown ? "- `%s`: %s\n" : "  %s: %s\n", name ? name : "?", why ? why : "");
+    }
 }
 
 static void ratio_text(char *buf, size_t size, const kb_ratio_ci *r) {
@@ -61,8 +91,10 @@ static void ratio_text(char *buf, size_t size, const kb_ratio_ci *r) {
 }
 
 void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
-    if (report->count == 0)
+    if (report->count == 0) {
+        print_unsupported(report, out, false);
         return;
+    }
     int width = 4;
     for (int i = 0; i < report->count; i++) {
         int len = (int)strlen(report->rows[i].own->name);
@@ -72,18 +104,23 @@ void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
     fprintf(out,
             "\nSpeedup over the baselines (" KB_BASELINE_COMPARISON
             "): ratio of medians, 95%% bootstrap interval\n"
-            "%-*s %10s %-9s %10s %22s %22s\n",
-            width, "case", "time/call", "baseline", "its time", "speedup", "auto over scalar");
+            "%-*s %10s %-15s %10s %22s %38s %22s\n",
+            width, "case", "time/call", "baseline", "its time", "speedup", "over the best baseline",
+            "auto over scalar");
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
-        char own[32], base[32], sp[48], sc[48] = "";
+        char own[32], base[32], sp[48], best[48], best_text[96] = "", sc[48] = "";
         kb_format_duration(own, sizeof own, s->own->stats.median);
         kb_format_duration(base, sizeof base, s->baseline->stats.median);
         ratio_text(sp, sizeof sp, &s->over_baseline);
+        if (s->first) {
+            ratio_text(best, sizeof best, &s->over_best);
+            snprintf(best_text, sizeof best_text, "%s %s", best, label_of(s->best));
+        }
         if (s->scalar)
             ratio_text(sc, sizeof sc, &s->over_scalar);
-        fprintf(out, "%-*s %10s %-9s %10s %22s %22s\n", width, s->own->name, own,
-                s->baseline->baseline, base, sp, sc);
+        fprintf(out, "%-*s %10s %-15s %10s %22s %38s %22s\n", width, s->own->name, own,
+                label_of(s->baseline), base, sp, best_text, sc);
     }
     mean means[MAX_MEANS];
     int n = gather(report, means);
@@ -93,31 +130,41 @@ void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
         fprintf(out, "  %-8s %-22s %-8s %6.2fx  (%d cases)\n", means[i].library, means[i].impl,
                 means[i].op[0] ? means[i].op : "all ops", exp(means[i].log_sum / means[i].count),
                 means[i].count);
+    print_unsupported(report, out, false);
 }
 
 void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out) {
-    if (report->count == 0)
+    if (report->count == 0) {
+        print_unsupported(report, out, true);
         return;
+    }
     fputs("\n## Speedup over the baselines (" KB_BASELINE_COMPARISON ")\n\n"
-          "Ratio of medians (baseline / kbench) with its 95% bootstrap interval.\n\n"
-          "| case | time/call | baseline | its time | speedup | 95% CI | auto over scalar |\n"
-          "|---|---:|---|---:|---:|---|---:|\n",
+          "Ratio of medians (baseline / kbench) with its 95% bootstrap interval; over the best "
+          "baseline: over the fastest baseline of the case, named.\n\n"
+          "| case | time/call | baseline | its time | speedup | 95% CI | over the best baseline "
+          "| auto over scalar |\n"
+          "|---|---:|---|---:|---:|---|---|---:|\n",
           out);
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
-        char own[32], base[32], sc[48] = "";
+        char own[32], base[32], best[96] = "", sc[48] = "";
         kb_format_duration(own, sizeof own, s->own->stats.median);
         kb_format_duration(base, sizeof base, s->baseline->stats.median);
+        if (s->first)
+            snprintf(best, sizeof best, "%.2fx [%.2f, %.2f] %s", s->over_best.ratio,
+                     s->over_best.low, s->over_best.high, label_of(s->best));
         if (s->scalar)
             ratio_text(sc, sizeof sc, &s->over_scalar);
-        fprintf(out, "| `%s` | %s | %s | %s | %.2fx | %.2f to %.2f | %s |\n", s->own->name, own,
-                s->baseline->baseline, base, s->over_baseline.ratio, s->over_baseline.low,
-                s->over_baseline.high, sc);
+        fprintf(out, "| `%s` | %s | %s | %s | %.2fx | %.2f to %.2f | %s | %s |\n", s->own->name,
+                own, label_of(s->baseline), base, s->over_baseline.ratio, s->over_baseline.low,
+                s->over_baseline.high, best, sc);
     }
     mean means[MAX_MEANS];
     int n = gather(report, means);
-    if (n == 0)
+    if (n == 0) {
+        print_unsupported(report, out, true);
         return;
+    }
     fputs("\n**Geometric mean speedup of simd=auto**\n\n| baseline | implementation | ops | "
           "speedup | cases |\n|---|---|---|---:|---:|\n",
           out);
@@ -125,6 +172,7 @@ void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out) {
         fprintf(out, "| %s | `%s` | %s | %.2fx | %d |\n", means[i].library, means[i].impl,
                 means[i].op[0] ? means[i].op : "all", exp(means[i].log_sum / means[i].count),
                 means[i].count);
+    print_unsupported(report, out, true);
 }
 
 static json_t *ratio_json(const kb_ratio_ci *r) {
@@ -138,9 +186,11 @@ json_t *kb_speedup_json(const kb_speedup_report *report) {
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
         json_array_append_new(
-            rows, json_pack("{s:s, s:s, s:o, s:o}", "case", s->own->name, "baseline_case",
+            rows, json_pack("{s:s, s:s, s:o, s:s, s:o, s:o}", "case", s->own->name, "baseline_case",
                             s->baseline->name, "over_baseline", ratio_json(&s->over_baseline),
-                            "over_scalar", s->scalar ? ratio_json(&s->over_scalar) : json_null()));
+                            "best_baseline_case", s->best->name, "over_best_baseline",
+                            ratio_json(&s->over_best), "over_scalar",
+                            s->scalar ? ratio_json(&s->over_scalar) : json_null()));
     }
     mean means[MAX_MEANS];
     int n = gather(report, means);

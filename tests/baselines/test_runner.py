@@ -1,9 +1,14 @@
 """baselines/runner.py on its own, through its protocol: every NumPy reduce op on several
 dtypes and axes gives exactly what NumPy gives in this process; numexpr's sum matches NumPy's
-within rounding; both libraries hold a case at once, so that their rounds interleave, and a
+within rounding; PyTorch's and JAX's reduce ops match NumPy's within the tolerance of kbench's
+check, at one and two threads in one group; both libraries hold a case at once, so that their rounds interleave, and a
 new group drops the old one's cases; unsupported cases, malformed requests and library failures get an error
 reply and leave the loop running; a library printing to stdout cannot break the protocol;
-stderr stays empty; quit and end of input exit 0. No timing is asserted."""
+stderr stays empty; quit and end of input exit 0; a missing PyTorch or JAX is named with the
+command that installs it; a run's untimed call (hot caches) comes before its first sample and
+its flushes (cold caches) before every sample, in the process that computes the case. No
+timing is asserted."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -183,7 +188,7 @@ def errors(runner, tmp):
               f"{what}: {reply}")
     for what, reply in [
             ("unknown op", setup(runner, "numpy", "median", None, path, out)),
-            ("unknown library", setup(runner, "torch", "sum", None, path, out)),
+            ("unknown library", setup(runner, "pandas", "sum", None, path, out)),
             ("unknown kind", runner.send(cmd="setup", library="numpy", case={"kind": "scan"},
                                          input=path, output=out))]:
         check(reply.get("ok") is False and reply.get("unsupported") is True, f"{what}: {reply}")
@@ -256,6 +261,230 @@ def missing_numpy(tmp):
     check(runner.finish(quit=False) == "", "missing numpy: stderr empty, exit 0 at EOF")
 
 
+def installed(module):
+    if importlib.util.find_spec(module) is None:
+        print(f"{module} is not installed (scripts/install-deps installs it): skipping its cases")
+        return False
+    return True
+
+
+def kbench_tolerance(op, a, axis, result):
+    """What kbench's check allows (docs/baselines.md): rtol by dtype, times the mean magnitude
+    plus the scale of the rounding errors of op over m values in [-1, 1]."""
+    m = a.size if axis is None else a.shape[axis]
+    atol = {"sum": np.sqrt(m), "prod": 0.0}.get(op, 1 / np.sqrt(max(m, 1)))
+    rtol = 1e-4 if result.dtype == np.float32 else 1e-12
+    return rtol, atol
+
+
+def peer_cases(runner, tmp, libraries):
+    """Every reduce op of PyTorch and JAX against NumPy's on float32 and float64."""
+    rng = np.random.default_rng(9)
+    inputs = {"f32": rng.uniform(-1, 1, (13, 257)).astype(np.float32),
+              "f64": rng.uniform(-1, 1, (13, 257)),
+              "f32_1d": rng.uniform(-1, 1, 5001).astype(np.float32)}
+    for name, a in inputs.items():
+        path = os.path.join(tmp, f"peer_{name}.npy")
+        np.save(path, a)
+        # Each JAX case compiles: float32 gets every op on every axis, the rest fewer.
+        ops = OPS if name == "f32" else ["sum", "mean", "argmax", "var"]
+        for op in ops:
+            for axis in [None, 0, -1] if a.ndim == 2 else [None]:
+                kwargs = {"ddof": 0} if op in ("var", "std") else {}
+                expected = np.asarray(getattr(np, op)(a, axis=axis, **kwargs))
+                exact = np.asarray(getattr(np, op)(a.astype(np.float64), axis=axis, **kwargs))
+                for library in libraries:
+                    what = f"{library} {op} axis={axis} {name}"
+                    out = os.path.join(tmp, f"{library}.npy")
+                    reply = runner.send(cmd="setup", library=library, id=f"{library}/threads=1",
+                                        case={"kind": "reduce", "op": op, "axis": axis},
+                                        input=path, output=out, threads=1)
+                    if not check(reply.get("ok"), f"{what}: {reply}"):
+                        continue
+                    got = np.load(out)
+                    check(got.dtype == expected.dtype and reply["result_dtype"] ==
+                          expected.dtype.name, f"{what}: dtype {got.dtype}")
+                    check(got.shape == expected.shape, f"{what}: shape {got.shape}")
+                    check(reply["threads"] == 1 and reply["id"] == f"{library}/threads=1",
+                          f"{what}: {reply}")
+                    if op in ("min", "max", "argmin", "argmax"):
+                        check(np.array_equal(got, expected), f"{what}: values")
+                        continue
+                    rtol, atol = kbench_tolerance(op, a, axis, got)
+                    diff = np.abs(got.astype(np.float64) - exact)
+                    allowed = rtol * ((np.abs(got) + np.abs(exact)) / 2 + atol)
+                    check(np.all(diff <= allowed), f"{what}: off by {np.max(diff)}")
+
+
+def peers_at_two_thread_counts(runner, tmp, libraries):
+    """PyTorch and JAX at one and two threads hold cases of one group at once (JAX's in a
+    worker per thread count), and their rounds interleave."""
+    check(runner.send(cmd="teardown") == {"ok": True}, "teardown before the thread counts")
+    path = os.path.join(tmp, "threads.npy")
+    a = np.random.default_rng(10).uniform(-1, 1, (64, 300)).astype(np.float32)
+    np.save(path, a)
+    ids = [f"{lib}/threads={t}" for lib in libraries for t in (1, 2)]
+    for cid in ids:
+        library, threads = cid.split("/threads=")
+        reply = runner.send(cmd="setup", library=library, id=cid,
+                            case={"kind": "reduce", "op": "sum", "axis": 0}, input=path,
+                            output=os.path.join(tmp, cid.replace("/", "_") + ".npy"),
+                            threads=int(threads))
+        check(reply.get("ok") and reply["threads"] == int(threads), f"setup {cid}: {reply}")
+    for _ in range(2):
+        for cid in ids:
+            run = runner.send(cmd="run", id=cid, calls=2, samples=2, warmup=1)
+            check(run.get("ok") and len(run["sample_ns"]) == 2, f"run {cid}: {run}")
+            run = runner.send(cmd="run", id=cid, calls=1, samples=2, flush_bytes=1 << 16)
+            check(run.get("ok") and len(run["sample_ns"]) == 2, f"cold run {cid}: {run}")
+    for cid in ids:
+        got = np.load(os.path.join(tmp, cid.replace("/", "_") + ".npy"))
+        check(np.allclose(got, a.astype(np.float64).sum(axis=0), rtol=1e-4, atol=1e-4),
+              f"{cid}: values")
+    check(runner.send(cmd="teardown") == {"ok": True}, "teardown of the thread counts")
+    for cid in ids:
+        run = runner.send(cmd="run", id=cid, calls=1, samples=1)
+        check(not run["ok"] and "before setup" in run["error"], f"{cid} torn down: {run}")
+
+
+def peers_unsupported(runner, tmp, libraries):
+    """PyTorch has no mean, var or std of integers: reported as unsupported, not failed. JAX
+    has them."""
+    path = os.path.join(tmp, "ints.npy")
+    a = np.arange(-30, 30, dtype=np.int32).reshape(6, 10)
+    np.save(path, a)
+    out = os.path.join(tmp, "ints_out.npy")
+    if "torch" in libraries:
+        for op in ("mean", "var", "std"):
+            reply = setup(runner, "torch", op, 0, path, out)
+            check(reply == {"ok": False, "unsupported": True,
+                            "error": f"PyTorch has no {op} of int32 (torch.{op} takes floating "
+                                     "point only)"}, f"torch {op} int32: {reply}")
+        reply = setup(runner, "torch", "sum", 0, path, out)
+        check(reply.get("ok") and np.array_equal(np.load(out), a.sum(axis=0)),
+              f"torch sum int32: {reply}")
+    if "jax" in libraries:
+        reply = setup(runner, "jax", "mean", 0, path, out)
+        check(reply.get("ok") and np.allclose(np.load(out), a.mean(axis=0)),
+              f"jax mean int32: {reply}")
+
+
+def missing_peers(tmp):
+    """A PyTorch or JAX that cannot be imported: require and setup name the command that
+    installs it; NumPy still works."""
+    fake = os.path.join(tmp, "nopeers")
+    os.mkdir(fake)
+    for module in ("torch", "jax"):
+        with open(os.path.join(fake, f"{module}.py"), "w") as f:
+            f.write(f"raise ImportError('no {module} here')\n")
+    runner = Runner(dict(os.environ, PYTHONPATH=fake, PYTHONDONTWRITEBYTECODE="1"))
+    check(runner.send(cmd="hello").get("ok"), "hello without PyTorch and JAX")
+    for library, name in (("torch", "PyTorch"), ("jax", "JAX")):
+        reply = runner.send(cmd="require", library=library)
+        check(reply.get("ok") is False and reply.get("missing") is True
+              and reply["error"].startswith(f"{name} is not installed for {sys.executable}: "
+                                            f"run scripts/install-deps (or pip install "
+                                            f"{library})"), f"missing {library}: {reply}")
+        path = os.path.join(tmp, "m.npy")
+        np.save(path, np.arange(4.0))
+        reply = setup(runner, library, "sum", None, path, os.path.join(tmp, "m_out.npy"))
+        check(reply.get("missing") is True and "scripts/install-deps" in reply["error"],
+              f"setup without {library}: {reply}")
+    reply = runner.send(cmd="require", library="numpy")
+    check(reply.get("ok") and reply["version"] == np.__version__, f"require numpy: {reply}")
+    check(runner.finish() == "", "missing peers: stderr empty")
+
+
+def load_runner():
+    spec = importlib.util.spec_from_file_location("kb_baseline_runner", RUNNER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Recorder:
+    """Stands in for the runner's clock, flush and case: records the order of their calls."""
+
+    def __init__(self):
+        self.events = []
+
+    def clock_gettime_ns(self, clock):
+        self.events.append("clock")
+        return len(self.events)
+
+    def call(self):
+        self.events.append("call")
+
+    def make_flush(self, np_module, nbytes, threads):
+        return lambda: self.events.append(("flush", nbytes, threads))
+
+
+class FakeWorker:
+    threads = 2
+
+    def __init__(self):
+        self.requests = []
+
+    def send(self, request):
+        self.requests.append(request)
+        return {"ok": True, "sample_ns": [1] * request.get("samples", 0)}
+
+
+def samples_start_as_asked(tmp):
+    """In the process that computes a case: warmup calls come before the first sample's
+    clock, a flush before every sample; a JAX case's run is forwarded to its worker with
+    both. The runner's flush itself reads its buffer with one and with two threads."""
+    r = load_runner()
+    path = os.path.join(tmp, "order.npy")
+    np.save(path, np.arange(100.0))
+    state = r.new_state()
+    reply, _ = r.serve(json.dumps({"cmd": "setup", "library": "torch" if installed("torch")
+                                   else "numpy", "case": {"kind": "reduce", "op": "sum",
+                                                          "axis": None},
+                                   "input": path, "output": os.path.join(tmp, "o.npy"),
+                                   "threads": 2}), state)
+    check(reply.get("ok"), f"order setup: {reply}")
+    rec = Recorder()
+    case = next(iter(state["cases"].values()))
+    case.fn = rec.call
+    r.time = rec
+    r.make_flush = rec.make_flush
+
+    reply, _ = r.serve(json.dumps({"cmd": "run", "calls": 3, "samples": 2, "warmup": 1}),
+                       state)
+    sample = ["clock", "call", "call", "call", "clock"]
+    check(reply.get("ok") and rec.events == ["call"] + sample * 2,
+          f"hot: one untimed call, then the samples: {rec.events}")
+    rec.events.clear()
+    reply, _ = r.serve(json.dumps({"cmd": "run", "calls": 3, "samples": 2,
+                                   "flush_bytes": 4096}), state)
+    flush = ("flush", 4096, case.threads)
+    check(reply.get("ok") and rec.events == ([flush] + sample) * 2,
+          f"cold: a flush before every sample: {rec.events}")
+    rec.events.clear()
+    reply, _ = r.serve(json.dumps({"cmd": "run", "calls": 3, "samples": 1}), state)
+    check(reply.get("ok") and rec.events == sample, f"plain: {rec.events}")
+
+    worker = FakeWorker()
+    state["cases"]["jax/threads=2"] = r.Case("jax", 2, worker=worker)
+    reply, _ = r.serve(json.dumps({"cmd": "run", "id": "jax/threads=2", "calls": 4,
+                                   "samples": 3, "warmup": 1, "flush_bytes": 64}), state)
+    check(reply == {"ok": True, "sample_ns": [1, 1, 1]}
+          and worker.requests == [{"cmd": "run", "calls": 4, "samples": 3, "warmup": 1,
+                                   "flush_bytes": 64, "id": "jax/threads=2"}],
+          f"forwarded to the JAX worker: {worker.requests}")
+    for bad in ({"warmup": -1}, {"flush_bytes": 1.5}, {"warmup": True}):
+        reply, _ = r.serve(json.dumps(dict({"cmd": "run", "calls": 1, "samples": 1,
+                                            "id": "jax/threads=2"}, **bad)), state)
+        check(reply.get("ok") is False and "non-negative integer" in reply["error"],
+              f"bad {bad}: {reply}")
+    real = load_runner()
+    for threads in (1, 2):
+        flush = real.make_flush(np, 1 << 20, threads)
+        flush()
+        flush()
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         runner = Runner()
@@ -264,10 +493,16 @@ def main():
         numexpr_cases(runner, tmp, have_numexpr)
         interleaved(runner, tmp, have_numexpr)
         errors(runner, tmp)
+        peers = [lib for lib in ("torch", "jax") if installed(lib)]
+        peer_cases(runner, tmp, peers)
+        peers_at_two_thread_counts(runner, tmp, peers)
+        peers_unsupported(runner, tmp, peers)
         err = runner.finish()
         check(err == "", f"stderr empty: {err!r}")
         noisy_library(tmp)
         missing_numpy(tmp)
+        missing_peers(tmp)
+        samples_start_as_asked(tmp)
     sys.exit(finish("baseline runner"))
 
 

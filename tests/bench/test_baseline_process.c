@@ -1,5 +1,7 @@
 /* The baseline runner's two ends: the real runner (baselines/runner.py) computing sums with
- * NumPy and numexpr on inputs written by kbench, checked against a long double reference;
+ * NumPy, numexpr, PyTorch and JAX on inputs written by kbench, checked against a long double
+ * reference, with a case PyTorch cannot compute reported as unsupported and a missing PyTorch
+ * or JAX named with the command that installs it;
  * and the client against runners that misbehave (missing, dying, answering garbage or too
  * little, never answering, closing their stdin, ignoring quit), which must each give a
  * status and a clear message, never a hang or a crash (SIGPIPE included). Scripts and .npy
@@ -249,6 +251,101 @@ static void numpy_and_numexpr_interleave(void **state) {
     assert_int_equal(kb_baseline_run(real.p, "numpy", 1, 1, &sample), KB_EINVAL);
 }
 
+/* Whether the runner can import library (scripts/install-deps installs it); else says so. */
+static bool have_peer(const char *library) {
+    json_t *about;
+    if (kb_baseline_require(real.p, library, &about) != KB_OK) {
+        fprintf(stderr, "%s (scripts/install-deps installs it): skipping its tests\n",
+                kb_last_error());
+        return false;
+    }
+    assert_true(json_is_string(json_object_get(about, "version")));
+    json_decref(about);
+    return true;
+}
+
+static void peer_sums_match_reference(void **state) {
+    const char *peers[] = {"torch", "jax"};
+    int ran = 0;
+    for (int k = 0; k < 2; k++) {
+        if (!have_peer(peers[k]))
+            continue;
+        char input[1024];
+        test_dir_path(&dir, "in_f64.npy", input, sizeof input);
+        int64_t n[1] = {10007};
+        write_input(input, KB_F64, 1, n);
+        check_sum(peers[k], input, KB_F64, 1, n, false, 0, "float64");
+
+        test_dir_path(&dir, "in_f32.npy", input, sizeof input);
+        int64_t shape[2] = {7, 1003};
+        write_input(input, KB_F32, 2, shape);
+        check_sum(peers[k], input, KB_F32, 2, shape, true, 1, "float32");
+        ran++;
+    }
+    if (ran == 0)
+        skip();
+}
+
+/* PyTorch at two thread counts in one group, told apart by their ids; runs with an untimed
+ * call first and with a flush before every sample. */
+static void torch_at_two_thread_counts(void **state) {
+    if (!have_peer("torch"))
+        skip();
+    char input[1024], outputs[2][1024];
+    const char *ids[2] = {"torch/threads=1", "torch/threads=2"};
+    test_dir_path(&dir, "in_threads.npy", input, sizeof input);
+    int64_t n[1] = {5000};
+    write_input(input, KB_F64, 1, n);
+    json_t *spec = kb_baseline_reduce_case("sum", false, 0);
+    for (int i = 0; i < 2; i++) {
+        test_dir_path(&dir, i ? "torch2.npy" : "torch1.npy", outputs[i], sizeof outputs[i]);
+        json_t *reply;
+        if (kb_baseline_setup_id(real.p, ids[i], "torch", spec, input, outputs[i], i + 1, NULL,
+                                 &reply) != KB_OK)
+            fail_msg("setup %s: %s", ids[i], kb_last_error());
+        assert_int_equal(json_integer_value(json_object_get(reply, "threads")), i + 1);
+        assert_string_equal(json_string_value(json_object_get(reply, "id")), ids[i]);
+        json_decref(reply);
+    }
+    json_decref(spec);
+    int64_t samples[2];
+    for (int i = 0; i < 2; i++) {
+        kb_baseline_block hot = {.id = ids[i], .calls = 2, .warmup = 1};
+        kb_baseline_block cold = {.id = ids[i], .calls = 1, .flush_bytes = 1 << 16};
+        assert_int_equal(kb_baseline_run_block(real.p, &hot, 2, samples), KB_OK);
+        assert_true(samples[0] > 0 && samples[1] > 0);
+        assert_int_equal(kb_baseline_run_block(real.p, &cold, 2, samples), KB_OK);
+        assert_true(samples[0] > 0 && samples[1] > 0);
+    }
+    assert_int_equal(kb_baseline_run(real.p, NULL, 1, 1, samples), KB_EINVAL);
+    kb_baseline_block bad = {.id = ids[0], .calls = 1, .warmup = -1};
+    assert_int_equal(kb_baseline_run_block(real.p, &bad, 1, samples), KB_EINVAL);
+    assert_int_equal(kb_baseline_teardown(real.p), KB_OK);
+}
+
+static void torch_integer_mean_is_unsupported(void **state) {
+    if (!have_peer("torch"))
+        skip();
+    char input[1024], output[1024];
+    test_dir_path(&dir, "in_i32.npy", input, sizeof input);
+    test_dir_path(&dir, "out_i32.npy", output, sizeof output);
+    kb_array a;
+    int64_t n = 100;
+    assert_int_equal(kb_array_new(&a, KB_INT32, 1, &n, KB_ORDER_C), KB_OK);
+    for (int64_t i = 0; i < n; i++)
+        ((int32_t *)a.data)[i] = (int32_t)i - 50;
+    assert_int_equal(kb_npy_write(input, &a, KB_ORDER_C, 0), KB_OK);
+    kb_array_free(&a);
+    json_t *spec = kb_baseline_reduce_case("mean", false, 0);
+    bool unsupported = false;
+    assert_int_equal(kb_baseline_setup(real.p, "torch", spec, input, output, 1, &unsupported, NULL),
+                     KB_EUNSUPPORTED);
+    json_decref(spec);
+    assert_true(unsupported);
+    assert_non_null(strstr(kb_last_error(), "PyTorch has no mean of int32"));
+    assert_int_equal(kb_baseline_teardown(real.p), KB_OK);
+}
+
 static void unsupported_and_failed_setups_leave_runner_usable(void **state) {
     char input[1024], output[1024];
     test_dir_path(&dir, "in_small.npy", input, sizeof input);
@@ -371,6 +468,42 @@ static void missing_numpy_says_how_to_install(void **state) {
     assert_non_null(strstr(kb_last_error(), "NumPy is not installed"));
     assert_non_null(strstr(kb_last_error(), "scripts/install-deps"));
     assert_int_equal(kb_baseline_stop(p), KB_OK);
+}
+
+static void missing_peers_say_how_to_install(void **state) {
+    char fake[1024], runner[4096];
+    write_script("torch.py", "raise ImportError('no torch here')\n", fake, sizeof fake);
+    write_script("jax.py", "raise ImportError('no jax here')\n", fake, sizeof fake);
+    assert_int_equal(kb_baseline_runner_path(runner, sizeof runner), KB_OK);
+    const char *saved = getenv("PYTHONPATH");
+    char *saved_copy = saved ? strdup(saved) : NULL;
+    setenv("PYTHONPATH", dir.root, 1);
+    kb_baseline_process *p;
+    kb_status s = kb_baseline_start(NULL, runner, &p);
+    if (saved_copy)
+        setenv("PYTHONPATH", saved_copy, 1);
+    else
+        unsetenv("PYTHONPATH");
+    free(saved_copy);
+    assert_int_equal(s, KB_OK);
+    json_t *info;
+    assert_int_equal(kb_baseline_require(p, "numpy", &info), KB_OK);
+    assert_true(json_is_string(json_object_get(info, "version")));
+    json_decref(info);
+    assert_int_equal(kb_baseline_require(p, "torch", &info), KB_EUNSUPPORTED);
+    assert_null(info);
+    assert_non_null(strstr(kb_last_error(), "PyTorch is not installed"));
+    assert_non_null(strstr(kb_last_error(), "scripts/install-deps (or pip install torch)"));
+    assert_int_equal(kb_baseline_require(p, "jax", NULL), KB_EUNSUPPORTED);
+    assert_non_null(strstr(kb_last_error(), "JAX is not installed"));
+    assert_non_null(strstr(kb_last_error(), "scripts/install-deps (or pip install jax)"));
+    assert_int_equal(kb_baseline_require(p, "pandas", NULL), KB_EUNSUPPORTED);
+    assert_non_null(strstr(kb_last_error(), "unknown baseline library"));
+    assert_int_equal(kb_baseline_stop(p), KB_OK);
+    test_dir_path(&dir, "torch.py", fake, sizeof fake);
+    unlink(fake);
+    test_dir_path(&dir, "jax.py", fake, sizeof fake);
+    unlink(fake);
 }
 
 static kb_baseline_process *start_script(const char *name, const char *text) {
@@ -502,12 +635,16 @@ int main(void) {
         cmocka_unit_test(numpy_sums_match_reference),
         cmocka_unit_test(numexpr_sums_match_reference),
         cmocka_unit_test(numpy_and_numexpr_interleave),
+        cmocka_unit_test(peer_sums_match_reference),
+        cmocka_unit_test(torch_at_two_thread_counts),
+        cmocka_unit_test(torch_integer_mean_is_unsupported),
         cmocka_unit_test(unsupported_and_failed_setups_leave_runner_usable),
     };
     const struct CMUnitTest misbehaving[] = {
         cmocka_unit_test(runner_path_from_environment),
         cmocka_unit_test(missing_runner_or_python),
         cmocka_unit_test(missing_numpy_says_how_to_install),
+        cmocka_unit_test(missing_peers_say_how_to_install),
         cmocka_unit_test(runner_that_dies),
         cmocka_unit_test(runner_that_closes_stdin),
         cmocka_unit_test(malformed_replies),

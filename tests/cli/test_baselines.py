@@ -2,12 +2,16 @@
 <group>/baseline=<library>, with samples, a passed check against kbench's output, the
 `C call vs Python call` label and the speedup report in the table, markdown and JSON; a runner
 whose NumPy is wrong makes the run fail with the mismatch named; no NumPy, a clear message.
-Timings are never checked.
+PyTorch and JAX join at each thread count (<group>/baseline=torch/threads=N), are compared with
+kbench's cases of the same thread count, and the report names the best baseline of each case; a
+case a peer cannot compute is reported as not supported; a missing peer fails the run with the
+command that installs it. Timings are never checked.
 
 Usage: python3 test_baselines.py path/to/kbench"""
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -119,11 +123,125 @@ def no_numpy(tmp):
     check(r.returncode == 2 and "bad --baseline 'pandas'" in r.stderr, f"bad library: {r.stderr}")
 
 
+def installed(module):
+    """Whether the runner's Python has module (scripts/install-deps installs the peers)."""
+    python = os.environ.get("KB_PYTHON", "python3")
+    found = subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode
+    if found != 0:
+        print(f"{module} is not installed (scripts/install-deps installs it): skipping its run")
+    return found == 0
+
+
+PEER_FILTER = "^reduce/(sum|argmax)/f32/64x64/axis=0/simd=auto/threads=[0-9]+$"
+
+
+def peers_run(tmp):
+    """NumPy, PyTorch and JAX on two groups, at every thread count of the suite."""
+    path = os.path.join(tmp, "peers.json")
+    md = os.path.join(tmp, "peers.md")
+    r = kbench("run", "reduce", "--filter", PEER_FILTER, "--min-time", "0.002", "--no-roofline",
+               "--baseline", "numpy", "--baseline", "torch", "--baseline", "jax", "-o", path,
+               "-o", md)
+    if not check(r.returncode == 0, f"peer run exited {r.returncode}: {r.stderr}"):
+        return
+    results = json.loads(Path(path).read_text())
+    cases = {c["name"]: c for c in results["cases"]}
+    counts = sorted({c["params"]["threads"] for c in results["cases"] if c["baseline"] is None})
+    for op in ("sum", "argmax"):
+        group = f"reduce/{op}/f32/64x64/axis=0"
+        check(f"{group}/baseline=numpy" in cases, f"{group}: numpy case")
+        for lib in ("torch", "jax"):
+            for t in counts:
+                name = f"{group}/baseline={lib}/threads={t}"
+                c = cases.get(name)
+                if not check(c is not None, f"no case {name}: {sorted(cases)}"):
+                    continue
+                check(c["status"] == "ok" and c["baseline"]["check"] == "ok"
+                      and c["baseline"]["library"] == lib, f"{name}: {c['baseline']}")
+                check(c["implementation"] == {"baseline": lib, "threads": t}
+                      and c["threads"] == int(t) and c["group"] == group,
+                      f"{name}: {c['implementation']} {c['threads']} {c['group']}")
+    libraries = results["context"]["baselines"]["runner"]["libraries"]
+    check(libraries["torch"]["version"] and libraries["jax"]["version"],
+          f"peer versions: {libraries}")
+    check(results["context"]["baselines"]["unsupported"] == [], "nothing unsupported")
+
+    rows = results["speedups"]["rows"]
+    by_case = {}
+    for row in rows:
+        by_case.setdefault(row["case"], []).append(row)
+    for name, own_rows in by_case.items():
+        threads = cases[name]["params"]["threads"]
+        bases = [cases[row["baseline_case"]] for row in own_rows]
+        check(all(b["params"].get("threads", threads) == threads for b in bases),
+              f"{name} compared only at its thread count: {[b['name'] for b in bases]}")
+        check(len(own_rows) == 3, f"{name}: numpy, torch and jax rows: {len(own_rows)}")
+        best = min(bases, key=lambda b: b["statistics"]["median_ns"])
+        for row in own_rows:
+            o = row["over_best_baseline"]
+            ratio = best["statistics"]["median_ns"] / cases[name]["statistics"]["median_ns"]
+            check(row["best_baseline_case"] == best["name"]
+                  and abs(o["ratio"] - ratio) <= 1e-9 * ratio
+                  and o["ci_low"] <= o["ratio"] <= o["ci_high"], f"{name}: best {row}")
+    means = {(m["baseline"], m["op"]) for m in results["speedups"]["geometric_means"]}
+    check({("best", None), ("torch", "sum"), ("jax", None)} <= means, f"means {means}")
+    check("over the best baseline" in r.stdout, f"table column: {r.stdout}")
+    text = Path(md).read_text()
+    check("over the best baseline" in text and "torch/threads=1" in text, "markdown column")
+
+
+def unsupported_peer(tmp):
+    """A runner whose PyTorch refuses argmax: the case is reported, not timed, not failed."""
+    runner = Path(tmp) / "refusing_runner.py"
+    runner.write_text(
+        "import runpy, sys\n"
+        f"g = runpy.run_path({str(RUNNER)!r})\n"
+        "plain = g['CALLABLES']['torch']\n"
+        "def refuse(np, case, a, threads):\n"
+        "    if case['op'] == 'argmax':\n"
+        "        raise g['Failure']('PyTorch refuses argmax here', unsupported=True)\n"
+        "    return plain(np, case, a, threads)\n"
+        "g['CALLABLES']['torch'] = refuse\n"
+        "sys.exit(g['main']())\n")
+    path = os.path.join(tmp, "refused.json")
+    r = kbench("run", "reduce", "--filter", PEER_FILTER.replace("[0-9]+", "1"), "--min-time",
+               "0.002", "--no-roofline", "--baseline", "torch", "-o", path,
+               KB_BASELINE_RUNNER=str(runner))
+    if not check(r.returncode == 0, f"unsupported run exited {r.returncode}: {r.stderr}"):
+        return
+    results = json.loads(Path(path).read_text())
+    name = "reduce/argmax/f32/64x64/axis=0/baseline=torch/threads=1"
+    check(results["context"]["baselines"]["unsupported"] == [
+        {"case": name, "library": "torch", "reason": "PyTorch refuses argmax here"}],
+        f"unsupported: {results['context']['baselines']}")
+    check(name not in {c["name"] for c in results["cases"]}, "the unsupported case is not timed")
+    check("reduce/sum/f32/64x64/axis=0/baseline=torch/threads=1"
+          in {c["name"] for c in results["cases"]}, "sum still has PyTorch")
+    check("Not supported by the baseline (not timed):" in r.stdout
+          and f"{name}: PyTorch refuses argmax here" in r.stdout, f"table: {r.stdout}")
+
+
+def missing_peers(tmp):
+    fake = Path(tmp) / "nopeers"
+    fake.mkdir()
+    for module, name in (("torch", "PyTorch"), ("jax", "JAX")):
+        (fake / f"{module}.py").write_text(f"raise ImportError('no {module} here')\n")
+        r = kbench("run", "reduce", "--filter", PEER_FILTER, "--min-time", "0.002", "-q",
+                   "--baseline", "numpy", "--baseline", module, PYTHONPATH=str(fake))
+        check(r.returncode == 1 and f"{name} is not installed" in r.stderr
+              and f"run scripts/install-deps (or pip install {module})" in r.stderr
+              and r.stdout == "", f"without {name}: {r.returncode} {r.stderr} {r.stdout}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         agreeing_run(tmp)
         wrong_numpy(tmp)
         no_numpy(tmp)
+        if installed("torch") and installed("jax"):
+            peers_run(tmp)
+            unsupported_peer(tmp)
+        missing_peers(tmp)
     sys.exit(finish("baselines"))
 
 

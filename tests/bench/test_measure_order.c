@@ -1,0 +1,319 @@
+/* The order of the sampling rounds when a group is interleaved with baselines: with hot
+ * caches every block of samples follows an untimed call of its own implementation (or a sample
+ * that left the caches as that call would), with cold caches every sample follows a flush, for
+ * kbench's implementations and the baselines alike; the runner is asked for exactly that; a
+ * baseline that cannot compute a case is reported. A fake runner logs the requests it gets;
+ * no timing is asserted. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bench/measure.h"
+#include "kbench/bench.h"
+
+static char temp_dir[512];
+
+static int make_temp_dir(void **state) {
+    const char *base = getenv("TMPDIR");
+    snprintf(temp_dir, sizeof temp_dir, "%s/kb_test_order_XXXXXX", base && *base ? base : "/tmp");
+    setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    return mkdtemp(temp_dir) ? 0 : -1;
+}
+
+static int remove_temp_dir(void **state) {
+    DIR *dir = opendir(temp_dir);
+    if (!dir)
+        return -1;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(dir)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", temp_dir, e->d_name);
+        unlink(path);
+    }
+    closedir(dir);
+    return rmdir(temp_dir);
+}
+
+/* Answers every request as the real runner would, without computing anything: a sample
+ * lasts 100 ns a call; PyTorch cannot compute mean. Logs each run and setup request. */
+static const char fake_runner[] =
+    "import json, os, sys\n"
+    "log = open(os.environ['KB_TEST_ORDER_LOG'], 'a')\n"
+    "for line in sys.stdin:\n"
+    "    r = json.loads(line)\n"
+    "    cmd = r.get('cmd')\n"
+    "    reply = {'ok': True}\n"
+    "    if cmd == 'hello':\n"
+    "        reply['libraries'] = {'numpy': {'version': 'fake'}, 'numexpr': None}\n"
+    "    elif cmd == 'setup':\n"
+    "        log.write(line); log.flush()\n"
+    "        if r['library'] == 'torch' and r['case']['op'] == 'mean':\n"
+    "            reply = {'ok': False, 'unsupported': True,\n"
+    "                     'error': 'PyTorch has no mean of this (fake)'}\n"
+    "        else:\n"
+    "            reply.update(library=r['library'], id=r.get('id'), result_dtype='float64',\n"
+    "                         result_shape=[], threads=r['threads'])\n"
+    "    elif cmd == 'run':\n"
+    "        log.write(line); log.flush()\n"
+    "        reply['sample_ns'] = [100 * r['calls']] * r['samples']\n"
+    "    print(json.dumps(reply), flush=True)\n"
+    "    if cmd == 'quit':\n"
+    "        break\n";
+
+typedef struct group_data {
+    kb_array in, out;
+} group_data;
+
+static kb_status setup(kb_bench_case *c) {
+    group_data *d = calloc(1, sizeof *d);
+    int64_t n = 64;
+    if (!d || kb_array_new(&d->in, KB_F64, 1, &n, KB_ORDER_C) != KB_OK ||
+        kb_array_new(&d->out, KB_F64, 0, NULL, KB_ORDER_C) != KB_OK)
+        return kb_bench_fail(c, KB_ENOMEM, "out of memory");
+    memset(d->in.data, 0, 64 * sizeof(double));
+    c->data = d;
+    c->bytes_per_call = 512;
+    return KB_OK;
+}
+
+static void run(kb_bench_case *c, int64_t calls) {
+    volatile double x = 1;
+    for (int64_t i = 0; i < calls; i++)
+        x = x * 1.0000001 + 1e-9;
+}
+
+static void teardown(kb_bench_case *c) {
+    group_data *d = c->data;
+    kb_array_free(&d->in);
+    kb_array_free(&d->out);
+    free(d);
+}
+
+/* Group "op=sum" has all its baselines; "op=mean" none from PyTorch. */
+static kb_status baseline_case(const kb_bench_case *c, kb_bench_baseline_case *out) {
+    const group_data *d = c->data;
+    snprintf(out->spec, sizeof out->spec, "{\"kind\":\"reduce\",\"op\":\"%s\",\"axis\":null}",
+             kb_bench_param(c, "op"));
+    out->input = &d->in;
+    out->output = &d->out;
+    out->atol = 1;
+    return KB_OK;
+}
+
+static const char *const ops[] = {"sum", "mean", NULL};
+static const char *const impls[] = {"a", "b", NULL};
+static const kb_bench_axis axes[] = {
+    {"op", ops, 0}, {"impl", impls, KB_BENCH_AXIS_IMPLEMENTATION}, {NULL, NULL, 0}};
+static const kb_bench_def def = {.name = "order",
+                                 .axes = axes,
+                                 .setup = setup,
+                                 .run = run,
+                                 .teardown = teardown,
+                                 .baseline_case = baseline_case};
+
+enum { MAX_STEPS = 200000 };
+
+typedef struct trace_log {
+    int n;
+    kb_measure_step step[MAX_STEPS];
+    int impl[MAX_STEPS];
+} trace_log;
+
+static trace_log steps;
+
+static void record(void *arg, kb_measure_step step, int impl) {
+    trace_log *t = arg;
+    if (t->n < MAX_STEPS) {
+        t->step[t->n] = step;
+        t->impl[t->n] = impl;
+        t->n++;
+    }
+}
+
+/* The group's own implementations come first: a and b. */
+static bool own(int impl) {
+    return impl < 2;
+}
+
+/* Runs both groups with NumPy and PyTorch as baselines; returns the fake runner's log of the
+ * first. */
+static char *measure(bool cold, int *nbaselines_sum, json_t **unsupported) {
+    char script[1024], log_path[1024];
+    snprintf(script, sizeof script, "%s/fake_runner.py", temp_dir);
+    snprintf(log_path, sizeof log_path, "%s/requests.log", temp_dir);
+    FILE *f = fopen(script, "w");
+    assert_non_null(f);
+    fputs(fake_runner, f);
+    fclose(f);
+    unlink(log_path);
+    setenv("KB_TEST_ORDER_LOG", log_path, 1);
+
+    kb_bench_plan *plan;
+    assert_int_equal(kb_bench_plan_new(&plan), KB_OK);
+    assert_int_equal(kb_bench_plan_add(plan, &def), KB_OK);
+    kb_bench_settings settings;
+    kb_bench_settings_default(&settings);
+    settings.min_time = 0.002;
+    settings.baselines = KB_BASELINE_NUMPY | KB_BASELINE_TORCH;
+    kb_flush flush = {0};
+    if (cold)
+        assert_int_equal(kb_flush_init(&flush, 1 << 20), KB_OK);
+    kb_measure_env env = {.settings = &settings,
+                          .target_ns = 20000,
+                          .warmup_ns = 0,
+                          .flush = cold ? &flush : NULL,
+                          .baseline_dir = temp_dir,
+                          .unsupported = json_array(),
+                          .trace = record,
+                          .trace_arg = &steps};
+    assert_int_equal(kb_baseline_start(NULL, script, &env.baseline), KB_OK);
+    json_t *info;
+    assert_int_equal(kb_baseline_hello(env.baseline, &info), KB_OK);
+    json_decref(info);
+
+    kb_bench_result *results = calloc(2 + KB_MEASURE_MAX_BASELINES, sizeof *results);
+    kb_bench_result *more = calloc(2 + KB_MEASURE_MAX_BASELINES, sizeof *more);
+    assert_true(results && more);
+    memset(&steps, 0, sizeof steps);
+    int nbaselines = 0;
+    assert_int_equal(kb_measure_group(plan, 0, 2, &env, results, &nbaselines), KB_OK);
+    assert_int_equal(nbaselines, 2);
+    assert_string_equal(results[2].name, "order/op=sum/baseline=numpy");
+    assert_string_equal(results[3].name + strlen("order/op=sum/baseline=torch/threads="),
+                        results[3].params[2].value);
+    for (int i = 0; i < 4; i++) {
+        assert_false(results[i].failed);
+        assert_true(results[i].nsamples >= settings.min_samples);
+    }
+    /* Every sample of the group, own and baseline, was traced once. */
+    int64_t sampled = 0;
+    for (int k = 0; k < steps.n; k++)
+        sampled += steps.step[k] == KB_MEASURE_SAMPLE;
+    assert_int_equal(sampled, results[0].nsamples + results[1].nsamples + results[2].nsamples +
+                                  results[3].nsamples);
+    f = fopen(log_path, "r");
+    assert_non_null(f);
+    static char text[1 << 22];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    /* The mean group, traced elsewhere: PyTorch reports it cannot, and is not timed. */
+    env.trace = NULL;
+    assert_int_equal(kb_measure_group(plan, 2, 4, &env, more, nbaselines_sum), KB_OK);
+
+    assert_int_equal(kb_baseline_stop(env.baseline), KB_OK);
+    *unsupported = env.unsupported;
+    kb_flush_free(&flush);
+    kb_bench_plan_free(plan);
+    kb_results r = {.ncases = 4, .cases = results};
+    kb_results_free(&r);
+    r = (kb_results){.ncases = 2 + *nbaselines_sum, .cases = more};
+    kb_results_free(&r);
+
+    return text;
+}
+
+/* The fake runner's run requests with this field, and the samples they asked for. */
+static void count_requests(const char *log, const char *key, int64_t *requests, int64_t *samples,
+                           int64_t *value) {
+    *requests = *samples = 0;
+    *value = -1;
+    for (const char *line = log; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        json_t *r = json_loadb(line, len, 0, NULL);
+        if (r && strcmp(json_string_value(json_object_get(r, "cmd")), "run") == 0 &&
+            json_object_get(r, key)) {
+            (*requests)++;
+            *samples += json_integer_value(json_object_get(r, "samples"));
+            *value = json_integer_value(json_object_get(r, key));
+        }
+        json_decref(r);
+        line += len + (end ? 1 : 0);
+    }
+}
+
+static void hot_blocks_follow_their_own_call(void **state) {
+    int nb;
+    json_t *unsupported;
+    const char *log = measure(false, &nb, &unsupported);
+    int warms[4] = {0};
+    for (int k = 0; k < steps.n; k++) {
+        assert_int_not_equal(steps.step[k], KB_MEASURE_FLUSH);
+        if (steps.step[k] == KB_MEASURE_WARM)
+            warms[steps.impl[k]]++;
+        if (steps.step[k] != KB_MEASURE_SAMPLE)
+            continue;
+        /* What ran just before: this implementation (its untimed call or its sample), or
+         * the group's other implementation at the same thread count; never a baseline's. */
+        assert_true(k > 0);
+        int i = steps.impl[k], before = steps.impl[k - 1];
+        if (before != i)
+            assert_true(steps.step[k - 1] == KB_MEASURE_SAMPLE && own(i) && own(before));
+    }
+    /* The interleaving took place: a, after the baselines, and each baseline, after the
+     * others, needed their untimed calls (b follows a, whose samples leave it hot). */
+    assert_true(warms[0] > 0 && warms[2] > 0 && warms[3] > 0);
+    /* The runner was asked for each of the baselines' untimed calls. */
+    int64_t requests, samples, value;
+    count_requests(log, "warmup", &requests, &samples, &value);
+    assert_int_equal(requests, warms[2] + warms[3]);
+    assert_int_equal(value, 1);
+    count_requests(log, "flush_bytes", &requests, &samples, &value);
+    assert_int_equal(requests, 0);
+    assert_int_equal(nb, 1); /* mean: NumPy only */
+    json_decref(unsupported);
+}
+
+static void cold_samples_follow_a_flush(void **state) {
+    int nb;
+    json_t *unsupported;
+    const char *log = measure(true, &nb, &unsupported);
+    int64_t baseline_samples = 0;
+    for (int k = 0; k < steps.n; k++) {
+        assert_int_not_equal(steps.step[k], KB_MEASURE_WARM);
+        if (steps.step[k] != KB_MEASURE_SAMPLE)
+            continue;
+        assert_true(k > 0);
+        assert_int_equal(steps.step[k - 1], KB_MEASURE_FLUSH);
+        assert_int_equal(steps.impl[k - 1], steps.impl[k]);
+        baseline_samples += !own(steps.impl[k]);
+    }
+    /* Every baseline sample was asked for with the flush, in the runner's process. */
+    int64_t requests, samples, value;
+    count_requests(log, "flush_bytes", &requests, &samples, &value);
+    assert_true(requests > 0);
+    assert_int_equal(samples, baseline_samples);
+    assert_int_equal(value, 1 << 20);
+    count_requests(log, "warmup", &requests, &samples, &value);
+    assert_int_equal(requests, 0);
+
+    /* PyTorch's mean is reported as not supported, with the runner's reason. */
+    assert_int_equal(json_array_size(unsupported), 1);
+    json_t *entry = json_array_get(unsupported, 0);
+    const char *name = json_string_value(json_object_get(entry, "case"));
+    assert_non_null(name);
+    assert_int_equal(strncmp(name, "order/op=mean/baseline=torch/threads=", 37), 0);
+    assert_string_equal(json_string_value(json_object_get(entry, "library")), "torch");
+    assert_string_equal(json_string_value(json_object_get(entry, "reason")),
+                        "PyTorch has no mean of this (fake)");
+    json_decref(unsupported);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hot_blocks_follow_their_own_call),
+        cmocka_unit_test(cold_samples_follow_a_flush),
+    };
+    return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
+}

@@ -206,7 +206,7 @@ def unsupported_peer(tmp):
     path = os.path.join(tmp, "refused.json")
     r = kbench("run", "reduce", "--filter", PEER_FILTER.replace("[0-9]+", "1"), "--min-time",
                "0.002", "--no-roofline", "--baseline", "torch", "-o", path,
-               KB_BASELINE_RUNNER=str(runner))
+               env={"KB_BASELINE_RUNNER": str(runner)})
     if not check(r.returncode == 0, f"unsupported run exited {r.returncode}: {r.stderr}"):
         return
     results = json.loads(Path(path).read_text())
@@ -227,7 +227,7 @@ def missing_peers(tmp):
     for module, name in (("torch", "PyTorch"), ("jax", "JAX")):
         (fake / f"{module}.py").write_text(f"raise ImportError('no {module} here')\n")
         r = kbench("run", "reduce", "--filter", PEER_FILTER, "--min-time", "0.002", "-q",
-                   "--baseline", "numpy", "--baseline", module, PYTHONPATH=str(fake))
+                   "--baseline", "numpy", "--baseline", module, env={"PYTHONPATH": str(fake)})
         check(r.returncode == 1 and f"{name} is not installed" in r.stderr
               and f"run scripts/install-deps (or pip install {module})" in r.stderr
               and r.stdout == "", f"without {name}: {r.returncode} {r.stderr} {r.stdout}")

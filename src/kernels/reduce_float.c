@@ -55,7 +55,7 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD: {
             /* Two passes over a block that is still in cache: mean, then deviations. */
-            double mean = (f32 ? k->sum_f32(xf, n) : k->sum_f64(xd, n)) / (double)n;
+            double mean = (f32 ? k->sumd_f32(xf, n) : k->sumd_f64(xd, n)) / (double)n;
             r.a = (double)n;
             r.b = mean;
             r.c = f32 ? k->sqdev_f32(xf, n, mean) : k->sqdev_f64(xd, n, mean);
@@ -214,7 +214,10 @@ static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
             memset(sc->sum, 0, (size_t)w * sizeof *sc->sum);
             FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
                 (void)first;
-                (f32 ? k->sum_cols_f32 : k->sum_cols_f64)(x, n, stride, w, sc->sum);
+                if (p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN)
+                    (f32 ? k->sum_cols_f32 : k->sum_cols_f64)(x, n, stride, w, sc->sum);
+                else
+                    (f32 ? k->sumd_cols_f32 : k->sumd_cols_f64)(x, n, stride, w, sc->sum);
             });
             if (p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN) {
                 for (int64_t j = 0; j < w; j++)
@@ -475,6 +478,26 @@ static kb_status reduce_narrow(const kb_reduce_plan *p, int threads) {
     return status == KB_OK ? KB_OK : kb_fail(status, "cannot store a reduction result");
 }
 
+/* Rows of at most one block each (shape (N, 32) along axis 1): one run kernel call per output,
+ * stored at once. The inner mode would give each row the same single block, hence the same
+ * bits, but spend more on its chunk and pairwise bookkeeping than short rows cost to read. */
+static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, int threads) {
+    int64_t n = p->count;
+    kb_status status = KB_OK;
+    int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+    for (int64_t o = 0; o < p->nout; o++) {
+        int64_t in_off = o * p->kin[0], out_off = o * p->kout[0];
+        if (p->nk != 1)
+            kb_reduce_plan_koffsets(p, o, &in_off, &out_off);
+        kb_partial r = run_block(p, k, p->in + in_off, n, 0);
+        if (kb_reduce_store(p, &r, p->out + out_off) != KB_OK)
+            status = KB_EINVAL;
+    }
+    /* Messages are per thread: restate a worker's failure on the calling thread. */
+    return status == KB_OK ? KB_OK : kb_fail(status, "cannot store a reduction result");
+}
+
 bool kb_reduce_float_applies(const kb_reduce_plan *p) {
     if (p->in_dtype != KB_F32 && p->in_dtype != KB_F64)
         return false;
@@ -496,6 +519,8 @@ kb_status kb_reduce_float(const kb_reduce_plan *p, const kb_reduce_kernels *k, i
     if (p->rin[p->nr - 1] == size) {
         if (p->nr == 1 && p->count <= KB_REDUCE_NARROW && p->nout > 1)
             return reduce_narrow(p, threads);
+        if (p->nr == 1 && p->count <= KB_REDUCE_BLOCK && p->nout > 1)
+            return reduce_rows(p, k, threads);
         return reduce_inner(p, k, threads);
     }
     int col = -1;

@@ -24,9 +24,13 @@
  * arrays from 128 Ki elements up, large enough that a chunk's work dwarfs its bookkeeping. */
 #define KB_REDUCE_CHUNK_ELEMENTS 65536
 #define KB_REDUCE_CHUNK_BLOCKS (KB_REDUCE_CHUNK_ELEMENTS / KB_REDUCE_BLOCK)
-/* Column tile of the cols mode: its accumulators stay in L1, a block of rows in L2. */
+/* The cols mode's blocks and chunks are sized by a nominal tile of at most this many columns,
+ * which depends on the shape alone, so that the result does too. */
 #define KB_REDUCE_TILE 512
 #define KB_REDUCE_BLOCK_ELEMENTS 32768
+/* Bytes of L2 per column a task spans: its double accumulators, partial results and pairwise
+ * rows (about 64 bytes), with room to spare for the rows streaming through. */
+#define KB_REDUCE_SPAN_BYTES_PER_COLUMN 128
 
 static double load(const kb_reduce_plan *p, const char *x) {
     if (p->in_dtype == KB_F32) {
@@ -303,16 +307,23 @@ static bool cols_scratch_alloc(cols_scratch *sc, int64_t w, int depth) {
 static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k, int col,
                              int threads) {
     cols_shape s = {.col = col, .columns = p->kshape[col], .rows = p->count};
-    s.tile = s.columns <= 2 * KB_REDUCE_TILE ? s.columns : KB_REDUCE_TILE;
+    int64_t nominal = s.columns <= 2 * KB_REDUCE_TILE ? s.columns : KB_REDUCE_TILE;
+    /* A task spans as many columns as fit its share of L2, so that a wide array streams a
+     * few whole rows at a time (sequential pages, which DRAM prefetchers follow) instead of
+     * narrow pieces of many rows. The span orders memory only: columns are independent, so
+     * the bits depend on the blocks and chunks, which the nominal tile sizes. */
+    int64_t span = kb_cache_l2_bytes() / KB_REDUCE_SPAN_BYTES_PER_COLUMN;
+    span = span < nominal ? nominal : span - span % nominal;
+    s.tile = s.columns <= span ? s.columns : span;
     s.tiles = (s.columns + s.tile - 1) / s.tile;
     s.groups = p->nout / s.columns;
-    s.block_rows = KB_REDUCE_BLOCK_ELEMENTS / s.tile;
+    s.block_rows = KB_REDUCE_BLOCK_ELEMENTS / nominal;
     if (s.block_rows < 64)
         s.block_rows = 64;
     if (s.block_rows > KB_REDUCE_BLOCK)
         s.block_rows = KB_REDUCE_BLOCK;
     s.blocks = (s.rows + s.block_rows - 1) / s.block_rows;
-    s.chunk_blocks = KB_REDUCE_CHUNK_ELEMENTS / (s.block_rows * s.tile);
+    s.chunk_blocks = KB_REDUCE_CHUNK_ELEMENTS / (s.block_rows * nominal);
     if (s.chunk_blocks < 1)
         s.chunk_blocks = 1;
     s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;

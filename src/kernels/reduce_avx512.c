@@ -654,7 +654,7 @@ static const kb_reduce_kernels avx512_kernels = {
     min_f64,      max_f64,      argmin_f32,      argmax_f32,      argmin_f64,      argmax_f64,
     sum_cols_f32, sum_cols_f64, sqdev_cols_f32,  sqdev_cols_f64,  min_cols_f32,    max_cols_f32,
     min_cols_f64, max_cols_f64, argmin_cols_f32, argmax_cols_f32, argmin_cols_f64, argmax_cols_f64,
-    sumd_f32,     sumd_f64,     sumd_cols_f32,   sumd_cols_f64,
+    sum_rows_f32, sum_rows_f64, sumd_f32,        sumd_f64,        sumd_cols_f32,   sumd_cols_f64,
 };
 
 const kb_reduce_kernels *kb_reduce_kernels_avx512(void) {

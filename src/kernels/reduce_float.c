@@ -31,6 +31,8 @@
 /* Bytes of L2 per column a task spans: its double accumulators, partial results and pairwise
  * rows (about 64 bytes), with room to spare for the rows streaming through. */
 #define KB_REDUCE_SPAN_BYTES_PER_COLUMN 128
+/* Rows summed per kernel call in the rows mode: its sums stay on the stack, in L1. */
+#define KB_REDUCE_ROWS_BATCH 256
 
 static double load(const kb_reduce_plan *p, const char *x) {
     if (p->in_dtype == KB_F32) {
@@ -496,6 +498,34 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
     int64_t n = p->count;
     kb_status status = KB_OK;
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
+    if ((p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN) && p->nk == 1 &&
+        p->out_dtype == p->in_dtype) {
+        /* Sums of many rows per kernel call, stored a batch at a time, as kb_reduce_store
+         * would store them. */
+        double scale = p->op == KB_REDUCE_MEAN ? (double)n : 1.0;
+        int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+        for (int64_t b = 0; b < batches; b++) {
+            double sums[KB_REDUCE_ROWS_BATCH];
+            int64_t o0 = b * KB_REDUCE_ROWS_BATCH;
+            int64_t rows =
+                p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
+            (p->in_dtype == KB_F32 ? k->sum_rows_f32 : k->sum_rows_f64)(p->in + o0 * p->kin[0],
+                                                                        rows, p->kin[0], n, sums);
+            char *out = p->out + o0 * p->kout[0];
+            if (p->out_dtype == KB_F32)
+                for (int64_t i = 0; i < rows; i++) {
+                    float value = (float)(sums[i] / scale);
+                    memcpy(out + i * p->kout[0], &value, sizeof value);
+                }
+            else
+                for (int64_t i = 0; i < rows; i++) {
+                    double value = sums[i] / scale;
+                    memcpy(out + i * p->kout[0], &value, sizeof value);
+                }
+        }
+        return KB_OK;
+    }
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
     for (int64_t o = 0; o < p->nout; o++) {
         int64_t in_off = o * p->kin[0], out_off = o * p->kout[0];

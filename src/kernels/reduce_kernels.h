@@ -6,7 +6,8 @@
  * handles axes, strides, blocking, threads and the pairwise combination of partial results;
  * the kernels see only two shapes of work:
  *
- *   run:  n contiguous elements, 1 <= n <= KB_REDUCE_BLOCK, reduced to one value;
+ *   run:  n contiguous elements, 1 <= n <= KB_REDUCE_BLOCK, reduced to one value (sums also
+ *         come for many such rows in one call, for short rows);
  *   cols: `rows` rows of m contiguous elements, row i starting at x + i*stride bytes
  *         (stride > 0; rows may be adjacent, as in a narrow (N, 2) array), reduced
  *         column by column into m accumulators that the call updates.
@@ -65,6 +66,10 @@ typedef struct kb_reduce_kernels {
                             int64_t first_row, double *best, int64_t *index);
     void (*argmax_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
                             int64_t first_row, double *best, int64_t *index);
+
+    /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart */
+    void (*sum_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
+    void (*sum_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
 
     /* sums accumulated in double from the first element, as the means of var and std need */
     double (*sumd_f32)(const float *x, int64_t n);

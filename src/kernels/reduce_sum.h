@@ -185,6 +185,34 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
+    /* Short rows (at most four vectors) take no run kernel call each: two accumulators, the       \
+     * tail loaded with the first, then one fold. */                                               \
+    static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,               \
+                             double *out) {                                                        \
+        enum { W = SUM_LANES_##S };                                                                \
+        if (n > 4 * W) {                                                                           \
+            for (int64_t i = 0; i < rows; i++)                                                     \
+                out[i] = sum_##S(SUM_ROW(T, x, i, stride), n);                                     \
+            return;                                                                                \
+        }                                                                                          \
+        int64_t full = n / W, tail = n % W;                                                        \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = SUM_ROW(T, x, i, stride);                                                 \
+            vsum_##S a = tail ? sum_load_till_##S(r + full * W, tail) : sum_zero_##S();            \
+            vsum_##S b = sum_zero_##S();                                                           \
+            int64_t k = 0;                                                                         \
+            for (; k + 2 <= full; k += 2) {                                                        \
+                a = sum_add_##S(a, sum_load_##S(r + k * W));                                       \
+                b = sum_add_##S(b, sum_load_##S(r + (k + 1) * W));                                 \
+            }                                                                                      \
+            if (k < full)                                                                          \
+                a = sum_add_##S(a, sum_load_##S(r + k * W));                                       \
+            vf64 acc[2] = {vf64_zero(), vf64_zero()};                                              \
+            sum_fold_##S(acc, sum_add_##S(a, b));                                                  \
+            out[i] = vf64_hsum(vf64_add(acc[0], acc[1]));                                          \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
     static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
                              double *out) {                                                        \
         enum { W = SUM_LANES_##S };                                                                \

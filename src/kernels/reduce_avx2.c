@@ -161,9 +161,14 @@ static inline double dsum(const __m256d *a, int n) {
  * column tiles instead. ---- */
 #include "kernels/reduce_lanes.h"
 
+/* ---- Sums with float32 partials: written once over the vector layer. ---- */
+#define KB_VEC_AVX2
+#include "simd/internal.h"
+#include "kernels/reduce_sum.h"
+
 /* ---- Sums and squared deviations, on double lanes. ---- */
 #define DEFINE_SUMS(S, T)                                                                          \
-    static double sum_##S(const T *x, int64_t n) {                                                 \
+    static double sumd_##S(const T *x, int64_t n) {                                                \
         __m256d a[NACC];                                                                           \
         UNROLL for (int k = 0; k < NACC; k++) a[k] = _mm256_setzero_pd();                          \
         int64_t i = 0;                                                                             \
@@ -199,7 +204,7 @@ static inline double dsum(const __m256d *a, int n) {
         return s;                                                                                  \
     }                                                                                              \
                                                                                                    \
-    INLINE void sum_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {   \
+    INLINE void sumd_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {  \
         const T *x = (const T *)(const void *)bytes;                                               \
         int64_t n = rows * m;                                                                      \
         __m256d a[NARROW_MAX];                                                                     \
@@ -220,7 +225,7 @@ static inline double dsum(const __m256d *a, int n) {
             acc[c] += x[e];                                                                        \
     }                                                                                              \
                                                                                                    \
-    INLINE void sum_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, double *acc) {   \
+    INLINE void sumd_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, double *acc) {  \
         __m256d a[NTILE];                                                                          \
         UNROLL for (int k = 0; k < nv; k++) a[k] = _mm256_loadu_pd(acc + k * DW);                  \
         for (int64_t i = 0; i < rows; i++) {                                                       \
@@ -230,24 +235,24 @@ static inline double dsum(const __m256d *a, int n) {
         UNROLL for (int k = 0; k < nv; k++) _mm256_storeu_pd(acc + k * DW, a[k]);                  \
     }                                                                                              \
                                                                                                    \
-    static void sum_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
-                                double *acc) {                                                     \
+    static void sumd_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,           \
+                                 double *acc) {                                                    \
         int64_t j = 0;                                                                             \
-        FOR_TILES(j, m, DW, NTILE, sum_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,         \
+        FOR_TILES(j, m, DW, NTILE, sumd_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,        \
                   acc + j);                                                                        \
         if (j < m)                                                                                 \
-            kb_reduce_kernels_scalar()->sum_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,     \
-                                                     m - j, acc + j);                              \
+            kb_reduce_kernels_scalar()->sumd_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,    \
+                                                      m - j, acc + j);                             \
     }                                                                                              \
                                                                                                    \
-    static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
-                             double *acc) {                                                        \
+    static void sumd_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,              \
+                              double *acc) {                                                       \
         int A = narrow_acc(stride, m, sizeof(T), DW);                                              \
         if (A) {                                                                                   \
-            NARROW_DISPATCH(A, sum_narrow_##S, x, rows, m, acc);                                   \
+            NARROW_DISPATCH(A, sumd_narrow_##S, x, rows, m, acc);                                  \
             return;                                                                                \
         }                                                                                          \
-        FOR_CHUNKS(x, rows, stride, sum_strided_##S, stride, m, acc);                              \
+        FOR_CHUNKS(x, rows, stride, sumd_strided_##S, stride, m, acc);                             \
     }                                                                                              \
                                                                                                    \
     INLINE void sqdev_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m,                \
@@ -674,6 +679,7 @@ static const kb_reduce_kernels avx2_kernels = {
     min_f64,      max_f64,      argmin_f32,      argmax_f32,      argmin_f64,      argmax_f64,
     sum_cols_f32, sum_cols_f64, sqdev_cols_f32,  sqdev_cols_f64,  min_cols_f32,    max_cols_f32,
     min_cols_f64, max_cols_f64, argmin_cols_f32, argmax_cols_f32, argmin_cols_f64, argmax_cols_f64,
+    sum_rows_f32, sum_rows_f64, sumd_f32,        sumd_f64,        sumd_cols_f32,   sumd_cols_f64,
 };
 
 const kb_reduce_kernels *kb_reduce_kernels_avx2(void) {

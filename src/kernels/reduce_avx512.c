@@ -170,9 +170,14 @@ static inline double dsum(const __m512d *a, int n) {
  * vectors anyway, use the column tiles instead. ---- */
 #include "kernels/reduce_lanes.h"
 
+/* ---- Sums with float32 partials: written once over the vector layer. ---- */
+#define KB_VEC_AVX512
+#include "simd/internal.h"
+#include "kernels/reduce_sum.h"
+
 /* ---- Sums and squared deviations, on double lanes. ---- */
 #define DEFINE_SUMS(S, T)                                                                          \
-    static double sum_##S(const T *x, int64_t n) {                                                 \
+    static double sumd_##S(const T *x, int64_t n) {                                                \
         __m512d a[NACC];                                                                           \
         UNROLL for (int k = 0; k < NACC; k++) a[k] = _mm512_setzero_pd();                          \
         int64_t i = 0;                                                                             \
@@ -201,7 +206,7 @@ static inline double dsum(const __m512d *a, int n) {
         return dsum(a, NACC);                                                                      \
     }                                                                                              \
                                                                                                    \
-    INLINE void sum_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {   \
+    INLINE void sumd_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {  \
         const T *x = (const T *)(const void *)bytes;                                               \
         int64_t n = rows * m;                                                                      \
         __m512d a[NARROW_MAX];                                                                     \
@@ -221,8 +226,8 @@ static inline double dsum(const __m512d *a, int n) {
     }                                                                                              \
                                                                                                    \
     /* One tile of columns j.. (all full when full is 1, masks otherwise). */                      \
-    INLINE void sum_tile_##S(int full, const char *x, int64_t rows, int64_t stride, int64_t j,     \
-                             int64_t m, double *acc) {                                             \
+    INLINE void sumd_tile_##S(int full, const char *x, int64_t rows, int64_t stride, int64_t j,    \
+                              int64_t m, double *acc) {                                            \
         __mmask8 t[NTILE];                                                                         \
         __m512d a[NTILE];                                                                          \
         UNROLL for (int k = 0; k < NTILE; k++) {                                                   \
@@ -238,23 +243,23 @@ static inline double dsum(const __m512d *a, int n) {
             _mm512_mask_storeu_pd(acc + j + k * DW, t[k], a[k]);                                   \
     }                                                                                              \
                                                                                                    \
-    static void sum_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
-                                double *acc) {                                                     \
+    static void sumd_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,           \
+                                 double *acc) {                                                    \
         int64_t j = 0;                                                                             \
         for (; j + NTILE * DW <= m; j += NTILE * DW)                                               \
-            sum_tile_##S(1, x, rows, stride, j, m, acc);                                           \
+            sumd_tile_##S(1, x, rows, stride, j, m, acc);                                          \
         if (j < m)                                                                                 \
-            sum_tile_##S(0, x, rows, stride, j, m, acc);                                           \
+            sumd_tile_##S(0, x, rows, stride, j, m, acc);                                          \
     }                                                                                              \
                                                                                                    \
-    static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
-                             double *acc) {                                                        \
+    static void sumd_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,              \
+                              double *acc) {                                                       \
         int A = narrow_acc(stride, m, sizeof(T), DW);                                              \
         if (A) {                                                                                   \
-            NARROW_DISPATCH(A, sum_narrow_##S, x, rows, m, acc);                                   \
+            NARROW_DISPATCH(A, sumd_narrow_##S, x, rows, m, acc);                                  \
             return;                                                                                \
         }                                                                                          \
-        FOR_CHUNKS(x, rows, stride, sum_strided_##S, stride, m, acc);                              \
+        FOR_CHUNKS(x, rows, stride, sumd_strided_##S, stride, m, acc);                             \
     }                                                                                              \
                                                                                                    \
     INLINE void sqdev_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m,                \
@@ -649,6 +654,7 @@ static const kb_reduce_kernels avx512_kernels = {
     min_f64,      max_f64,      argmin_f32,      argmax_f32,      argmin_f64,      argmax_f64,
     sum_cols_f32, sum_cols_f64, sqdev_cols_f32,  sqdev_cols_f64,  min_cols_f32,    max_cols_f32,
     min_cols_f64, max_cols_f64, argmin_cols_f32, argmax_cols_f32, argmin_cols_f64, argmax_cols_f64,
+    sum_rows_f32, sum_rows_f64, sumd_f32,        sumd_f64,        sumd_cols_f32,   sumd_cols_f64,
 };
 
 const kb_reduce_kernels *kb_reduce_kernels_avx512(void) {

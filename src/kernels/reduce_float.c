@@ -24,9 +24,15 @@
  * arrays from 128 Ki elements up, large enough that a chunk's work dwarfs its bookkeeping. */
 #define KB_REDUCE_CHUNK_ELEMENTS 65536
 #define KB_REDUCE_CHUNK_BLOCKS (KB_REDUCE_CHUNK_ELEMENTS / KB_REDUCE_BLOCK)
-/* Column tile of the cols mode: its accumulators stay in L1, a block of rows in L2. */
+/* The cols mode's blocks and chunks are sized by a nominal tile of at most this many columns,
+ * which depends on the shape alone, so that the result does too. */
 #define KB_REDUCE_TILE 512
 #define KB_REDUCE_BLOCK_ELEMENTS 32768
+/* Bytes of L2 per column a task spans: its double accumulators, partial results and pairwise
+ * rows (about 64 bytes), with room to spare for the rows streaming through. */
+#define KB_REDUCE_SPAN_BYTES_PER_COLUMN 128
+/* Rows summed per kernel call in the rows mode: its sums stay on the stack, in L1. */
+#define KB_REDUCE_ROWS_BATCH 256
 
 static double load(const kb_reduce_plan *p, const char *x) {
     if (p->in_dtype == KB_F32) {
@@ -55,7 +61,7 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD: {
             /* Two passes over a block that is still in cache: mean, then deviations. */
-            double mean = (f32 ? k->sum_f32(xf, n) : k->sum_f64(xd, n)) / (double)n;
+            double mean = (f32 ? k->sumd_f32(xf, n) : k->sumd_f64(xd, n)) / (double)n;
             r.a = (double)n;
             r.b = mean;
             r.c = f32 ? k->sqdev_f32(xf, n, mean) : k->sqdev_f64(xd, n, mean);
@@ -214,7 +220,10 @@ static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
             memset(sc->sum, 0, (size_t)w * sizeof *sc->sum);
             FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
                 (void)first;
-                (f32 ? k->sum_cols_f32 : k->sum_cols_f64)(x, n, stride, w, sc->sum);
+                if (p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN)
+                    (f32 ? k->sum_cols_f32 : k->sum_cols_f64)(x, n, stride, w, sc->sum);
+                else
+                    (f32 ? k->sumd_cols_f32 : k->sumd_cols_f64)(x, n, stride, w, sc->sum);
             });
             if (p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN) {
                 for (int64_t j = 0; j < w; j++)
@@ -300,16 +309,23 @@ static bool cols_scratch_alloc(cols_scratch *sc, int64_t w, int depth) {
 static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k, int col,
                              int threads) {
     cols_shape s = {.col = col, .columns = p->kshape[col], .rows = p->count};
-    s.tile = s.columns <= 2 * KB_REDUCE_TILE ? s.columns : KB_REDUCE_TILE;
+    int64_t nominal = s.columns <= 2 * KB_REDUCE_TILE ? s.columns : KB_REDUCE_TILE;
+    /* A task spans as many columns as fit its share of L2, so that a wide array streams a
+     * few whole rows at a time (sequential pages, which DRAM prefetchers follow) instead of
+     * narrow pieces of many rows. The span orders memory only: columns are independent, so
+     * the bits depend on the blocks and chunks, which the nominal tile sizes. */
+    int64_t span = kb_cache_l2_bytes() / KB_REDUCE_SPAN_BYTES_PER_COLUMN;
+    span = span < nominal ? nominal : span - span % nominal;
+    s.tile = s.columns <= span ? s.columns : span;
     s.tiles = (s.columns + s.tile - 1) / s.tile;
     s.groups = p->nout / s.columns;
-    s.block_rows = KB_REDUCE_BLOCK_ELEMENTS / s.tile;
+    s.block_rows = KB_REDUCE_BLOCK_ELEMENTS / nominal;
     if (s.block_rows < 64)
         s.block_rows = 64;
     if (s.block_rows > KB_REDUCE_BLOCK)
         s.block_rows = KB_REDUCE_BLOCK;
     s.blocks = (s.rows + s.block_rows - 1) / s.block_rows;
-    s.chunk_blocks = KB_REDUCE_CHUNK_ELEMENTS / (s.block_rows * s.tile);
+    s.chunk_blocks = KB_REDUCE_CHUNK_ELEMENTS / (s.block_rows * nominal);
     if (s.chunk_blocks < 1)
         s.chunk_blocks = 1;
     s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;
@@ -475,6 +491,54 @@ static kb_status reduce_narrow(const kb_reduce_plan *p, int threads) {
     return status == KB_OK ? KB_OK : kb_fail(status, "cannot store a reduction result");
 }
 
+/* Rows of at most one block each (shape (N, 32) along axis 1): one run kernel call per output,
+ * stored at once. The inner mode would give each row the same single block, hence the same
+ * bits, but spend more on its chunk and pairwise bookkeeping than short rows cost to read. */
+static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, int threads) {
+    int64_t n = p->count;
+    kb_status status = KB_OK;
+    int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
+    if ((p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN) && p->nk == 1 &&
+        p->out_dtype == p->in_dtype) {
+        /* Sums of many rows per kernel call, stored a batch at a time, as kb_reduce_store
+         * would store them. */
+        double scale = p->op == KB_REDUCE_MEAN ? (double)n : 1.0;
+        int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+        for (int64_t b = 0; b < batches; b++) {
+            double sums[KB_REDUCE_ROWS_BATCH];
+            int64_t o0 = b * KB_REDUCE_ROWS_BATCH;
+            int64_t rows =
+                p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
+            (p->in_dtype == KB_F32 ? k->sum_rows_f32 : k->sum_rows_f64)(p->in + o0 * p->kin[0],
+                                                                        rows, p->kin[0], n, sums);
+            char *out = p->out + o0 * p->kout[0];
+            if (p->out_dtype == KB_F32)
+                for (int64_t i = 0; i < rows; i++) {
+                    float value = (float)(sums[i] / scale);
+                    memcpy(out + i * p->kout[0], &value, sizeof value);
+                }
+            else
+                for (int64_t i = 0; i < rows; i++) {
+                    double value = sums[i] / scale;
+                    memcpy(out + i * p->kout[0], &value, sizeof value);
+                }
+        }
+        return KB_OK;
+    }
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+    for (int64_t o = 0; o < p->nout; o++) {
+        int64_t in_off = o * p->kin[0], out_off = o * p->kout[0];
+        if (p->nk != 1)
+            kb_reduce_plan_koffsets(p, o, &in_off, &out_off);
+        kb_partial r = run_block(p, k, p->in + in_off, n, 0);
+        if (kb_reduce_store(p, &r, p->out + out_off) != KB_OK)
+            status = KB_EINVAL;
+    }
+    /* Messages are per thread: restate a worker's failure on the calling thread. */
+    return status == KB_OK ? KB_OK : kb_fail(status, "cannot store a reduction result");
+}
+
 bool kb_reduce_float_applies(const kb_reduce_plan *p) {
     if (p->in_dtype != KB_F32 && p->in_dtype != KB_F64)
         return false;
@@ -496,6 +560,8 @@ kb_status kb_reduce_float(const kb_reduce_plan *p, const kb_reduce_kernels *k, i
     if (p->rin[p->nr - 1] == size) {
         if (p->nr == 1 && p->count <= KB_REDUCE_NARROW && p->nout > 1)
             return reduce_narrow(p, threads);
+        if (p->nr == 1 && p->count <= KB_REDUCE_BLOCK && p->nout > 1)
+            return reduce_rows(p, k, threads);
         return reduce_inner(p, k, threads);
     }
     int col = -1;

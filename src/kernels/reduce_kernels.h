@@ -6,13 +6,18 @@
  * handles axes, strides, blocking, threads and the pairwise combination of partial results;
  * the kernels see only two shapes of work:
  *
- *   run:  n contiguous elements, 1 <= n <= KB_REDUCE_BLOCK, reduced to one value;
+ *   run:  n contiguous elements, 1 <= n <= KB_REDUCE_BLOCK, reduced to one value (sums also
+ *         come for many such rows in one call, for short rows);
  *   cols: `rows` rows of m contiguous elements, row i starting at x + i*stride bytes
  *         (stride > 0; rows may be adjacent, as in a narrow (N, 2) array), reduced
  *         column by column into m accumulators that the call updates.
  *
  * Contracts every level keeps, so that levels agree with the scalar reference:
- *   - sums and squared deviations accumulate in double, whatever the input type;
+ *   - sums: each lane adds at most 16 elements in the input's type before its partial sum
+ *     is folded into double (float32 at float32 speed, reduce_sum.h); sumd (the means of var
+ *     and std) and squared deviations accumulate in double from the first element, so that
+ *     data exact in double, such as a constant column, gives an exact mean and a zero
+ *     deviation;
  *   - min/max return NaN if any element is NaN (NumPy's propagation);
  *   - arg kernels return the first index of the extreme, or of the first NaN; the cols
  *     forms update (best, index) only on a strict improvement, or on the first NaN while
@@ -61,6 +66,16 @@ typedef struct kb_reduce_kernels {
                             int64_t first_row, double *best, int64_t *index);
     void (*argmax_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
                             int64_t first_row, double *best, int64_t *index);
+
+    /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart */
+    void (*sum_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
+    void (*sum_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
+
+    /* sums accumulated in double from the first element, as the means of var and std need */
+    double (*sumd_f32)(const float *x, int64_t n);
+    double (*sumd_f64)(const double *x, int64_t n);
+    void (*sumd_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
+    void (*sumd_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
 } kb_reduce_kernels;
 
 /* Each returns its level's table; a level that is not compiled has no definition. The

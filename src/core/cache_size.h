@@ -1,0 +1,10 @@
+#ifndef KB_CORE_CACHE_SIZE_H
+#define KB_CORE_CACHE_SIZE_H
+
+#include <stdint.h>
+
+/* The L2 cache of one core in bytes, as the C library reports it, else 1 MiB. Kernels size
+ * the working set of a block by it rather than by a constant tuned to one CPU. */
+int64_t kb_cache_l2_bytes(void);
+
+#endif

@@ -1,3 +1,4 @@
+/* `kbench compare`: matches two results files case by case and says what changed. */
 #include <errno.h>
 #include <float.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* `kbench eval`: evaluates an expression over .npy inputs and prints or saves the result. */
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* `kbench info`: describes the machine, the build and the environment a number is measured in. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* `kbench list`: the cases a run would measure. */
 #include <stddef.h>
 
 #include "app/commands.h"

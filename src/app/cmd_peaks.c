@@ -1,3 +1,4 @@
+/* `kbench peaks`: measures or shows this machine's bandwidth and FLOP peaks. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* `kbench run`: measures the cases of suites and reports their results. */
 #include <stddef.h>
 
 #include "app/commands.h"

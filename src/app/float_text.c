@@ -1,3 +1,4 @@
+/* Floating-point numbers as text and back, for values typed on the command line. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

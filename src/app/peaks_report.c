@@ -1,3 +1,4 @@
+/* The peaks for people: measured figures beside the datasheet's, as a table or JSON. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Arrays printed for people, in NumPy's style. */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* The progress line of a running benchmark. */
 #include <stdio.h>
 #include <unistd.h>
 

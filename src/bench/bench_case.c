@@ -1,3 +1,4 @@
+/* What a benchmark case can ask of the harness: its parameters, and failing with a message. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* The context of a run: machine, build, settings and environment recorded with its results. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* kb_bench_plan_filter: keeps the cases of a plan whose names match the --filter patterns. */
 #include <stdlib.h>
 
 #include "bench/name_filter.h"

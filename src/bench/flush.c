@@ -1,3 +1,4 @@
+/* Cache flushing between cold-mode samples: a sweep over a buffer larger than the caches. */
 #include <string.h>
 
 #include "bench/flush.h"

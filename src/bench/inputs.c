@@ -1,3 +1,4 @@
+/* Deterministic pseudo-random inputs for the built-in suites. */
 #include "bench/inputs.h"
 #include "core/internal.h"
 #include "util/internal.h"

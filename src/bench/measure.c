@@ -1,3 +1,4 @@
+/* Sampling a group of implementations of one case in interleaved rounds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

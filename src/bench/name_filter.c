@@ -1,3 +1,4 @@
+/* The --filter rule: POSIX extended regular expressions that keep or exclude case names. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* Pinning the threads of a measurement to cores, and restoring their affinity after. */
 #include <omp.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* The plan of a run: the cases to measure, from definitions and suites. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* A result's roofline: its achieved rates held against the machine's peaks. */
 #include <string.h>
 
 #include "kbench/bench.h"

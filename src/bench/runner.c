@@ -1,3 +1,4 @@
+/* kb_bench_run: measures every case of a plan, with its baselines, and collects the results. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

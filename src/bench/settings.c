@@ -1,3 +1,4 @@
+/* The harness's settings: their defaults and the checks of their ranges. */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Sharding: splits a plan's cases into N parts of similar cost for parallel CI runners. */
 #include <stdlib.h>
 
 #include "bench/plan.h"

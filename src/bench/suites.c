@@ -1,3 +1,4 @@
+/* The built-in suites by name, and the `quick` selection of them. */
 #include <string.h>
 
 #include "bench/plan.h"

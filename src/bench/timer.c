@@ -1,3 +1,4 @@
+/* The benchmark timer: CLOCK_MONOTONIC_RAW in nanoseconds, and its resolution and overhead. */
 #include "core/internal.h"
 #include "kbench/bench.h"
 #include "util/internal.h"

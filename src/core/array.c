@@ -1,3 +1,4 @@
+/* kb_array: strided n-d views, their shapes and strides, allocation and release. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>

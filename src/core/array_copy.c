@@ -1,3 +1,4 @@
+/* kb_array_copy: copies any view into another of the same shape, converting dtypes. */
 #include <string.h>
 
 #include "core/element.h"

@@ -1,3 +1,4 @@
+/* What this library was built from and with: version, commit, compiler and flags. */
 #include "build_info.h"
 #include "git_commit.h"
 #include "kbench/version.h"

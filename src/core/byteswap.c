@@ -1,3 +1,4 @@
+/* Byte order conversion of array elements, for big-endian .npy files. */
 #include <stdint.h>
 #include <string.h>
 

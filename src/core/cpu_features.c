@@ -1,3 +1,4 @@
+/* The instruction sets this CPU offers and the OS enables (CPUID and XGETBV, or HWCAP). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

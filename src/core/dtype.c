@@ -1,3 +1,4 @@
+/* The dtypes: names, sizes and kinds. */
 #include <string.h>
 
 #include "core/fail.h"

@@ -1,3 +1,4 @@
+/* Element access by dtype: loading any element as a double or integer, storing back. */
 #include <math.h>
 #include <string.h>
 

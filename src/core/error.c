@@ -1,3 +1,4 @@
+/* kb_fail and kb_last_error: the thread-local message behind every failing kb_status. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

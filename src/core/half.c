@@ -1,3 +1,4 @@
+/* float16 and bfloat16 conversion to and from float32, rounding to nearest even. */
 #include <string.h>
 
 #include "kbench/half.h"

@@ -1,3 +1,4 @@
+/* Aligned allocation for arrays and scratch buffers. */
 #include <stdlib.h>
 
 #include "core/fail.h"

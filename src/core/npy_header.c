@@ -1,3 +1,4 @@
+/* The .npy header: parsing and checking the Python dict literal that describes the array. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Reading .npy files into arrays, memory-mapped when large. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* Writing arrays as .npy files. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

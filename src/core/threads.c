@@ -1,3 +1,4 @@
+/* Thread counts: the cores this process may use and the count kernels run with. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* Walking the elements of a strided n-d view in C order. */
 #include <string.h>
 
 #include "kbench/array.h"

@@ -1,3 +1,4 @@
+/* The expression graph as text, for tests and debugging. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* The eager evaluator of expression graphs. */
 #include <string.h>
 
 #include "core/internal.h"

@@ -1,3 +1,4 @@
+/* Expression errors that point at the column where the problem is. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

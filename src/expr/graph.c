@@ -1,3 +1,4 @@
+/* The expression graph: nodes, their allocation and release. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* The expression language's lexer. */
 #include <errno.h>
 #include <locale.h>
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* The expression language's parser: text to graph. */
 #include <stdbool.h>
 #include <string.h>
 

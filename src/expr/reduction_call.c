@@ -1,3 +1,4 @@
+/* Reduction calls in expressions (sum(x, axis=0, ...)): arguments checked and resolved. */
 #include <limits.h>
 #include <string.h>
 

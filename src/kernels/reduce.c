@@ -1,3 +1,4 @@
+/* kb_reduce and kb_reduce_into: the reductions' entry points, choosing the driver and kernels. */
 #include <string.h>
 
 #include "core/internal.h"

@@ -1,3 +1,4 @@
+/* Reduction arguments: ops by name, axes, and the result dtype NumPy gives. */
 #include <string.h>
 
 #include "core/internal.h"

@@ -1,3 +1,4 @@
+/* Storing a reduction's final value into the output element, in the output's dtype. */
 #include <math.h>
 #include <string.h>
 

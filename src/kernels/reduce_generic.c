@@ -1,3 +1,4 @@
+/* The reductions of any dtype and layout, element by element: the general fallback. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Partial results and their pairwise combination, so that any thread count gives the same bits. */
 #include <math.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* The plan of a reduction: kept and reduced dimensions, simplified and ordered for streaming. */
 #include <string.h>
 
 #include "kernels/reduce_plan.h"

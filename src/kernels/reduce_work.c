@@ -1,3 +1,4 @@
+/* The bytes and FLOPs a reduction does, for the roofline. */
 #include "kbench/reduce.h"
 
 static bool accumulates(kb_reduce_op op) {

@@ -1,3 +1,4 @@
+/* The datasheet of CPUs: theoretical peaks from the CSV table, matched to this machine. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* Loading the datasheet: the built-in table, or the file KB_DATASHEET names. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* kb_roofline_compute: a result held against the roofline, with its plausibility flags. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

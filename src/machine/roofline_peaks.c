@@ -1,3 +1,4 @@
+/* The roofline's bounds per memory level, from the measured peaks and the cache sizes. */
 #include <math.h>
 #include <string.h>
 

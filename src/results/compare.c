@@ -1,3 +1,4 @@
+/* kb_compare: two runs matched case by case, with a test and a verdict for each. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

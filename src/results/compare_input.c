@@ -1,3 +1,4 @@
+/* The inputs of compare: results files or Google Benchmark outputs, as cases with samples. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

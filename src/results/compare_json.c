@@ -1,3 +1,4 @@
+/* A comparison as JSON. */
 #include <math.h>
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* A comparison as a markdown table. */
 #include <string.h>
 
 #include "results/compare_report.h"

@@ -1,3 +1,4 @@
+/* A comparison in any format, and the texts of ratios and intervals its formats share. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>

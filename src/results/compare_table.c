@@ -1,3 +1,4 @@
+/* A comparison as a table for the terminal. */
 #include <string.h>
 
 #include "results/compare_report.h"

@@ -1,3 +1,4 @@
+/* Results as CSV. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

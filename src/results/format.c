@@ -1,3 +1,4 @@
+/* Results files: formats by name or path, printing and saving. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

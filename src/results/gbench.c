@@ -1,3 +1,4 @@
+/* Google Benchmark JSON outputs read as compare inputs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Results files read back from JSON, checked against the schema. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Results as JSON (docs/results-schema.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

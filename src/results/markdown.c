@@ -1,3 +1,4 @@
+/* Results as markdown, for a pull request. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* The speedup report: kbench against each baseline, with 95% intervals and geometric means. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

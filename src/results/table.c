@@ -1,3 +1,4 @@
+/* Results as a table for the terminal. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* The Mann-Whitney U test, exact for small samples, normal approximation otherwise. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

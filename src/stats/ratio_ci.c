@@ -1,3 +1,4 @@
+/* Bootstrap confidence intervals of the ratio of two medians. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>

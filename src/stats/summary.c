@@ -1,3 +1,4 @@
+/* Summary statistics of samples: median with its confidence interval, MAD, outliers. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Typed reads of JSON members that fail with the member's path. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* A small seedable random number generator (xoshiro256**) and its distributions. */
 #include <math.h>
 
 #include "util/rng.h"

@@ -1,3 +1,4 @@
+/* Bandwidth measurements: the load, copy and triad kernels run and timed on each thread. */
 #include <string.h>
 
 #include "core/internal.h"

@@ -1,3 +1,4 @@
+/* The bandwidth kernels with AVX-512. */
 #include <immintrin.h>
 
 #include "machine/peaks/bandwidth_kernels.h"

@@ -1,3 +1,4 @@
+/* The bandwidth kernels with NEON. */
 #include <arm_neon.h>
 
 #include "machine/peaks/bandwidth_kernels.h"

@@ -1,3 +1,4 @@
+/* The bandwidth kernels in portable C. */
 #include "machine/peaks/bandwidth_kernels.h"
 
 /* Portable C. Eight partial sums so that the adds do not serialize on their latency; the

@@ -1,3 +1,4 @@
+/* FLOP peak measurements: the FMA chains run and timed on each thread. */
 #include <string.h>
 
 #include "core/internal.h"

@@ -1,3 +1,4 @@
+/* The FMA chains with AVX2 and FMA3. */
 #include <immintrin.h>
 
 #include "machine/peaks/fma_kernels.h"

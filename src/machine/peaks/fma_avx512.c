@@ -1,3 +1,4 @@
+/* The FMA chains with AVX-512. */
 #include <immintrin.h>
 
 #include "machine/peaks/fma_kernels.h"

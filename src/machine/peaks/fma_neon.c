@@ -1,3 +1,4 @@
+/* The FMA chains with NEON. */
 #include <arm_neon.h>
 
 #include "machine/peaks/fma_kernels.h"

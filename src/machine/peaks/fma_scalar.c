@@ -1,3 +1,4 @@
+/* The FMA chains in portable C. */
 #include "machine/peaks/fma_kernels.h"
 
 /* Twelve chains: a multiply and an add take some 6-8 cycles of latency and most cores issue two

@@ -1,3 +1,4 @@
+/* kb_peaks_measure: every bandwidth and FLOP peak at one thread and at all cores. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

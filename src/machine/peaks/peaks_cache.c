@@ -1,3 +1,4 @@
+/* The per-machine cache of measured peaks: its key, its path, reading and writing it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* kb_peaks_load: peaks from a file a user names. */
 #include <stdio.h>
 #include <string.h>
 

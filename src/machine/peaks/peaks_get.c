@@ -1,3 +1,4 @@
+/* kb_peaks_get: this machine's peaks, from the cache when it holds good ones, else measured. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* The peaks as JSON and back. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

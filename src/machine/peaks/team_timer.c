@@ -1,3 +1,4 @@
+/* Timing a piece of work run by a team of threads that start together. */
 #include <math.h>
 #include <omp.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* The working sets the peaks are measured on, from the cache sizes. */
 #include <unistd.h>
 
 #include "machine/peaks/working_sets.h"

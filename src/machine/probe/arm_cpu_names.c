@@ -1,3 +1,4 @@
+/* Arm CPU names by implementer and part number (MIDR_EL1). */
 #include <stddef.h>
 
 #include "machine/probe/arm_cpu_names.h"

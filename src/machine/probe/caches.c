@@ -1,3 +1,4 @@
+/* The cache hierarchy from sysfs: sizes, line sizes and sharing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* The core clock measured under load, from a chain of dependent adds. */
 #include <stdint.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* The nominal clock, from cpufreq, the model name or CPUID. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* The CPU's vendor and model name, from CPUID, MIDR_EL1 or /proc/cpuinfo. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

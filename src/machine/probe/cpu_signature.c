@@ -1,3 +1,4 @@
+/* The CPU's family, model and stepping (x86) or implementer and part (Arm). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* The kernel's CPU list format ("0-3,8"): parsing and counting. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* Environment checks on the build: debug, sanitizers. */
 #include "machine/probe/env_checks.h"
 
 /* Numbers from an unoptimized or instrumented build describe that build, not the kernels. */

@@ -1,3 +1,4 @@
+/* Environment checks on frequency scaling: governor and turbo. */
 #include <stdio.h>
 #include <string.h>
 

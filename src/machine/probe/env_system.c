@@ -1,3 +1,4 @@
+/* Environment checks on the system: hypervisor, load and ASLR. */
 #include <math.h>
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* kb_env_check: the environment's warnings about what makes timings unreliable. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Whether this is a virtual machine, and which hypervisor. */
 #include <string.h>
 
 #include "kbench/machine.h"

@@ -1,3 +1,4 @@
+/* kb_machine_probe: the machine description, from its parts. */
 #include <string.h>
 
 #include "machine/probe/proc_cpuinfo.h"

@@ -1,3 +1,4 @@
+/* The operating system: name, release and kernel. */
 #include <string.h>
 #include <sys/utsname.h>
 

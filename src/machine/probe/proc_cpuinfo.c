@@ -1,3 +1,4 @@
+/* /proc/cpuinfo: reading it and finding its fields. */
 #include <string.h>
 
 #include "machine/probe/proc_cpuinfo.h"

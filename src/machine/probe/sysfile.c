@@ -1,3 +1,4 @@
+/* Small files of /proc, /sys and /etc, read under a root that tests can substitute. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

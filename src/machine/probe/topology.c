@@ -1,3 +1,4 @@
+/* Sockets, cores and logical CPUs from sysfs. */
 #include <stdio.h>
 #include <unistd.h>
 

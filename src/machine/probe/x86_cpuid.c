@@ -1,3 +1,4 @@
+/* CPUID on x86, and nothing elsewhere. */
 #include "machine/probe/x86_cpuid.h"
 
 #if defined(__x86_64__)

@@ -446,9 +446,10 @@ static void missing_runner_or_python(void **state) {
     assert_int_equal(kb_baseline_stop(NULL), KB_OK);
 }
 
-static void missing_numpy_says_how_to_install(void **state) {
-    char fake[1024], runner[4096];
-    write_script("numpy.py", "raise ImportError('no numpy here')\n", fake, sizeof fake);
+/* The runner started with the temporary directory first on its PYTHONPATH, so that the fake
+ * modules written there stand in for the real ones; this process's PYTHONPATH is restored. */
+static kb_baseline_process *start_with_fakes(void) {
+    char runner[4096];
     assert_int_equal(kb_baseline_runner_path(runner, sizeof runner), KB_OK);
     const char *saved = getenv("PYTHONPATH");
     char *saved_copy = saved ? strdup(saved) : NULL;
@@ -461,6 +462,13 @@ static void missing_numpy_says_how_to_install(void **state) {
         unsetenv("PYTHONPATH");
     free(saved_copy);
     assert_int_equal(s, KB_OK);
+    return p;
+}
+
+static void missing_numpy_says_how_to_install(void **state) {
+    char fake[1024];
+    write_script("numpy.py", "raise ImportError('no numpy here')\n", fake, sizeof fake);
+    kb_baseline_process *p = start_with_fakes();
     json_t *info;
     assert_int_equal(kb_baseline_hello(p, &info), KB_EUNSUPPORTED);
     unlink(fake); /* only now: the runner imports it on its first request */
@@ -471,21 +479,10 @@ static void missing_numpy_says_how_to_install(void **state) {
 }
 
 static void missing_peers_say_how_to_install(void **state) {
-    char fake[1024], runner[4096];
+    char fake[1024];
     write_script("torch.py", "raise ImportError('no torch here')\n", fake, sizeof fake);
     write_script("jax.py", "raise ImportError('no jax here')\n", fake, sizeof fake);
-    assert_int_equal(kb_baseline_runner_path(runner, sizeof runner), KB_OK);
-    const char *saved = getenv("PYTHONPATH");
-    char *saved_copy = saved ? strdup(saved) : NULL;
-    setenv("PYTHONPATH", dir.root, 1);
-    kb_baseline_process *p;
-    kb_status s = kb_baseline_start(NULL, runner, &p);
-    if (saved_copy)
-        setenv("PYTHONPATH", saved_copy, 1);
-    else
-        unsetenv("PYTHONPATH");
-    free(saved_copy);
-    assert_int_equal(s, KB_OK);
+    kb_baseline_process *p = start_with_fakes();
     json_t *info;
     assert_int_equal(kb_baseline_require(p, "numpy", &info), KB_OK);
     assert_true(json_is_string(json_object_get(info, "version")));

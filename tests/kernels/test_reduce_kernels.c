@@ -215,6 +215,17 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
     if (!close_sum_of(f32, sum, r.sum, r.sum_abs, n))
         fail_msg("%s sum_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],
                  sum, r.sum);
+    /* sumd accumulates in double from the first element: the tight bound, float32 or not. */
+    double sumd = f32 ? t->sumd_f32(xf, n) : t->sumd_f64(xd, n);
+    if (!close_sum(sumd, r.sum, r.sum_abs, n))
+        fail_msg("%s sumd_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],
+                 sumd, r.sum);
+    /* The run as a single row of the rows form. */
+    double row_sum;
+    (f32 ? t->sum_rows_f32 : t->sum_rows_f64)(x, 1, n * (f32 ? 4 : 8), n, &row_sum);
+    if (!close_sum_of(f32, row_sum, r.sum, r.sum_abs, n))
+        fail_msg("%s sum_rows_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n,
+                 kind_names[k], row_sum, r.sum);
     double dev = f32 ? t->sqdev_f32(xf, n, center) : t->sqdev_f64(xd, n, center);
     if (!close_sum(dev, r.sqdev, dev_mag, n))
         fail_msg("%s sqdev_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],
@@ -337,6 +348,10 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
     assert_true(sum && dev);
     memcpy(sum, c->acc0, (size_t)m * sizeof *sum);
     memcpy(dev, c->acc0, (size_t)m * sizeof *dev);
+    double *sumd = malloc((size_t)m * sizeof *sumd);
+    assert_non_null(sumd);
+    memcpy(sumd, c->acc0, (size_t)m * sizeof *sumd);
+    (c->f32 ? t->sumd_cols_f32 : t->sumd_cols_f64)(c->x.data, c->rows, c->stride, m, sumd);
     (c->f32 ? t->sum_cols_f32 : t->sum_cols_f64)(c->x.data, c->rows, c->stride, m, sum);
     (c->f32 ? t->sqdev_cols_f32 : t->sqdev_cols_f64)(c->x.data, c->rows, c->stride, m, c->center,
                                                      dev);
@@ -358,8 +373,14 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
                      "got %a/%a, want %La/%La",
                      name, ty, (long long)c->rows, (long long)m, (long long)c->stride,
                      kind_names[c->k], (long long)j, sum[j], dev[j], s, d);
+        if (!close_sum(sumd[j], s, sa, c->rows + 1))
+            fail_msg("%s sumd_cols_%s rows=%lld m=%lld stride=%lld (%s) column %lld: got %a, "
+                     "want %La",
+                     name, ty, (long long)c->rows, (long long)m, (long long)c->stride,
+                     kind_names[c->k], (long long)j, sumd[j], s);
     }
     free(sum);
+    free(sumd);
     free(dev);
 }
 

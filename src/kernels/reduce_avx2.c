@@ -674,13 +674,7 @@ DEFINE_ARG(f32, float, argmax, gt, >, -INFINITY)
 DEFINE_ARG(f64, double, argmin, lt, <, INFINITY)
 DEFINE_ARG(f64, double, argmax, gt, >, -INFINITY)
 
-static const kb_reduce_kernels avx2_kernels = {
-    sum_f32,      sum_f64,      sqdev_f32,       sqdev_f64,       min_f32,         max_f32,
-    min_f64,      max_f64,      argmin_f32,      argmax_f32,      argmin_f64,      argmax_f64,
-    sum_cols_f32, sum_cols_f64, sqdev_cols_f32,  sqdev_cols_f64,  min_cols_f32,    max_cols_f32,
-    min_cols_f64, max_cols_f64, argmin_cols_f32, argmax_cols_f32, argmin_cols_f64, argmax_cols_f64,
-    sum_rows_f32, sum_rows_f64, sumd_f32,        sumd_f64,        sumd_cols_f32,   sumd_cols_f64,
-};
+static const kb_reduce_kernels avx2_kernels = KB_REDUCE_KERNELS_TABLE(sumd);
 
 const kb_reduce_kernels *kb_reduce_kernels_avx2(void) {
     return &avx2_kernels;

@@ -78,6 +78,24 @@ typedef struct kb_reduce_kernels {
     void (*sumd_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
 } kb_reduce_kernels;
 
+/* The table of a per-target file, from its functions of these names (static in each file);
+ * SUMD names the family the sumd entries take: `sumd`, or `sum` where the sums already
+ * accumulate in double from the first element (the scalar reference). */
+#define KB_REDUCE_KERNELS_TABLE(SUMD)                                                              \
+    {                                                                                              \
+        .sum_f32 = sum_f32, .sum_f64 = sum_f64, .sqdev_f32 = sqdev_f32, .sqdev_f64 = sqdev_f64,    \
+        .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64, .max_f64 = max_f64,            \
+        .argmin_f32 = argmin_f32, .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64,              \
+        .argmax_f64 = argmax_f64, .sum_cols_f32 = sum_cols_f32, .sum_cols_f64 = sum_cols_f64,      \
+        .sqdev_cols_f32 = sqdev_cols_f32, .sqdev_cols_f64 = sqdev_cols_f64,                        \
+        .min_cols_f32 = min_cols_f32, .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64,  \
+        .max_cols_f64 = max_cols_f64, .argmin_cols_f32 = argmin_cols_f32,                          \
+        .argmax_cols_f32 = argmax_cols_f32, .argmin_cols_f64 = argmin_cols_f64,                    \
+        .argmax_cols_f64 = argmax_cols_f64, .sum_rows_f32 = sum_rows_f32,                          \
+        .sum_rows_f64 = sum_rows_f64, .sumd_f32 = SUMD##_f32, .sumd_f64 = SUMD##_f64,              \
+        .sumd_cols_f32 = SUMD##_cols_f32, .sumd_cols_f64 = SUMD##_cols_f64,                        \
+    }
+
 /* Each returns its level's table; a level that is not compiled has no definition. The
  * levels with a table are listed in the dispatch registry (KB_SIMD_REDUCE_TABLES). */
 const kb_reduce_kernels *kb_reduce_kernels_scalar(void);

@@ -162,39 +162,8 @@ DEFINE_SCALAR_KERNELS(double, f64)
 DEFINE_SCALAR_ROWS(float, f32)
 DEFINE_SCALAR_ROWS(double, f64)
 
-static const kb_reduce_kernels scalar_kernels = {
-    sum_f32,
-    sum_f64,
-    sqdev_f32,
-    sqdev_f64,
-    min_f32,
-    max_f32,
-    min_f64,
-    max_f64,
-    argmin_f32,
-    argmax_f32,
-    argmin_f64,
-    argmax_f64,
-    sum_cols_f32,
-    sum_cols_f64,
-    sqdev_cols_f32,
-    sqdev_cols_f64,
-    min_cols_f32,
-    max_cols_f32,
-    min_cols_f64,
-    max_cols_f64,
-    argmin_cols_f32,
-    argmax_cols_f32,
-    argmin_cols_f64,
-    argmax_cols_f64,
-    sum_rows_f32,
-    sum_rows_f64,
-    /* The reference accumulates in double from the first term: its sums serve var too. */
-    sum_f32,
-    sum_f64,
-    sum_cols_f32,
-    sum_cols_f64,
-};
+/* The reference accumulates in double from the first element: its sums serve var too. */
+static const kb_reduce_kernels scalar_kernels = KB_REDUCE_KERNELS_TABLE(sum);
 
 const kb_reduce_kernels *kb_reduce_kernels_scalar(void) {
     return &scalar_kernels;

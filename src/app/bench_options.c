@@ -17,7 +17,8 @@ static bool parse_int(const char *text, long lo, long hi, int *out) {
     return true;
 }
 
-kb_status kb_bench_parse_shard(const char *text, int *index, int *count) {
+/* Parses "K/N" with 1 <= K <= N <= 100000. */
+static kb_status parse_shard_text(const char *text, int *index, int *count) {
     const char *slash = strchr(text, '/');
     char k[32];
     if (!slash || (size_t)(slash - text) >= sizeof k)
@@ -32,7 +33,7 @@ kb_status kb_bench_parse_shard(const char *text, int *index, int *count) {
 
 static kb_status parse_shard(const char *name, const char *value, void *target) {
     kb_bench_options *o = target;
-    return kb_bench_parse_shard(value, &o->shard.index, &o->shard.count);
+    return parse_shard_text(value, &o->shard.index, &o->shard.count);
 }
 
 static kb_status add_baseline(const char *name, const char *value, void *target) {

@@ -40,7 +40,4 @@ kb_status kb_bench_options_check(const kb_bench_options *o);
 
 void kb_bench_options_free(kb_bench_options *o);
 
-/* Parses "K/N" with 1 <= K <= N <= 100000. */
-kb_status kb_bench_parse_shard(const char *text, int *index, int *count);
-
 #endif

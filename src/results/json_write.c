@@ -43,10 +43,9 @@ static json_t *probes_json(const kb_bench_context *c) {
             json_pack("{s:i, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:b}", "threads", p->threads,
                       "kernel", kb_bw_kernel_name(p->kernel), "level", kb_mem_level_name(p->level),
                       "working_set_bytes", (json_int_t)p->working_set_bytes,
-                      "before_bytes_per_second", p->before > 0 ? json_real(p->before) : json_null(),
-                      "before_at", time_or_null(p->before_at), "after_bytes_per_second",
-                      p->after > 0 ? json_real(p->after) : json_null(), "after_at",
-                      time_or_null(p->after_at), "disagree",
+                      "before_bytes_per_second", kb_json_positive(p->before), "before_at",
+                      time_or_null(p->before_at), "after_bytes_per_second",
+                      kb_json_positive(p->after), "after_at", time_or_null(p->after_at), "disagree",
                       kb_bw_probes_disagree(p->before, p->after)));
     }
     return a;
@@ -137,10 +136,6 @@ static json_t *finite_or_null(double v) {
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *rate_or_null(double v) {
-    return v > 0 ? json_real(v) : json_null();
-}
-
 /* The measured figure the bound came from, to explain a flag. */
 static json_t *figure_json(const kb_roofline *f) {
     const kb_roofline_figure *g = &f->figure;
@@ -163,22 +158,23 @@ static json_t *roofline_json(const kb_bench_result *r) {
         if (f->flags & bit)
             json_array_append_new(flags, json_string(kb_roofline_flag_name(bit)));
     /* SI units, as kb_roofline holds them, so that a file reads back exactly. */
-    json_t *o = json_pack(
-        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "level",
-        kb_mem_level_name(f->level), "bound",
-        f->bound_known ? json_string(f->memory_bound ? "memory" : "compute") : json_null(),
-        "bytes_per_second", finite_or_null(f->bytes_per_second), "flops_per_second",
-        finite_or_null(f->flops_per_second), "intensity_flop_per_byte",
-        finite_or_null(f->intensity), "peak_bytes_per_second",
-        rate_or_null(f->peak_bytes_per_second), "peak_flops_per_second",
-        rate_or_null(f->peak_flops_per_second), "bound_seconds", finite_or_null(f->bound_seconds),
-        "bound_flops_per_second", finite_or_null(f->bound_flops_per_second), "percent_of_bound",
-        finite_or_null(f->percent_of_bound), "percent_of_bandwidth",
-        finite_or_null(f->percent_of_bandwidth), "percent_of_flops",
-        finite_or_null(f->percent_of_flops), "flags", flags);
+    json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                          "level", kb_mem_level_name(f->level), "bound",
+                          f->bound_known ? json_string(f->memory_bound ? "memory" : "compute")
+                                         : json_null(),
+                          "bytes_per_second", finite_or_null(f->bytes_per_second),
+                          "flops_per_second", finite_or_null(f->flops_per_second),
+                          "intensity_flop_per_byte", finite_or_null(f->intensity),
+                          "peak_bytes_per_second", kb_json_positive(f->peak_bytes_per_second),
+                          "peak_flops_per_second", kb_json_positive(f->peak_flops_per_second),
+                          "bound_seconds", finite_or_null(f->bound_seconds),
+                          "bound_flops_per_second", finite_or_null(f->bound_flops_per_second),
+                          "percent_of_bound", finite_or_null(f->percent_of_bound),
+                          "percent_of_bandwidth", finite_or_null(f->percent_of_bandwidth),
+                          "percent_of_flops", finite_or_null(f->percent_of_flops), "flags", flags);
     if (o) {
         json_object_set_new(o, "bound_figure", figure_json(f));
-        json_object_set_new(o, "above_probe_bytes_per_second", rate_or_null(f->above_probe));
+        json_object_set_new(o, "above_probe_bytes_per_second", kb_json_positive(f->above_probe));
         json_object_set_new(o, "explanation", why[0] ? json_string(why) : json_null());
     }
     return o;
@@ -212,14 +208,14 @@ static json_t *case_json(const kb_bench_result *r) {
         json_array_append_new(samples, one);
     }
     json_t *stats = r->failed ? json_null() : statistics_json(&r->stats);
-    json_t *rates =
-        r->failed
-            ? json_null()
-            : json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "gb_per_s", rate_or_null(r->gb_per_s),
-                        "gb_per_s_low", rate_or_null(r->gb_per_s_low), "gb_per_s_high",
-                        rate_or_null(r->gb_per_s_high), "gflop_per_s", rate_or_null(r->gflop_per_s),
-                        "gflop_per_s_low", rate_or_null(r->gflop_per_s_low), "gflop_per_s_high",
-                        rate_or_null(r->gflop_per_s_high));
+    json_t *rates = r->failed ? json_null()
+                              : json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "gb_per_s",
+                                          kb_json_positive(r->gb_per_s), "gb_per_s_low",
+                                          kb_json_positive(r->gb_per_s_low), "gb_per_s_high",
+                                          kb_json_positive(r->gb_per_s_high), "gflop_per_s",
+                                          kb_json_positive(r->gflop_per_s), "gflop_per_s_low",
+                                          kb_json_positive(r->gflop_per_s_low), "gflop_per_s_high",
+                                          kb_json_positive(r->gflop_per_s_high));
     return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:s, s:s, s:I, "
                      "s:o, s:o, s:o, s:o, s:o}",
                      "name", kb_json_text(r->name), "group", kb_json_text(r->group), "params",

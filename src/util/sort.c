@@ -4,13 +4,13 @@
 
 #include "util/sort.h"
 
-int kb_compare_doubles(const void *a, const void *b) {
+static int ascending(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 void kb_sort_doubles(double *v, size_t n) {
-    qsort(v, n, sizeof *v, kb_compare_doubles);
+    qsort(v, n, sizeof *v, ascending);
 }
 
 double kb_median_sorted(const double *v, size_t n) {

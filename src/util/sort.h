@@ -3,9 +3,6 @@
 
 #include <stddef.h>
 
-/* qsort's comparison for doubles in ascending order. */
-int kb_compare_doubles(const void *a, const void *b);
-
 /* Sorts v ascending in place. */
 void kb_sort_doubles(double *v, size_t n);
 

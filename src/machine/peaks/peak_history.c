@@ -1,10 +1,10 @@
 /* The history of one peak figure: adding measurements, and the bound, typical figure and
  * spread they give (docs/roofline.md, "Peaks as a history"). */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kbench/peaks.h"
+#include "util/internal.h"
 
 void kb_peak_history_add(kb_peak_history *h, int64_t at, double value) {
     if (!(value > 0) || !isfinite(value))
@@ -19,16 +19,6 @@ void kb_peak_history_add(kb_peak_history *h, int64_t at, double value) {
 const char *kb_peak_spread_name(kb_peak_spread spread) {
     static const char *const names[] = {"steady", "varies", "bimodal"};
     return (unsigned)spread <= KB_PEAK_BIMODAL ? names[spread] : "?";
-}
-
-static int ascending(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, ascending);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Two clusters when some gap between neighbours (in sorted order) is wider than
@@ -83,8 +73,9 @@ void kb_peak_history_summarize(const kb_peak_history *h, kb_peak_summary *out) {
     for (int i = n - 1; i >= 0 && nr < KB_PEAK_RECENT; i--)
         if (!(out->outlier && i == top))
             recent[nr++] = h->samples[i].value;
-    out->typical = median_of(recent, nr);
-    qsort(credible, (size_t)nc, sizeof *credible, ascending);
+    kb_sort_doubles(recent, (size_t)nr);
+    out->typical = kb_median_sorted(recent, (size_t)nr);
+    kb_sort_doubles(credible, (size_t)nc);
     if (find_modes(credible, nc, &out->low_mode, &out->high_mode))
         out->spread = KB_PEAK_BIMODAL;
     else if (out->bound > (1 + KB_PEAK_SPREAD_MARGIN) * credible[0])

@@ -59,7 +59,7 @@ bool kb_peaks_add_record(kb_peaks *peaks, const kb_bw_record *r) {
                             r->bytes_per_second);
         added = true;
     }
-    if (sets == 1)
+    if (sets == 1 && added)
         peaks->sets[KB_PEAKS_ALL_THREADS] = peaks->sets[KB_PEAKS_ONE_THREAD];
     return added;
 }

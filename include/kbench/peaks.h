@@ -219,10 +219,48 @@ kb_status kb_fma_measure(kb_flop_type type, kb_simd_level level, int threads,
 int64_t kb_peaks_working_set(const kb_cache caches[KB_CACHE_LEVEL_COUNT], int logical_cpus,
                              kb_mem_level level, int threads, bool quick);
 
+/* ---- The load bandwidth curve ----
+ *
+ * The level figures above measure each cache at one working set, chosen from the sizes the OS
+ * reports. What a working set really gets can differ: in a VM whose last-level cache is
+ * shared with other tenants, one thread read 97 GB/s at 4-8 MiB and 65 GB/s at 16 MiB of a
+ * "32 MiB" L3. So the load kernel is also measured over working sets at
+ * KB_BW_CURVE_POINTS_PER_OCTAVE points per octave, and a result is held against the curve at
+ * its own working-set size (kbench/roofline.h). */
+#define KB_BW_CURVE_POINTS_PER_OCTAVE 4
+#define KB_BW_CURVE_MAX_POINTS 80
+
+/* The smallest working set of the curve per thread, and how far it reaches beyond the
+ * last-level caches of the threads (4x: STREAM's rule for DRAM); its last point is the DRAM
+ * level's working set. */
+#define KB_BW_CURVE_FIRST_BYTES_PER_THREAD ((int64_t)4 << 10)
+#define KB_BW_CURVE_LLC_MULTIPLE 4
+
+typedef struct kb_bw_curve_point {
+    int64_t working_set_bytes; /* every thread's slice together */
+    kb_rate bytes_per_second;  /* this measurement (repetitions 0: not measured this time) */
+    kb_peak_history history;   /* every measurement at this working set */
+} kb_bw_curve_point;
+
+/* Points in ascending order of working set. */
+typedef struct kb_bw_curve {
+    int count;
+    kb_bw_curve_point points[KB_BW_CURVE_MAX_POINTS];
+} kb_bw_curve;
+
+/* The curve's working sets for threads threads, ascending, into sizes (at most max); returns
+ * how many. From KB_BW_CURVE_FIRST_BYTES_PER_THREAD per thread, KB_BW_CURVE_POINTS_PER_OCTAVE
+ * per octave, rounded to whole 512-byte blocks per thread, to KB_BW_CURVE_LLC_MULTIPLE times
+ * the last-level cache the threads occupy; then the DRAM working set of
+ * kb_peaks_working_set. Caches as there. */
+int kb_bw_curve_working_sets(const kb_cache caches[KB_CACHE_LEVEL_COUNT], int logical_cpus,
+                             int threads, bool quick, int64_t *sizes, int max);
+
 /* One thread count's peaks. */
 typedef struct kb_peak_set {
     int threads;
     kb_bw_peak bandwidth[KB_BW_KERNEL_COUNT][KB_MEM_LEVEL_COUNT];
+    kb_bw_curve load_curve; /* count 0: not measured (peaks from before the curve) */
     kb_rate flops[KB_FLOP_TYPE_COUNT][KB_SIMD_LEVEL_COUNT]; /* repetitions 0: not measured */
     kb_peak_history flops_history[KB_FLOP_TYPE_COUNT][KB_SIMD_LEVEL_COUNT];
 } kb_peak_set;

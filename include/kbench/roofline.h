@@ -45,7 +45,21 @@ typedef struct kb_roofline_peaks {
      * the result (kbench run's probes; 0: none). A bound is never below it, and a result above
      * it is suspicious-high: it beat what the machine did just before. */
     double probe_bytes_per_second[KB_MEM_LEVEL_COUNT];
+    /* The load curve (kb_bw_curve) at this thread count, when the traffic is a load and the
+     * peaks have curves: the working sets of both curves, ascending, and at each the bound
+     * from the point of each curve at or below it, interpolated between 1 thread and all cores
+     * as the levels are, with the figure that gave it. curve_points 0: no curve. */
+    int curve_points;
+    int64_t curve_working_set[2 * KB_BW_CURVE_MAX_POINTS];
+    double curve_bytes_per_second[2 * KB_BW_CURVE_MAX_POINTS];
+    kb_roofline_figure curve_figure[2 * KB_BW_CURVE_MAX_POINTS];
 } kb_roofline_peaks;
+
+/* A working set's curve bound is the highest of the curve's points from ws / KB_ROOFLINE_CURVE_WINDOW
+ * up to ws (the first point's for a smaller ws): bandwidth does not rise with the working set,
+ * so a point at or below ws bounds it, and half an octave of points keeps one low point from
+ * lowering the bound. */
+#define KB_ROOFLINE_CURVE_WINDOW 1.4142135623730951
 
 /* The bounds for threads threads from measured peaks: of each figure, the highest credible
  * measurement of its history (kb_peak_summary.bound; the figure's single measurement when it
@@ -98,8 +112,9 @@ typedef struct kb_roofline {
     double percent_of_bound;       /* bound_seconds / seconds x 100 */
     double percent_of_bandwidth;   /* of the level's bandwidth */
     double percent_of_flops;       /* of the FLOP peak */
-    /* The bandwidth it was held against: the level's, raised for a working set that partly
-     * fits the cache above (see docs/roofline.md); 0: unknown. */
+    /* The bandwidth it was held against: the higher of the level's (raised for a working set
+     * that partly fits the cache above) and the load curve's at the working set (see
+     * docs/roofline.md); 0: unknown. */
     double peak_bytes_per_second;
     double peak_flops_per_second; /* the FLOP peak it was held against; 0: unknown */
     bool memory_bound;            /* the bandwidth term is the larger (ties: memory) */
@@ -107,7 +122,8 @@ typedef struct kb_roofline {
                                      that need it are NAN and no flag is set */
     unsigned flags;               /* KB_ROOFLINE_* */
     /* The figure of the larger term, as kb_roofline_peaks named it (threads 0: none), and
-     * its name ("load DRAM", "FMA float32 avx2"); "" when unknown. */
+     * its name ("load DRAM", "load at 4 MiB" for a point of the curve, "FMA float32 avx2");
+     * "" when unknown. */
     kb_roofline_figure figure;
     char figure_name[48];
     /* The run's probe the result was above (suspicious-high), per second; 0 otherwise. */

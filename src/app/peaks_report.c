@@ -139,6 +139,47 @@ static void spread_note(const figure *f, const kb_peak_summary *s, char *buf, si
                  s->lowest * 1e-9, s->bound * 1e-9, unit, s->count);
 }
 
+/* A curve point's figure for the table: this measurement and its history's bound. */
+static void print_curve_point(const kb_bw_curve *c, int i) {
+    if (i >= c->count) {
+        printf(" | %9s %8s %8s", "", "", "");
+        return;
+    }
+    char ws[32];
+    kb_format_bytes(ws, sizeof ws, c->points[i].working_set_bytes);
+    kb_peak_summary s;
+    kb_peak_history_summarize(&c->points[i].history, &s);
+    printf(" | %9s %8.1f %8.1f", ws, c->points[i].bytes_per_second.best * 1e-9, s.bound * 1e-9);
+}
+
+/* The load curve of each set side by side, row by row (the sets' working sets differ). */
+static void print_curve(const kb_peaks *p) {
+    const kb_peak_set *sets = p->sets;
+    int sets_shown = sets[1].threads == sets[0].threads ? 1 : KB_PEAKS_SET_COUNT;
+    int rows = 0;
+    for (int s = 0; s < sets_shown; s++)
+        rows = sets[s].load_curve.count > rows ? sets[s].load_curve.count : rows;
+    if (rows == 0)
+        return;
+    printf("\nload curve, GB/s: this measurement and the bound of each working set's history; a "
+           "result is\nheld against the curve at its own working set (docs/roofline.md)\n  ");
+    char a[32];
+    for (int s = 0; s < sets_shown; s++) {
+        snprintf(a, sizeof a, "%d thread%s", sets[s].threads, sets[s].threads == 1 ? "" : "s");
+        printf(" | %-27s", a);
+    }
+    printf("\n  ");
+    for (int s = 0; s < sets_shown; s++)
+        printf(" | %9s %8s %8s", "ws", "now", "bound");
+    printf("\n");
+    for (int i = 0; i < rows; i++) {
+        printf("  ");
+        for (int s = 0; s < sets_shown; s++)
+            print_curve_point(&sets[s].load_curve, i);
+        printf("\n");
+    }
+}
+
 /* The history of every figure: how many measurements, their range, the typical recent one
  * and the bound results are held against; then what the spread and the checks say. */
 static void print_history(const kb_peaks *p) {
@@ -266,6 +307,7 @@ int kb_peaks_print_text(const kb_peaks_report *r) {
                memory * 1e-9, r->row->memory_channels, r->row->memory_mts,
                sets[KB_PEAKS_ALL_THREADS].threads, 100 * dram->best / memory);
     }
+    print_curve(p);
 
     printf("\nflops, GFLOP/s: best of %d; FMA chains, 2 FLOPs per lane\n",
            sets[0].flops[0][0].repetitions);

@@ -2,10 +2,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/internal.h"
 #include "kbench/roofline.h"
+#include "util/internal.h"
 
 static kb_mem_level level_of(int64_t working_set, const kb_roofline_peaks *p) {
     for (int l = KB_MEM_L1; l < KB_MEM_DRAM; l++)
@@ -31,8 +31,30 @@ static double level_bandwidth(const kb_roofline_peaks *p, kb_mem_level level, do
     return 1 / (cached / above + (1 - cached) / own);
 }
 
-static void name_figure(const kb_roofline_peaks *p, kb_roofline *out) {
-    if (out->memory_bound) {
+/* The curve's bound at a working set (KB_ROOFLINE_CURVE_WINDOW); *at gets the point that gave
+ * it. 0 and -1 without a curve. */
+static double curve_bandwidth(const kb_roofline_peaks *p, int64_t ws, int *at) {
+    *at = -1;
+    double best = 0;
+    for (int i = 0; i < p->curve_points; i++) {
+        int64_t point = p->curve_working_set[i];
+        bool in_window = point <= ws && (double)point * KB_ROOFLINE_CURVE_WINDOW >= (double)ws;
+        if ((in_window || (i == 0 && ws < point)) && p->curve_bytes_per_second[i] > best) {
+            best = p->curve_bytes_per_second[i];
+            *at = i;
+        }
+    }
+    return best;
+}
+
+static void name_figure(const kb_roofline_peaks *p, int curve_point, kb_roofline *out) {
+    if (out->memory_bound && curve_point >= 0) {
+        out->figure = p->curve_figure[curve_point];
+        char size[32];
+        kb_format_bytes(size, sizeof size, p->curve_working_set[curve_point]);
+        snprintf(out->figure_name, sizeof out->figure_name, "%s at %s",
+                 kb_bw_kernel_name(p->traffic), size);
+    } else if (out->memory_bound) {
         out->figure = p->bandwidth_figure[out->level];
         snprintf(out->figure_name, sizeof out->figure_name, "%s %s", kb_bw_kernel_name(p->traffic),
                  kb_mem_level_name(out->level));
@@ -68,6 +90,12 @@ kb_status kb_roofline_compute(const kb_roofline_input *in, const kb_roofline_pea
     double probe = peaks->probe_bytes_per_second[out->level];
     double own = fmax(peaks->bytes_per_second[out->level], probe);
     double bandwidth = level_bandwidth(peaks, out->level, own, in->working_set_bytes);
+    int curve_point;
+    double curve = curve_bandwidth(peaks, in->working_set_bytes, &curve_point);
+    if (curve > bandwidth)
+        bandwidth = curve;
+    else
+        curve_point = -1;
     double probe_bound =
         probe > 0 ? level_bandwidth(peaks, out->level, probe, in->working_set_bytes) : 0;
     double flops = peaks->flops_per_second;
@@ -85,7 +113,7 @@ kb_status kb_roofline_compute(const kb_roofline_input *in, const kb_roofline_pea
     double memory_time = in->bytes > 0 ? in->bytes / bandwidth : 0;
     double compute_time = in->flops > 0 ? in->flops / flops : 0;
     out->memory_bound = memory_time >= compute_time;
-    name_figure(peaks, out);
+    name_figure(peaks, curve_point, out);
     out->bound_seconds = fmax(memory_time, compute_time);
     out->bound_flops_per_second = in->flops > 0 ? in->flops / out->bound_seconds : NAN;
     out->percent_of_bound = 100.0 * out->bound_seconds / in->seconds;
@@ -150,10 +178,8 @@ void kb_roofline_explain(const kb_roofline *r, char *buf, int size) {
         return;
     }
     char when[32] = "at an unknown time";
-    time_t t = (time_t)f->measured_at;
-    struct tm tm;
-    if (f->measured_at > 0 && gmtime_r(&t, &tm))
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (f->measured_at <= 0 || !kb_format_utc(when, sizeof when, f->measured_at))
+        snprintf(when, sizeof when, "at an unknown time");
     snprintf(buf, (size_t)size, "above %s at %d thread%s: %.1f %s measured %s; %s", r->figure_name,
              f->threads, f->threads == 1 ? "" : "s", f->value * 1e-9, unit, when, highest);
 }

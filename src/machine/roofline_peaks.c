@@ -1,5 +1,6 @@
 /* The roofline's bounds per memory level, from the measured peaks and the cache sizes. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/internal.h"
@@ -41,6 +42,39 @@ static double between(const kb_roofline_figure *one, const kb_roofline_figure *a
     return fmax(scaled, one->value);
 }
 
+/* The figure of a curve's point at or below ws, or of its first point for a smaller ws. */
+static kb_roofline_figure curve_figure(const kb_bw_curve *c, int64_t ws, int threads,
+                                       int64_t measured_at) {
+    int at = 0;
+    while (at + 1 < c->count && c->points[at + 1].working_set_bytes <= ws)
+        at++;
+    const kb_bw_curve_point *p = &c->points[at];
+    return figure(&p->history, p->bytes_per_second.best, threads, measured_at);
+}
+
+static void curve_bounds(const kb_peaks *peaks, int threads, kb_roofline_peaks *out) {
+    const kb_peak_set *one = &peaks->sets[KB_PEAKS_ONE_THREAD];
+    const kb_peak_set *all = &peaks->sets[KB_PEAKS_ALL_THREADS];
+    const kb_bw_curve *co = &one->load_curve, *ca = &all->load_curve;
+    if (co->count == 0 || ca->count == 0)
+        return;
+    /* Both curves' working sets, merged in order without repeats. */
+    int i = 0, j = 0, n = 0;
+    while (i < co->count || j < ca->count) {
+        int64_t a = i < co->count ? co->points[i].working_set_bytes : INT64_MAX;
+        int64_t b = j < ca->count ? ca->points[j].working_set_bytes : INT64_MAX;
+        int64_t ws = a < b ? a : b;
+        i += a == ws;
+        j += b == ws;
+        kb_roofline_figure fo = curve_figure(co, ws, 1, peaks->measured_at);
+        kb_roofline_figure fa = curve_figure(ca, ws, all->threads, peaks->measured_at);
+        out->curve_working_set[n] = ws;
+        out->curve_bytes_per_second[n] = between(&fo, &fa, threads, &out->curve_figure[n]);
+        n++;
+    }
+    out->curve_points = n;
+}
+
 kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kernel traffic,
                                  kb_flop_type type, kb_simd_level level, kb_roofline_peaks *out) {
     memset(out, 0, sizeof *out);
@@ -72,5 +106,7 @@ kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kerne
     out->flops_per_second = between(&fo, &fa, threads, &out->flops_figure);
     for (int l = 0; l < KB_MEM_DRAM; l++)
         out->capacity[l] = kb_level_capacity(peaks->caches, (kb_mem_level)l, threads);
+    if (traffic == KB_BW_LOAD)
+        curve_bounds(peaks, threads, out);
     return KB_OK;
 }

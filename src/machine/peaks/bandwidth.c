@@ -7,6 +7,7 @@
 #include "machine/peaks/measure_settings.h"
 #include "machine/peaks/rate.h"
 #include "machine/peaks/team_timer.h"
+#include "machine/peaks/working_sets.h"
 
 const char *kb_bw_kernel_name(kb_bw_kernel kernel) {
     static const char *const names[KB_BW_KERNEL_COUNT] = {"load", "copy", "triad"};
@@ -88,8 +89,8 @@ kb_status kb_bw_run(kb_bw_kernel kernel, kb_simd_level level, int64_t n, int64_t
     return KB_OK;
 }
 
-/* One thread's arrays, 512-byte blocks so that every SIMD loop runs without a tail. */
-#define KB_BW_BLOCK_ELEMENTS 64
+/* One thread's arrays, in whole blocks so that every SIMD loop runs without a tail. */
+#define KB_BW_BLOCK_ELEMENTS (KB_BW_BLOCK_BYTES / (int64_t)sizeof(double))
 
 typedef struct bw_context {
     const kb_bw_kernels *kernels;

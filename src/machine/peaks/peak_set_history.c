@@ -27,6 +27,15 @@ static bool one_core(const kb_peaks *p) {
     return p->sets[KB_PEAKS_ALL_THREADS].threads == p->sets[KB_PEAKS_ONE_THREAD].threads;
 }
 
+/* Points are matched by working set; an older curve's points that the new one lacks (the
+ * caches or the thread count read differently) are dropped with it. */
+static void keep_curve_history(kb_bw_curve *curve, const kb_bw_curve *older) {
+    for (int i = 0; i < curve->count; i++)
+        for (int j = 0; j < older->count; j++)
+            if (older->points[j].working_set_bytes == curve->points[i].working_set_bytes)
+                prepend(&curve->points[i].history, &older->points[j].history);
+}
+
 void kb_peaks_keep_history(kb_peaks *peaks, const kb_peaks *older) {
     int sets = one_core(peaks) ? 1 : KB_PEAKS_SET_COUNT;
     for (int s = 0; s < sets; s++) {
@@ -40,6 +49,7 @@ void kb_peaks_keep_history(kb_peaks *peaks, const kb_peaks *older) {
         for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
             for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++)
                 prepend(&set->flops_history[t][l], &old->flops_history[t][l]);
+        keep_curve_history(&set->load_curve, &old->load_curve);
     }
     if (sets == 1)
         peaks->sets[KB_PEAKS_ALL_THREADS] = peaks->sets[KB_PEAKS_ONE_THREAD];

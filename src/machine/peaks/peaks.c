@@ -13,6 +13,9 @@
 /* A full measurement: 20 ms repetitions, eleven of them, the best taken as the peak. --quick
  * keeps the pipeline whole (every kernel, level and thread count) with 2 ms and three. */
 static const kb_measure_settings full = {0.02, 11}, quick = {0.002, 3};
+/* The curve's points, some sixty per thread count, with fewer repetitions each: its history
+ * gathers more over every `kbench peaks`. */
+static const kb_measure_settings full_curve = {0.02, 5}, quick_curve = {0.001, 2};
 
 static void progress(const kb_peaks_options *o, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
@@ -26,6 +29,41 @@ static void progress(const kb_peaks_options *o, const char *format, ...) {
     vsnprintf(line, sizeof line, format, args);
     va_end(args);
     o->progress(o->progress_context, line);
+}
+
+/* The load curve: each working set measured once, the level figures' own measurements reused
+ * where a level's working set is a point of the curve. */
+static kb_status measure_curve(const kb_peaks_options *o, const kb_peaks *p, kb_peak_set *set) {
+    int64_t sizes[KB_BW_CURVE_MAX_POINTS];
+    kb_bw_curve *curve = &set->load_curve;
+    curve->count = kb_bw_curve_working_sets(p->caches, p->logical_cpus, set->threads, p->quick,
+                                            sizes, KB_BW_CURVE_MAX_POINTS);
+    const kb_measure_settings *s = p->quick ? &quick_curve : &full_curve;
+    for (int i = 0; i < curve->count; i++) {
+        kb_bw_curve_point *point = &curve->points[i];
+        const kb_bw_peak *same = NULL;
+        for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++)
+            if (set->bandwidth[KB_BW_LOAD][l].working_set_bytes == sizes[i])
+                same = &set->bandwidth[KB_BW_LOAD][l];
+        if (same) {
+            point->working_set_bytes = same->working_set_bytes;
+            point->bytes_per_second = same->bytes_per_second;
+        } else {
+            char size[32];
+            kb_format_bytes(size, sizeof size, sizes[i]);
+            progress(o, "bandwidth curve, load %s (%d of %d), %d thread%s", size, i + 1,
+                     curve->count, set->threads, set->threads == 1 ? "" : "s");
+            kb_bw_peak peak;
+            kb_status st =
+                kb_bw_measure(KB_BW_LOAD, p->bandwidth_simd, set->threads, sizes[i], s, &peak);
+            if (st != KB_OK)
+                return st;
+            point->working_set_bytes = peak.working_set_bytes;
+            point->bytes_per_second = peak.bytes_per_second;
+        }
+        kb_peak_history_add(&point->history, p->measured_at, point->bytes_per_second.best);
+    }
+    return KB_OK;
 }
 
 static kb_status measure_set(const kb_peaks_options *o, const kb_measure_settings *s, kb_peaks *p,
@@ -46,13 +84,16 @@ static kb_status measure_set(const kb_peaks_options *o, const kb_measure_setting
                 return st;
             kb_peak_history_add(&peak->history, p->measured_at, peak->bytes_per_second.best);
         }
+    kb_status st = measure_curve(o, p, set);
+    if (st != KB_OK)
+        return st;
     for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
         for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
             if (!kb_fma_available((kb_simd_level)l))
                 continue;
             progress(o, "flops %s %s, %d %s", kb_flop_type_name((kb_flop_type)t),
                      kb_simd_name((kb_simd_level)l), set->threads, unit);
-            kb_status st = kb_fma_measure((kb_flop_type)t, (kb_simd_level)l, set->threads, s,
+            st = kb_fma_measure((kb_flop_type)t, (kb_simd_level)l, set->threads, s,
                                           &set->flops[t][l]);
             if (st != KB_OK)
                 return st;

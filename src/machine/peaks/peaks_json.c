@@ -96,7 +96,19 @@ static json_t *set_json(const kb_peak_set *set) {
                                  "gflops_per_s", rate_json(r, 1e-9), "history",
                                  history_json(h, 1e-9), "history_summary", summary_json(h, 1e-9)));
         }
-    return json_pack("{s:i, s:o, s:o}", "threads", set->threads, "bandwidth", bw, "flops", flops);
+    json_t *curve = json_array();
+    for (int i = 0; i < set->load_curve.count; i++) {
+        const kb_bw_curve_point *p = &set->load_curve.points[i];
+        json_array_append_new(
+            curve, json_pack("{s:I, s:i, s:o, s:o, s:o}", "working_set_bytes",
+                             (json_int_t)p->working_set_bytes, "repetitions",
+                             p->bytes_per_second.repetitions, "gbytes_per_s",
+                             rate_json(&p->bytes_per_second, 1e-9), "history",
+                             history_json(&p->history, 1e-9), "history_summary",
+                             summary_json(&p->history, 1e-9)));
+    }
+    return json_pack("{s:i, s:o, s:o, s:o}", "threads", set->threads, "bandwidth", bw, "flops",
+                     flops, "load_curve", curve);
 }
 
 json_t *kb_peaks_json_build(const kb_peaks *p) {
@@ -218,11 +230,42 @@ static kb_status read_history(json_t *a, const kb_rate *rate, int64_t measured_a
     return KB_OK;
 }
 
+/* The load curve: absent in peaks measured before it was. */
+static kb_status read_curve(json_t *a, int64_t measured_at, kb_bw_curve *curve) {
+    if (!a)
+        return KB_OK;
+    if (!json_is_array(a) || json_array_size(a) > KB_BW_CURVE_MAX_POINTS)
+        return bad("load_curve is not an array of at most 80 points");
+    size_t i;
+    json_t *item;
+    json_array_foreach(a, i, item) {
+        kb_bw_curve_point *p = &curve->points[i];
+        json_int_t ws;
+        int reps;
+        json_t *rate, *history, *summary = NULL;
+        json_error_t e;
+        if (json_unpack_ex(item, &e, JSON_STRICT, "{s:I, s:i, s:o, s:o, s?o}",
+                           "working_set_bytes", &ws, "repetitions", &reps, "gbytes_per_s", &rate,
+                           "history", &history, "history_summary", &summary) != 0)
+            return kb_fail(KB_EFORMAT, "peaks JSON: load_curve: %s", e.text);
+        if (ws <= 0 || (i > 0 && ws <= curve->points[i - 1].working_set_bytes))
+            return bad("load_curve's working sets are not positive and ascending");
+        p->working_set_bytes = ws;
+        kb_status st = read_rate(item, "gbytes_per_s", reps, &p->bytes_per_second);
+        if (st == KB_OK)
+            st = read_history(history, &p->bytes_per_second, measured_at, &p->history);
+        if (st != KB_OK)
+            return st;
+        curve->count = (int)i + 1;
+    }
+    return KB_OK;
+}
+
 static kb_status read_set(json_t *obj, int64_t measured_at, kb_peak_set *set) {
-    json_t *bw, *flops;
+    json_t *bw, *flops, *curve = NULL;
     json_error_t e;
-    if (json_unpack_ex(obj, &e, JSON_STRICT, "{s:i, s:o, s:o}", "threads", &set->threads,
-                       "bandwidth", &bw, "flops", &flops) != 0)
+    if (json_unpack_ex(obj, &e, JSON_STRICT, "{s:i, s:o, s:o, s?o}", "threads", &set->threads,
+                       "bandwidth", &bw, "flops", &flops, "load_curve", &curve) != 0)
         return kb_fail(KB_EFORMAT, "peaks JSON: sets: %s", e.text);
     if (set->threads < 1 || set->threads > KB_PEAKS_MAX_CPUS || !json_is_array(bw) ||
         !json_is_array(flops))
@@ -272,7 +315,7 @@ static kb_status read_set(json_t *obj, int64_t measured_at, kb_peak_set *set) {
         if (st != KB_OK)
             return st;
     }
-    return KB_OK;
+    return read_curve(curve, measured_at, &set->load_curve);
 }
 
 kb_status kb_peaks_json_read(json_t *root, kb_peaks *out) {

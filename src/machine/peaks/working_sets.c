@@ -1,4 +1,5 @@
 /* The working sets the peaks are measured on, from the cache sizes. */
+#include <math.h>
 #include <unistd.h>
 
 #include "machine/peaks/working_sets.h"
@@ -72,4 +73,31 @@ int64_t kb_peaks_working_set(const kb_cache caches[KB_CACHE_LEVEL_COUNT], int lo
     const kb_cache *cache = &c[cache_of[level]];
     int sharing = cache->shared_by < threads ? cache->shared_by : threads;
     return threads * (cache->size / sharing / 2);
+}
+
+int kb_bw_curve_working_sets(const kb_cache caches[KB_CACHE_LEVEL_COUNT], int logical_cpus,
+                             int threads, bool quick, int64_t *sizes, int max) {
+    kb_cache c[KB_CACHE_LEVEL_COUNT];
+    kb_caches_with_defaults(caches, logical_cpus, c);
+    if (threads < 1)
+        threads = 1;
+    int64_t dram = kb_peaks_working_set(caches, logical_cpus, KB_MEM_DRAM, threads, quick);
+    int64_t llc = kb_level_capacity(c, KB_MEM_L3, threads);
+    int64_t last = llc > dram / KB_BW_CURVE_LLC_MULTIPLE ? dram : KB_BW_CURVE_LLC_MULTIPLE * llc;
+    int count = 0;
+    int64_t previous = 0;
+    /* Point k is first * 2^(k / points per octave), in whole blocks per thread. */
+    for (int k = 0; count < max - 1; k++) {
+        double per_thread = (double)KB_BW_CURVE_FIRST_BYTES_PER_THREAD *
+                            exp2((double)k / KB_BW_CURVE_POINTS_PER_OCTAVE);
+        int64_t blocks = (int64_t)(per_thread / KB_BW_BLOCK_BYTES + 0.5);
+        int64_t bytes = blocks * KB_BW_BLOCK_BYTES * threads;
+        if (bytes > last)
+            break;
+        if (bytes > previous)
+            sizes[count++] = previous = bytes;
+    }
+    if (count < max && dram > previous)
+        sizes[count++] = dram;
+    return count;
 }

@@ -3,6 +3,10 @@
 
 #include "kbench/peaks.h"
 
+/* The bandwidth kernels run over whole blocks of this many bytes per array and thread, so that
+ * every SIMD loop runs without a tail (bandwidth.c). */
+#define KB_BW_BLOCK_BYTES 512
+
 /* The caches with what the machine did not tell filled in: 32 KiB L1d and L1i and 1 MiB L2,
  * private, and 8 MiB of L3 shared by every logical CPU; 64-byte lines. */
 void kb_caches_with_defaults(const kb_cache in[KB_CACHE_LEVEL_COUNT], int logical_cpus,

@@ -55,10 +55,11 @@ typedef struct kb_roofline_peaks {
     kb_roofline_figure curve_figure[2 * KB_BW_CURVE_MAX_POINTS];
 } kb_roofline_peaks;
 
-/* A working set's curve bound is the highest of the curve's points from ws / KB_ROOFLINE_CURVE_WINDOW
- * up to ws (the first point's for a smaller ws): bandwidth does not rise with the working set,
- * so a point at or below ws bounds it, and half an octave of points keeps one low point from
- * lowering the bound. */
+/* A working set's curve bound is the highest of the curve's points from
+ * ws / KB_ROOFLINE_CURVE_WINDOW up to ws, and of the last point at or below ws (the first
+ * point for a smaller ws): bandwidth does not rise with the working set, so a point at or
+ * below ws bounds it, and half an octave of points keeps one low point from lowering the
+ * bound. */
 #define KB_ROOFLINE_CURVE_WINDOW 1.4142135623730951
 
 /* The bounds for threads threads from measured peaks: of each figure, the highest credible

@@ -31,15 +31,19 @@ static double level_bandwidth(const kb_roofline_peaks *p, kb_mem_level level, do
     return 1 / (cached / above + (1 - cached) / own);
 }
 
-/* The curve's bound at a working set (KB_ROOFLINE_CURVE_WINDOW); *at gets the point that gave
- * it. 0 and -1 without a curve. */
+/* The curve's bound at a working set: the highest of the points in the window below it
+ * (KB_ROOFLINE_CURVE_WINDOW), of the last point at or below it, and of the first point when it
+ * is below them all; *at gets the point that gave it. 0 and -1 without a curve. */
 static double curve_bandwidth(const kb_roofline_peaks *p, int64_t ws, int *at) {
     *at = -1;
+    int last_below = 0;
+    while (last_below + 1 < p->curve_points && p->curve_working_set[last_below + 1] <= ws)
+        last_below++;
     double best = 0;
     for (int i = 0; i < p->curve_points; i++) {
-        int64_t point = p->curve_working_set[i];
-        bool in_window = point <= ws && (double)point * KB_ROOFLINE_CURVE_WINDOW >= (double)ws;
-        if ((in_window || (i == 0 && ws < point)) && p->curve_bytes_per_second[i] > best) {
+        bool in_window = p->curve_working_set[i] <= ws &&
+                         (double)p->curve_working_set[i] * KB_ROOFLINE_CURVE_WINDOW >= (double)ws;
+        if ((in_window || i == last_below) && p->curve_bytes_per_second[i] > best) {
             best = p->curve_bytes_per_second[i];
             *at = i;
         }

@@ -253,6 +253,44 @@ static void working_sets_follow_the_caches(void **state) {
     assert_int_equal(kb_peaks_working_set(unknown, 2, KB_MEM_DRAM, 2, true), 64 << 20);
 }
 
+/* The curve: 4 KiB per thread, four points per octave in whole 512-byte blocks per thread,
+ * up to four times the last-level cache the threads occupy, then the DRAM working set. */
+static void curve_working_sets(void **state) {
+    kb_cache c[KB_CACHE_LEVEL_COUNT] = {
+        [KB_CACHE_L1D] = {48 << 10, 64, 1},
+        [KB_CACHE_L2] = {2 << 20, 64, 1},
+        [KB_CACHE_L3] = {32 << 20, 64, 16},
+    };
+    int64_t ws[KB_BW_CURVE_MAX_POINTS];
+    /* One thread: 4 KiB to 4 x 32 MiB, fifteen octaves of four points and the last, then
+     * DRAM's 256 MiB (quick). Each octave starts at a power of two; 4 KiB x 2^(1/4) is 9.51
+     * blocks, rounded to 10. */
+    int n = kb_bw_curve_working_sets(c, 32, 1, true, ws, KB_BW_CURVE_MAX_POINTS);
+    assert_int_equal(n, 62);
+    assert_int_equal(ws[0], 4 << 10);
+    assert_int_equal(ws[1], 5120);
+    assert_int_equal(ws[4], 8 << 10);
+    assert_int_equal(ws[40], 4 << 20);
+    assert_int_equal(ws[60], 128 << 20);
+    assert_int_equal(ws[61], kb_peaks_working_set(c, 32, KB_MEM_DRAM, 1, true));
+    for (int i = 1; i < n; i++) {
+        assert_true(ws[i] > ws[i - 1]);
+        assert_int_equal(ws[i] % 512, 0);
+        if (i < 61)
+            assert_true((double)ws[i] / (double)ws[i - 1] < 1.26);
+    }
+    /* Four threads: 16 KiB to 4 x the one L3 they share, in blocks of four threads. */
+    n = kb_bw_curve_working_sets(c, 32, 4, true, ws, KB_BW_CURVE_MAX_POINTS);
+    assert_int_equal(ws[0], 16 << 10);
+    assert_int_equal(ws[n - 2], 128 << 20);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(ws[i] % 2048, 0);
+    /* Room for five: four points and the DRAM working set. */
+    assert_int_equal(kb_bw_curve_working_sets(c, 32, 1, true, ws, 5), 5);
+    assert_int_equal(ws[3], 6656);
+    assert_int_equal(ws[4], 256 << 20);
+}
+
 static void names(void **state) {
     assert_string_equal(kb_bw_kernel_name(KB_BW_TRIAD), "triad");
     assert_string_equal(kb_bw_kernel_name(KB_BW_KERNEL_COUNT), "?");
@@ -275,6 +313,7 @@ int main(void) {
         cmocka_unit_test(fma_kernels_count_and_compute),
         cmocka_unit_test(timed_drivers_run),
         cmocka_unit_test(working_sets_follow_the_caches),
+        cmocka_unit_test(curve_working_sets),
         cmocka_unit_test(names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

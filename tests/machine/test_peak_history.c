@@ -188,6 +188,29 @@ static void peaks_keep_history(void **state) {
     assert_int_equal(b.sets[1].bandwidth[KB_BW_LOAD][KB_MEM_DRAM].history.count, 3);
 }
 
+/* Curve points are matched by working set: the new curve's 2 MiB point gets the old one's
+ * measurement, its 4 MiB point has none before it, and the old 1 MiB point is dropped. */
+static void curve_keeps_history_by_working_set(void **state) {
+    kb_peaks old = peaks_at(38e9, 43e9, T0), now = peaks_at(39e9, 77e9, T0 + 600);
+    for (int i = 0; i < 2; i++) {
+        kb_bw_curve_point *o = &old.sets[0].load_curve.points[i];
+        kb_bw_curve_point *n = &now.sets[0].load_curve.points[i];
+        o->working_set_bytes = (int64_t)1 << (20 + i);
+        n->working_set_bytes = (int64_t)2 << (20 + i);
+        kb_peak_history_add(&o->history, T0, 90e9 - i * 10e9);
+        kb_peak_history_add(&n->history, T0 + 600, 85e9 - i * 10e9);
+    }
+    old.sets[0].load_curve.count = now.sets[0].load_curve.count = 2;
+    kb_peaks_keep_history(&now, &old);
+    const kb_bw_curve *c = &now.sets[0].load_curve;
+    assert_int_equal(c->count, 2);
+    assert_int_equal(c->points[0].history.count, 2);
+    near(c->points[0].history.samples[0].value, 80e9);
+    assert_int_equal(c->points[0].history.samples[0].at, T0);
+    near(c->points[0].history.samples[1].value, 85e9);
+    assert_int_equal(c->points[1].history.count, 1);
+}
+
 static void self_consistency(void **state) {
     char lines[4][160];
     /* All cores at 30 against one thread at 38: below. Load at 30 against copy at 30 at two
@@ -222,6 +245,7 @@ int main(void) {
         cmocka_unit_test(oldest_dropped),
         cmocka_unit_test(probe_pairs),
         cmocka_unit_test(peaks_keep_history),
+        cmocka_unit_test(curve_keeps_history_by_working_set),
         cmocka_unit_test(self_consistency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -120,6 +120,17 @@ static kb_peaks sample(void) {
                             123.456e9);
         set->flops[KB_FLOP_F32][KB_SIMD_AVX2] = (kb_rate){123.456e9, 120e9, 100e9, 123.456e9, 3};
         set->flops[KB_FLOP_F64][KB_SIMD_SCALAR] = (kb_rate){7e9, 6e9, 5e9, 7e9, 1};
+        /* A load curve of three points, the middle one measured twice. */
+        set->load_curve.count = 3;
+        for (int i = 0; i < 3; i++) {
+            kb_bw_curve_point *point = &set->load_curve.points[i];
+            double v = (90.5 - 10 * i + s) * 1e9;
+            point->working_set_bytes = ((int64_t)4 << 10) * (1 + s) << (3 * i);
+            point->bytes_per_second = (kb_rate){v, v * 0.9, v * 0.8, v, 5};
+            if (i == 1)
+                kb_peak_history_add(&point->history, p.measured_at - 60, v * 1.5);
+            kb_peak_history_add(&point->history, p.measured_at, v);
+        }
     }
     return p;
 }
@@ -168,6 +179,13 @@ static void assert_same_peaks(const kb_peaks *a, const kb_peaks *b) {
                 assert_same_history(&a->sets[s].flops_history[t][l],
                                     &b->sets[s].flops_history[t][l]);
             }
+        const kb_bw_curve *ca = &a->sets[s].load_curve, *cb = &b->sets[s].load_curve;
+        assert_int_equal(ca->count, cb->count);
+        for (int i = 0; i < ca->count; i++) {
+            assert_int_equal(ca->points[i].working_set_bytes, cb->points[i].working_set_bytes);
+            assert_rate(&ca->points[i].bytes_per_second, &cb->points[i].bytes_per_second);
+            assert_same_history(&ca->points[i].history, &cb->points[i].history);
+        }
     }
 }
 
@@ -246,6 +264,13 @@ static void damaged_files_are_errors(void **state) {
     assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
     assert_non_null(strstr(kb_last_error(), "unknown type or SIMD level"));
     free(text);
+    /* A curve whose working sets do not ascend. */
+    p.sets[1].load_curve.points[2].working_set_bytes = 4 << 10;
+    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
+    assert_non_null(strstr(kb_last_error(), "load_curve's working sets are not positive"));
+    free(text);
+    p = sample();
     p.sets[0].flops[KB_FLOP_F64][KB_SIMD_SCALAR].min = 8e9; /* above the median */
     assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
     assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);

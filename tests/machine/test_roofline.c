@@ -399,6 +399,91 @@ static void above_the_runs_probe_is_suspicious_high(void **state) {
     assert_near(r.peak_bytes_per_second, 50e9);
 }
 
+/* Load curves on measured(): at 1 thread 100, 90, 80, 50, 70 and 20 GB/s at 1, 2, 4, 5, 6 and
+ * 16 MiB (the 50 a low glitch); at 4 threads three times as much at the same sizes, except
+ * that the 4 MiB point is missing there. */
+static kb_peaks with_curves(void) {
+    kb_peaks m = measured();
+    static const int64_t mib[] = {1, 2, 4, 5, 6, 16};
+    static const double gbytes[] = {100, 90, 80, 50, 70, 20};
+    for (int i = 0; i < 6; i++) {
+        kb_bw_curve_point *one = &m.sets[0].load_curve.points[m.sets[0].load_curve.count++];
+        one->working_set_bytes = mib[i] << 20;
+        one->bytes_per_second.best = gbytes[i] * 1e9;
+        if (mib[i] == 4)
+            continue;
+        kb_bw_curve_point *all = &m.sets[1].load_curve.points[m.sets[1].load_curve.count++];
+        all->working_set_bytes = mib[i] << 20;
+        all->bytes_per_second.best = 3 * gbytes[i] * 1e9;
+    }
+    return m;
+}
+
+/* GB/s over a working set at threads threads, against with_curves(). */
+static kb_roofline on_curve(int threads, double gbytes, int64_t ws) {
+    kb_peaks m = with_curves();
+    kb_roofline_peaks p;
+    assert_int_equal(
+        kb_roofline_peaks_from(&m, threads, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p), KB_OK);
+    kb_roofline_input in = {1e-3, gbytes * 1e6, 0, ws, 0};
+    kb_roofline r;
+    assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
+    return r;
+}
+
+static void curve_bounds_a_load_at_its_working_set(void **state) {
+    kb_peaks m = with_curves();
+    kb_roofline_peaks p;
+    /* Both curves' sizes merged: 1, 2, 4, 5, 6, 16 MiB. At 2 threads each is
+     * min(2 x one-thread, all-cores) from the point of each curve at or below it: at 4 MiB
+     * min(160, 3 x 90 from the all-cores 2 MiB point) = 160. */
+    assert_int_equal(kb_roofline_peaks_from(&m, 2, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    assert_int_equal(p.curve_points, 6);
+    assert_int_equal(p.curve_working_set[2], 4 << 20);
+    assert_near(p.curve_bytes_per_second[0], 200e9);
+    assert_near(p.curve_bytes_per_second[2], 160e9);
+    assert_int_equal(p.curve_figure[2].threads, 1);
+    assert_near(p.curve_bytes_per_second[5], 40e9);
+    /* Copy has no curve. */
+    assert_int_equal(kb_roofline_peaks_from(&m, 2, KB_BW_COPY, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    assert_int_equal(p.curve_points, 0);
+
+    /* 1 thread at 4 MiB: the curve's 80 GB/s, far above the level's (L3, 16.7 GB/s raised for
+     * the quarter that fits the 1 MiB L2 at 25 GB/s): 60 GB/s is 75%, 88 is impossible. */
+    kb_roofline r = on_curve(1, 60, 4 << 20);
+    assert_near(r.peak_bytes_per_second, 80e9);
+    assert_near(r.percent_of_bound, 75);
+    assert_int_equal(r.flags, 0);
+    assert_string_equal(r.figure_name, "load at 4 MiB");
+    r = on_curve(1, 88, 4 << 20);
+    assert_int_equal(r.flags, KB_ROOFLINE_IMPOSSIBLE);
+    char why[256];
+    kb_roofline_explain(&r, why, sizeof why);
+    assert_non_null(strstr(why, "above load at 4 MiB at 1 thread: 80.0 GB/s"));
+    /* 3 MiB: no point within half an octave below; the 2 MiB point at or below it bounds it. */
+    assert_near(on_curve(1, 1, 3 << 20).peak_bytes_per_second, 90e9);
+    /* 5.5 MiB: the low 5 MiB point does not lower the bound; 4 MiB is in the window. */
+    assert_near(on_curve(1, 1, (11 << 20) / 2).peak_bytes_per_second, 80e9);
+    /* Below the first point: the first point. */
+    assert_near(on_curve(1, 1, 512 << 10).peak_bytes_per_second, 100e9);
+    /* 1 GiB: the 16 MiB point, above the level's DRAM figure of 12.5 GB/s (raised a little by
+     * the 1/32 that fits the L3). */
+    r = on_curve(1, 10, (int64_t)1 << 30);
+    assert_near(r.peak_bytes_per_second, 20e9);
+    assert_string_equal(r.figure_name, "load at 16 MiB");
+    /* A curve below the level's bound does not lower it: at 1 KiB the level is L1 at 50 GB/s,
+     * under the curve's first point; with that point at 10 GB/s, still 50. */
+    m.sets[0].load_curve.points[0].bytes_per_second.best = 10e9;
+    assert_int_equal(kb_roofline_peaks_from(&m, 1, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    kb_roofline_input in = {1e-3, 40e6, 0, 1 << 10, 0};
+    assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
+    assert_near(r.peak_bytes_per_second, 50e9);
+    assert_string_equal(r.figure_name, "load L1");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memory_bound_in_dram),
@@ -419,6 +504,7 @@ int main(void) {
         cmocka_unit_test(bound_is_the_highest_credible_figure),
         cmocka_unit_test(impossible_explains_itself),
         cmocka_unit_test(above_the_runs_probe_is_suspicious_high),
+        cmocka_unit_test(curve_bounds_a_load_at_its_working_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,4 +7,7 @@
  * the working set of a block by it rather than by a constant tuned to one CPU. */
 int64_t kb_cache_l2_bytes(void);
 
+/* The L1 data cache of one core in bytes, as the C library reports it, else 32 KiB. */
+int64_t kb_cache_l1d_bytes(void);
+
 #endif

@@ -50,6 +50,9 @@ static inline double vf64_hsum(vf64 a) {
     __m128d s = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
     return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
 }
+static inline void vf32_store(float *p, vf32 a) {
+    _mm256_storeu_ps(p, a);
+}
 static inline void vf64_store(double *p, vf64 a) {
     _mm256_storeu_pd(p, a);
 }

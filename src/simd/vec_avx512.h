@@ -45,6 +45,9 @@ static inline vf64 vf64_widen_hi(vf32 a) {
 static inline double vf64_hsum(vf64 a) {
     return _mm512_reduce_add_pd(a);
 }
+static inline void vf32_store(float *p, vf32 a) {
+    _mm512_storeu_ps(p, a);
+}
 static inline void vf64_store(double *p, vf64 a) {
     _mm512_storeu_pd(p, a);
 }

@@ -51,6 +51,9 @@ static inline vf64 vf64_widen_hi(vf32 a) {
 static inline double vf64_hsum(vf64 a) {
     return vaddvq_f64(a);
 }
+static inline void vf32_store(float *p, vf32 a) {
+    vst1q_f32(p, a);
+}
 static inline void vf64_store(double *p, vf64 a) {
     vst1q_f64(p, a);
 }

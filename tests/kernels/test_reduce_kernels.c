@@ -461,6 +461,11 @@ static void cols(bool f32) {
         for (int rep = 0; rep < 6; rep++)
             cols_case_run(f32, 1 + test_rng_below(&rng, 40), 100 + test_rng_below(&rng, 600),
                           adjacent, (kind)test_rng_below(&rng, KINDS), NAN_ANYWHERE);
+        /* more columns than a sum's chunk holds (half of L1 in the input type: at most 8192),
+         * so that rows are summed in pieces, the last one ragged */
+        for (int rep = 0; rep < 2; rep++)
+            cols_case_run(f32, 1 + test_rng_below(&rng, 40), 8193 + test_rng_below(&rng, 800),
+                          adjacent, (kind)test_rng_below(&rng, KINDS), NAN_ANYWHERE);
     }
 }
 

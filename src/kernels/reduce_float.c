@@ -384,6 +384,9 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
         return reduce_cols_sum(p, k, col, &s, threads);
     int64_t tasks = s.groups * s.tiles * s.chunks;
     int64_t col_stride = p->kin[col];
+    /* var and std read each block twice (its mean, then the deviations from it) while it is
+     * in cache, so their blocks are sized for L2 and combine pairwise. */
+    bool two_pass = p->op == KB_REDUCE_VAR || p->op == KB_REDUCE_STD;
 
     kb_partial *partials = malloc((size_t)(tasks * s.tile) * sizeof *partials);
     if (!partials)
@@ -407,10 +410,18 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
             int64_t j0 = tile * s.tile;
             int64_t w = s.columns - j0 < s.tile ? s.columns - j0 : s.tile;
             const char *base = p->in + in_off + j0 * col_stride;
+            int64_t b0 = chunk * s.chunk_blocks, b1 = b0 + s.chunk_blocks;
+            b1 = b1 < s.blocks ? b1 : s.blocks;
+            if (!two_pass) {
+                /* Extremes are exact in any order: the chunk is one block. */
+                int64_t r1 = b1 * s.block_rows < s.rows ? b1 * s.block_rows : s.rows;
+                cols_block(p, k, base, w, b0 * s.block_rows, r1, &sc);
+                memcpy(partials + t * s.tile, sc.row, (size_t)w * sizeof *partials);
+                continue;
+            }
             kb_pairwise pw;
             kb_pairwise_init(&pw, p->op, (int)w, sc.stack);
-            int64_t b1 = (chunk + 1) * s.chunk_blocks;
-            for (int64_t b = chunk * s.chunk_blocks; b < b1 && b < s.blocks; b++) {
+            for (int64_t b = b0; b < b1; b++) {
                 int64_t r0 = b * s.block_rows;
                 int64_t r1 = r0 + s.block_rows < s.rows ? r0 + s.block_rows : s.rows;
                 cols_block(p, k, base, w, r0, r1, &sc);

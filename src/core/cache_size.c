@@ -35,3 +35,14 @@ int64_t kb_cache_l1d_bytes(void) {
     return reported_size(&cached, -1, 8 * 1024, 32 * 1024);
 #endif
 }
+
+int64_t kb_cache_l3_bytes(void) {
+    static int64_t cached;
+    /* 8 MiB: an ordinary server slice; smaller than most, so arrays beyond it are treated as
+     * in memory a little early rather than late. */
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    return reported_size(&cached, _SC_LEVEL3_CACHE_SIZE, 256 * 1024, 8 << 20);
+#else
+    return reported_size(&cached, -1, 256 * 1024, 8 << 20);
+#endif
+}

@@ -1,48 +1,102 @@
 /* The per-core cache sizes kernels size their blocks by, read once at run time. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/cache_size.h"
 
-/* A size the C library reports (sysconf name), kept once read; fallback when it reports
- * nothing plausible. */
-static int64_t reported_size(int64_t *cached, int name, int64_t least, int64_t fallback) {
+int64_t kb_parse_cache_size(const char *text) {
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || v <= 0)
+        return 0;
+    int64_t scale = 1;
+    if (*end == 'K' || *end == 'k')
+        scale = 1024, end++;
+    else if (*end == 'M' || *end == 'm')
+        scale = 1024 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        scale = 1024 * 1024 * 1024, end++;
+    if (*end != '\0' || v > INT64_MAX / scale)
+        return 0;
+    return (int64_t)v * scale;
+}
+
+/* The first line of a sysfs file without its newline; false when it cannot be read. */
+static bool read_line(const char *path, char *text, int size) {
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(text, size, f) != NULL;
+    fclose(f);
+    if (ok)
+        text[strcspn(text, "\n")] = '\0';
+    return ok;
+}
+
+/* cpu0's data or unified cache of a level as the kernel describes it in sysfs; 0 when it does
+ * not. */
+static int64_t sysfs_size(int level) {
+    for (int index = 0; index < 16; index++) {
+        char path[96], text[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
+        if (!read_line(path, text, sizeof text))
+            break;
+        if (atoi(text) != level)
+            continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", index);
+        if (!read_line(path, text, sizeof text) || strcmp(text, "Instruction") == 0)
+            continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+        return read_line(path, text, sizeof text) ? kb_parse_cache_size(text) : 0;
+    }
+    return 0;
+}
+
+/* A cache's size, kept once read: sysfs first (in a VM, glibc's CPUID reading can be far off:
+ * 320 MiB of L3 where sysfs and lscpu say 32 MiB), then the C library (sysconf name, or -1
+ * for none), else fallback; a size outside [least, 1 GiB] is not believed. */
+static int64_t cache_size(int64_t *cached, int level, int name, int64_t least, int64_t fallback) {
     int64_t bytes = __atomic_load_n(cached, __ATOMIC_RELAXED);
     if (bytes > 0)
         return bytes;
-    long reported = name >= 0 ? sysconf(name) : 0;
-    bytes = reported >= least && reported <= (1L << 30) ? reported : fallback;
+    bytes = sysfs_size(level);
+    if (bytes < least || bytes > (1L << 30))
+        bytes = name >= 0 ? sysconf(name) : 0;
+    if (bytes < least || bytes > (1L << 30))
+        bytes = fallback;
     __atomic_store_n(cached, bytes, __ATOMIC_RELAXED);
     return bytes;
 }
 
-int64_t kb_cache_l2_bytes(void) {
-    static int64_t cached;
-    /* glibc knows it from CPUID on x86 but often not on Arm; 1 MiB is a mid-range core's
-     * (Zen 4, Neoverse V1/V2, recent Xeons have 1-2 MiB) and errs on the small side. */
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    return reported_size(&cached, _SC_LEVEL2_CACHE_SIZE, 64 * 1024, 1 << 20);
-#else
-    return reported_size(&cached, -1, 64 * 1024, 1 << 20);
+#ifndef _SC_LEVEL1_DCACHE_SIZE
+#define _SC_LEVEL1_DCACHE_SIZE (-1)
 #endif
-}
+#ifndef _SC_LEVEL2_CACHE_SIZE
+#define _SC_LEVEL2_CACHE_SIZE (-1)
+#endif
+#ifndef _SC_LEVEL3_CACHE_SIZE
+#define _SC_LEVEL3_CACHE_SIZE (-1)
+#endif
 
 int64_t kb_cache_l1d_bytes(void) {
     static int64_t cached;
     /* 32 KiB: every x86 core of the last decade has at least that, most Arm cores 64 KiB. */
-#ifdef _SC_LEVEL1_DCACHE_SIZE
-    return reported_size(&cached, _SC_LEVEL1_DCACHE_SIZE, 8 * 1024, 32 * 1024);
-#else
-    return reported_size(&cached, -1, 8 * 1024, 32 * 1024);
-#endif
+    return cache_size(&cached, 1, _SC_LEVEL1_DCACHE_SIZE, 8 * 1024, 32 * 1024);
+}
+
+int64_t kb_cache_l2_bytes(void) {
+    static int64_t cached;
+    /* 1 MiB is a mid-range core's (Zen 4, Neoverse V1/V2, recent Xeons have 1-2 MiB) and errs
+     * on the small side. */
+    return cache_size(&cached, 2, _SC_LEVEL2_CACHE_SIZE, 64 * 1024, 1 << 20);
 }
 
 int64_t kb_cache_l3_bytes(void) {
     static int64_t cached;
     /* 8 MiB: an ordinary server slice; smaller than most, so arrays beyond it are treated as
      * in memory a little early rather than late. */
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    return reported_size(&cached, _SC_LEVEL3_CACHE_SIZE, 256 * 1024, 8 << 20);
-#else
-    return reported_size(&cached, -1, 256 * 1024, 8 << 20);
-#endif
+    return cache_size(&cached, 3, _SC_LEVEL3_CACHE_SIZE, 256 * 1024, 8 << 20);
 }

@@ -3,15 +3,20 @@
 
 #include <stdint.h>
 
-/* The L2 cache of one core in bytes, as the C library reports it, else 1 MiB. Kernels size
- * the working set of a block by it rather than by a constant tuned to one CPU. */
+/* Cache sizes in bytes as sysfs describes cpu0's caches, else as the C library reports them,
+ * else a default. Kernels size their blocks by them rather than by constants tuned to one CPU.
+ *
+ * The L2 cache of one core, else 1 MiB. */
 int64_t kb_cache_l2_bytes(void);
 
-/* The L1 data cache of one core in bytes, as the C library reports it, else 32 KiB. */
+/* The L1 data cache of one core, else 32 KiB. */
 int64_t kb_cache_l1d_bytes(void);
 
-/* The last-level (L3) cache in bytes, as the C library reports it, else 8 MiB: what an array
- * must exceed to be read from memory rather than from cache. */
+/* The last-level (L3) cache, else 8 MiB: what an array must exceed to be read from memory
+ * rather than from cache. */
 int64_t kb_cache_l3_bytes(void);
+
+/* A size as sysfs writes it: "32K", "1024K", "32M" or plain bytes; 0 when malformed. */
+int64_t kb_parse_cache_size(const char *text);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "machine/probe/cpulist.h"
 #include "machine/probe/probe.h"
 #include "machine/probe/sysfile.h"
@@ -12,24 +13,6 @@ static const char *const cache_names[KB_CACHE_LEVEL_COUNT] = {
 
 const char *kb_cache_name(kb_cache_level level) {
     return (unsigned)level < KB_CACHE_LEVEL_COUNT ? cache_names[level] : "?";
-}
-
-/* "32K", "1024K", "32M" or plain bytes; 0 when malformed. */
-static int64_t parse_size(const char *text) {
-    char *end;
-    long long v = strtoll(text, &end, 10);
-    if (end == text || v <= 0)
-        return 0;
-    int64_t scale = 1;
-    if (*end == 'K' || *end == 'k')
-        scale = 1024, end++;
-    else if (*end == 'M' || *end == 'm')
-        scale = 1024 * 1024, end++;
-    else if (*end == 'G' || *end == 'g')
-        scale = 1024 * 1024 * 1024, end++;
-    if (*end != '\0' || v > INT64_MAX / scale)
-        return 0;
-    return (int64_t)v * scale;
 }
 
 static int slot_of(int64_t level, const char *type) {
@@ -64,7 +47,7 @@ void kb_probe_caches(kb_machine *m, const char *root) {
         kb_cache *c = &m->caches[slot];
         snprintf(path, sizeof path, "%s/size", dir);
         if (kb_sysfile_read(root, path, text, sizeof text))
-            c->size = parse_size(text);
+            c->size = kb_parse_cache_size(text);
         int64_t line;
         snprintf(path, sizeof path, "%s/coherency_line_size", dir);
         if (kb_sysfile_int64(root, path, &line) && line > 0 && line <= 4096)

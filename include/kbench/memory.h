@@ -10,6 +10,11 @@ extern "C" {
 /* Alignment of every buffer kbench allocates: one cache line, and one AVX-512 register. */
 #define KB_ALIGNMENT 64
 
+/* Blocks of at least KB_HUGE_PAGE_FROM bytes are aligned to KB_HUGE_PAGE_BYTES and advised to
+ * use transparent huge pages (Linux's MADV_HUGEPAGE), as NumPy's arrays are. */
+#define KB_HUGE_PAGE_FROM ((size_t)4 << 20)
+#define KB_HUGE_PAGE_BYTES ((size_t)2 << 20)
+
 /* Allocates size bytes aligned to KB_ALIGNMENT (size 0 gives a valid, freeable pointer).
  * Returns NULL and sets kb_last_error() when out of memory. Free with kb_aligned_free. */
 void *kb_aligned_alloc(size_t size);

@@ -77,9 +77,6 @@ static int64_t cache_size(int64_t *cached, int level, int name, int64_t least, i
 #ifndef _SC_LEVEL2_CACHE_SIZE
 #define _SC_LEVEL2_CACHE_SIZE (-1)
 #endif
-#ifndef _SC_LEVEL3_CACHE_SIZE
-#define _SC_LEVEL3_CACHE_SIZE (-1)
-#endif
 
 int64_t kb_cache_l1d_bytes(void) {
     static int64_t cached;
@@ -92,11 +89,4 @@ int64_t kb_cache_l2_bytes(void) {
     /* 1 MiB is a mid-range core's (Zen 4, Neoverse V1/V2, recent Xeons have 1-2 MiB) and errs
      * on the small side. */
     return cache_size(&cached, 2, _SC_LEVEL2_CACHE_SIZE, 64 * 1024, 1 << 20);
-}
-
-int64_t kb_cache_l3_bytes(void) {
-    static int64_t cached;
-    /* 8 MiB: an ordinary server slice; smaller than most, so arrays beyond it are treated as
-     * in memory a little early rather than late. */
-    return cache_size(&cached, 3, _SC_LEVEL3_CACHE_SIZE, 256 * 1024, 8 << 20);
 }

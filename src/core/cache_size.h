@@ -12,10 +12,6 @@ int64_t kb_cache_l2_bytes(void);
 /* The L1 data cache of one core, else 32 KiB. */
 int64_t kb_cache_l1d_bytes(void);
 
-/* The last-level (L3) cache, else 8 MiB: what an array must exceed to be read from memory
- * rather than from cache. */
-int64_t kb_cache_l3_bytes(void);
-
 /* A size as sysfs writes it: "32K", "1024K", "32M" or plain bytes; 0 when malformed. */
 int64_t kb_parse_cache_size(const char *text);
 

@@ -567,7 +567,6 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         /* Sums of many rows per kernel call, stored a batch at a time, as kb_reduce_store
          * would store them. */
         double scale = p->op == KB_REDUCE_MEAN ? (double)n : 1.0;
-        bool from_memory = p->nout * p->count * (int64_t)p->itemsize > kb_cache_l3_bytes();
         int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
         for (int64_t b = 0; b < batches; b++) {
@@ -575,8 +574,8 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH;
             int64_t rows =
                 p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
-            (p->in_dtype == KB_F32 ? k->sum_rows_f32 : k->sum_rows_f64)(
-                p->in + o0 * p->kin[0], rows, p->kin[0], n, from_memory, sums);
+            (p->in_dtype == KB_F32 ? k->sum_rows_f32 : k->sum_rows_f64)(p->in + o0 * p->kin[0],
+                                                                        rows, p->kin[0], n, sums);
             char *out = p->out + o0 * p->kout[0];
             if (p->out_dtype == KB_F32)
                 for (int64_t i = 0; i < rows; i++) {

@@ -23,7 +23,6 @@
  *     forms update (best, index) only on a strict improvement, or on the first NaN while
  *     best is not yet NaN, so the earliest row wins ties. */
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "kbench/simd.h"
@@ -68,13 +67,9 @@ typedef struct kb_reduce_kernels {
     void (*argmax_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
                             int64_t first_row, double *best, int64_t *index);
 
-    /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart, each
-     * with the additions of sum_f32/sum_f64 (the same bits). from_memory: the rows are not in
-     * cache, so they are read several at once, which one core streams faster from DRAM. */
-    void (*sum_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n,
-                         bool from_memory, double *out);
-    void (*sum_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n,
-                         bool from_memory, double *out);
+    /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart */
+    void (*sum_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
+    void (*sum_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
 
     /* sums accumulated in double from the first element, as the means of var and std need */
     double (*sumd_f32)(const float *x, int64_t n);

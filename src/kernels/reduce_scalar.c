@@ -154,8 +154,7 @@ DEFINE_SCALAR_KERNELS(double, f64)
 
 #define DEFINE_SCALAR_ROWS(T, S)                                                                   \
     static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,               \
-                             bool from_memory, double *out) {                                      \
-        (void)from_memory; /* one row at a time: the reference */                                  \
+                             double *out) {                                                        \
         for (int64_t i = 0; i < rows; i++)                                                         \
             out[i] = sum_##S((const T *)(const void *)(x + i * stride), n);                        \
     }

@@ -27,7 +27,6 @@
  *    as a run.
  * The includer has included reduce_lanes.h (narrow blocks) and the vector layer first. */
 
-#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -138,46 +137,6 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
         return vf64_hsum(vf64_add(acc[0], acc[1]));                                                \
     }                                                                                              \
                                                                                                    \
-    /* KB_SUM_ROWS runs of n elements, stride bytes apart, each summed by exactly the additions  \
-     * of sum_##S (so a row's bits do not depend on its neighbours), interleaved so that memory    \
-     * sees as many streams: one core reads DRAM faster from several (Zen 4, 4096 x 4096 float64   \
-     * rows: 20 GB/s one at a time, 26 GB/s four at a time), though not from L3 (1024 x 1024       \
-     * float32: 45 us one at a time, 52 us four at a time), so only for rows from memory. */       \
-    static void sum_runs_##S(const char *bytes, int64_t stride, int64_t n, double *out) {          \
-        enum { W = SUM_LANES_##S, R = KB_SUM_ROWS };                                               \
-        const T *x[R];                                                                             \
-        SUM_UNROLL for (int q = 0; q < R; q++) x[q] = SUM_ROW(T, bytes, q, stride);                \
-        vf64 acc[R][2];                                                                            \
-        SUM_UNROLL for (int q = 0; q < R; q++) acc[q][0] = acc[q][1] = vf64_zero();                \
-        int64_t i = 0;                                                                             \
-        while (i + KB_SUM_NACC * W <= n) {                                                         \
-            int64_t steps = (n - i) / (KB_SUM_NACC * W);                                           \
-            if (steps > KB_SUM_DEPTH)                                                              \
-                steps = KB_SUM_DEPTH;                                                              \
-            vsum_##S a[R][KB_SUM_NACC];                                                            \
-            SUM_UNROLL for (int q = 0; q < R; q++)                                                 \
-                SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) a[q][k] = sum_zero_##S();         \
-            for (int64_t s = 0; s < steps; s++, i += KB_SUM_NACC * W)                              \
-                SUM_UNROLL for (int q = 0; q < R; q++)                                             \
-                    SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) a[q][k] =                     \
-                        sum_add_##S(a[q][k], sum_load_##S(x[q] + i + k * W));                      \
-            SUM_UNROLL for (int q = 0; q < R; q++)                                                 \
-                SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) sum_fold_##S(acc[q], a[q][k]);    \
-        }                                                                                          \
-        SUM_UNROLL for (int q = 0; q < R; q++) {                                                   \
-            if (i < n) {                                                                           \
-                int64_t t = i;                                                                     \
-                vsum_##S a = sum_zero_##S();                                                       \
-                for (; t + W <= n; t += W)                                                         \
-                    a = sum_add_##S(a, sum_load_##S(x[q] + t));                                    \
-                if (t < n)                                                                         \
-                    a = sum_add_##S(a, sum_load_till_##S(x[q] + t, n - t));                        \
-                sum_fold_##S(acc[q], a);                                                           \
-            }                                                                                      \
-            out[q] = vf64_hsum(vf64_add(acc[q][0], acc[q][1]));                                    \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
     /* A narrow block with A accumulators: rounds of A vectors, folded every KB_SUM_DEPTH          \
      * rounds into lane partials in double, which go to their columns at the end. */               \
     static inline __attribute__((always_inline)) void sum_narrow_##S(                              \
@@ -271,13 +230,10 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
     /* Short rows (at most four vectors) take no run kernel call each: two accumulators, the       \
      * tail loaded with the first, then one fold. */                                               \
     static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,               \
-                             bool from_memory, double *out) {                                      \
+                             double *out) {                                                        \
         enum { W = SUM_LANES_##S };                                                                \
         if (n > 4 * W) {                                                                           \
-            int64_t i = 0;                                                                         \
-            for (; from_memory && i + KB_SUM_ROWS <= rows; i += KB_SUM_ROWS)                       \
-                sum_runs_##S(x + i * stride, stride, n, out + i);                                  \
-            for (; i < rows; i++)                                                                  \
+            for (int64_t i = 0; i < rows; i++)                                                     \
                 out[i] = sum_##S(SUM_ROW(T, x, i, stride), n);                                     \
             return;                                                                                \
         }                                                                                          \

@@ -220,29 +220,12 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
     if (!close_sum(sumd, r.sum, r.sum_abs, n))
         fail_msg("%s sumd_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],
                  sumd, r.sum);
-    /* The rows form over rows that are the run and shifts of it (rows starting 1 to 8 elements
-     * later, so that they overlap), read one at a time and several at once: each row the bits
-     * of the same row summed alone, so that a row's sum depends neither on its neighbours (nor
-     * on how threads split the rows) nor on whether they came from memory. */
-    for (int from_memory = 0; from_memory < 2; from_memory++) {
-        int64_t rows = 1 + test_rng_below(&rng, 9), size = f32 ? 4 : 8;
-        int64_t len = n - (rows - 1) > 0 ? n - (rows - 1) : 0;
-        double row_sum[9];
-        (f32 ? t->sum_rows_f32 : t->sum_rows_f64)(x, rows, size, len, from_memory, row_sum);
-        for (int64_t i = 0; i < rows; i++) {
-            double want;
-            (f32 ? t->sum_rows_f32 : t->sum_rows_f64)(x + i * size, 1, size, len, false, &want);
-            /* NaN's sign and payload follow operand order, which the compiler may swap. */
-            if (memcmp(&row_sum[i], &want, sizeof want) != 0 && !(isnan(want) && isnan(row_sum[i])))
-                fail_msg("%s sum_rows_%s n=%lld rows=%lld from_memory=%d (%s) row %lld: got %a, "
-                         "want the row alone's %a",
-                         name, ty, (long long)len, (long long)rows, from_memory, kind_names[k],
-                         (long long)i, row_sum[i], want);
-        }
-        if (rows == 1 && !close_sum_of(f32, row_sum[0], r.sum, r.sum_abs, n))
-            fail_msg("%s sum_rows_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n,
-                     kind_names[k], row_sum[0], r.sum);
-    }
+    /* The run as a single row of the rows form. */
+    double row_sum;
+    (f32 ? t->sum_rows_f32 : t->sum_rows_f64)(x, 1, n * (f32 ? 4 : 8), n, &row_sum);
+    if (!close_sum_of(f32, row_sum, r.sum, r.sum_abs, n))
+        fail_msg("%s sum_rows_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n,
+                 kind_names[k], row_sum, r.sum);
     double dev = f32 ? t->sqdev_f32(xf, n, center) : t->sqdev_f64(xd, n, center);
     if (!close_sum(dev, r.sqdev, dev_mag, n))
         fail_msg("%s sqdev_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],

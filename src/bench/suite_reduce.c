@@ -208,6 +208,7 @@ static int shapes_for(const kb_machine *m, kb_dtype dtype, bool quick, shape_axe
         {"64x64", {"None", NULL}},
         {"1024x1024", {"0", "1", NULL}},
         {"4096x4096", {"0", "1", NULL}},
+        {"100000x32", {"1", NULL}},
     };
     const shape_axes *two_d = quick ? quick_2d : full;
     int n2 =
@@ -239,6 +240,13 @@ static const quick_extra quick_extras[] = {
     {"sum", "f32", "8", "None"},
 };
 
+/* The `mean_axis0` suite: the reduction this field benchmarks most, over the shapes where
+ * libraries differ most (square, tall and narrow, short and wide), in the dtypes users hold. */
+static const char *const mean_axis0_shapes[] = {
+    "512x512", "1024x1024", "2048x2048", "4096x4096", "8192x1024", "100000x32",
+    "1000000x4", "32x100000", "4x1000000", NULL};
+static const char *const mean_axis0_dtypes[] = {"f32", "f64", "int32", "f16", NULL};
+
 /* The case of op, dtype, shape and axis at every SIMD level and thread count. */
 typedef struct impl_axes {
     const char *simd[KB_SIMD_LEVEL_COUNT + 2];
@@ -266,18 +274,36 @@ static kb_status add_case(kb_bench_plan *plan, const impl_axes *ia, const char *
     return st;
 }
 
-kb_status kb_suite_reduce_add(kb_bench_plan *plan, const char *suite, int quick) {
-    impl_axes ia = {.nsimd = 0};
-    ia.simd[ia.nsimd++] = "scalar";
+/* Scalar, every available level or only the best (every_level false), and auto; at one thread
+ * and at all usable cores. */
+static void implementations(impl_axes *ia, bool every_level) {
+    memset(ia, 0, sizeof *ia);
+    ia->simd[ia->nsimd++] = "scalar";
     for (int l = 1; l < KB_SIMD_LEVEL_COUNT; l++)
-        if (kb_simd_available((kb_simd_level)l))
-            ia.simd[ia.nsimd++] = kb_simd_name((kb_simd_level)l);
-    ia.simd[ia.nsimd++] = "auto";
+        if (kb_simd_available((kb_simd_level)l) && (every_level || l == (int)kb_simd_best()))
+            ia->simd[ia->nsimd++] = kb_simd_name((kb_simd_level)l);
+    ia->simd[ia->nsimd++] = "auto";
     int cores = kb_usable_cores();
-    snprintf(ia.all_cores, sizeof ia.all_cores, "%d", cores);
-    ia.threads[0] = "1";
-    ia.threads[1] = ia.all_cores;
-    ia.nthreads = cores > 1 ? 2 : 1;
+    snprintf(ia->all_cores, sizeof ia->all_cores, "%d", cores);
+    ia->threads[0] = "1";
+    ia->threads[1] = ia->all_cores;
+    ia->nthreads = cores > 1 ? 2 : 1;
+}
+
+kb_status kb_suite_mean_axis0_add(kb_bench_plan *plan, const char *suite) {
+    impl_axes ia;
+    implementations(&ia, false);
+    int before = kb_bench_plan_size(plan);
+    kb_status st = KB_OK;
+    for (const char *const *dt = mean_axis0_dtypes; *dt && st == KB_OK; dt++)
+        for (const char *const *shape = mean_axis0_shapes; *shape && st == KB_OK; shape++)
+            st = add_case(plan, &ia, "mean", *dt, *shape, "0");
+    return kb_plan_finish_suite(plan, before, suite, st);
+}
+
+kb_status kb_suite_reduce_add(kb_bench_plan *plan, const char *suite, int quick) {
+    impl_axes ia;
+    implementations(&ia, true);
 
     kb_machine machine;
     kb_machine_probe(&machine);

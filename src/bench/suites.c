@@ -20,6 +20,9 @@ static const struct suite {
 } suites[] = {
     {"quick", "a quick selection of the reduce suite (the default; a minute or two)", add_quick},
     {"reduce", "every reduction x shape x dtype x axis x SIMD level x thread count", add_reduce},
+    {"mean_axis0", "mean along axis 0 over square, tall and wide shapes in float32, float64, "
+                   "int32 and float16",
+     kb_suite_mean_axis0_add},
     {"selftest", "the harness itself: an empty loop body and an empty function call",
      kb_suite_selftest_add},
     /* For kbench's own tests (tests/cli/test_run.py runs it to check how failures are
@@ -32,7 +35,7 @@ static const struct suite {
 enum { nsuites = sizeof suites / sizeof suites[0] };
 
 /* The table's names again but the last, as the NULL-terminated list callers iterate over. */
-static const char *const names[] = {"quick", "reduce", "selftest", NULL};
+static const char *const names[] = {"quick", "reduce", "mean_axis0", "selftest", NULL};
 _Static_assert(sizeof names / sizeof names[0] == nsuites, "one name per suite for users");
 
 const char *const *kb_bench_suite_names(void) {
@@ -53,5 +56,5 @@ kb_status kb_bench_plan_add_suite(kb_bench_plan *plan, const char *suite) {
     for (int i = 0; i < nsuites; i++)
         if (strcmp(suites[i].name, suite) == 0)
             return suites[i].add(plan, suite);
-    return kb_fail(KB_EINVAL, "unknown suite '%s' (expected quick, reduce or selftest)", suite);
+    return kb_fail(KB_EINVAL, "unknown suite '%s' (expected quick, reduce, mean_axis0 or selftest)", suite);
 }

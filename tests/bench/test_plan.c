@@ -265,12 +265,38 @@ static void reduce_suite_names(void **state) {
     kb_bench_plan_free(p);
 }
 
+/* mean_axis0: mean along axis 0 of nine shapes in four dtypes, at scalar, the best level and
+ * auto, at one thread and all cores; named as the reduce suite names the same case. */
+static void mean_axis0_suite(void **state) {
+    kb_bench_plan *p;
+    assert_int_equal(kb_bench_plan_new(&p), KB_OK);
+    assert_int_equal(kb_bench_plan_add_suite(p, "mean_axis0"), KB_OK);
+    int levels = kb_simd_best() == KB_SIMD_SCALAR ? 2 : 3;
+    int threads = kb_usable_cores() > 1 ? 2 : 1;
+    assert_int_equal(kb_bench_plan_size(p), 4 * 9 * levels * threads);
+    for (int i = 0; i < kb_bench_plan_size(p); i++) {
+        const char *name = kb_bench_plan_case_name(p, i);
+        assert_true(strncmp(name, "reduce/mean/", 12) == 0 && strstr(name, "/axis=0/"));
+    }
+    const char *want[] = {"reduce/mean/int32/4096x4096/axis=0/simd=auto/threads=1",
+                          "reduce/mean/f16/4x1000000/axis=0/simd=scalar/threads=1",
+                          "reduce/mean/f64/8192x1024/axis=0/simd=auto/threads=1"};
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        bool found = false;
+        for (int i = 0; i < kb_bench_plan_size(p) && !found; i++)
+            found = strcmp(kb_bench_plan_case_name(p, i), want[w]) == 0;
+        if (!found)
+            fail_msg("mean_axis0 lacks %s", want[w]);
+    }
+    kb_bench_plan_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_and_groups),        cmocka_unit_test(harness_axes_expand),
         cmocka_unit_test(rejects_bad_definitions), cmocka_unit_test(filter_semantics),
         cmocka_unit_test(assign_by_hand),          cmocka_unit_test(shards_partition_reduce),
-        cmocka_unit_test(reduce_suite_names),
+        cmocka_unit_test(reduce_suite_names),      cmocka_unit_test(mean_axis0_suite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -390,7 +390,70 @@ kb_status kb_bench_plan_add(kb_bench_plan *plan, const kb_bench_def *def) {
     return st;
 }
 
+/* Cases in the order of their group's first case, and in their own order within it. */
+typedef struct placed {
+    int first, index;
+} placed;
+
+static int compare_placed(const void *a, const void *b) {
+    const placed *x = a, *y = b;
+    return x->first != y->first ? (x->first > y->first) - (x->first < y->first)
+                                : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Draws each group's cases together where the group first appears. */
+static kb_status regroup(kb_bench_plan *plan) {
+    int n = plan->count;
+    keyed *k = malloc((size_t)n * sizeof *k);
+    placed *order = malloc((size_t)n * sizeof *order);
+    kb_bench_spec *cases = malloc((size_t)n * sizeof *cases);
+    kb_status st = k && order && cases ? KB_OK : kb_fail(KB_ENOMEM, "out of memory");
+    if (st == KB_OK) {
+        for (int i = 0; i < n; i++)
+            k[i] = (keyed){plan->cases[i].group, i};
+        qsort(k, (size_t)n, sizeof *k, compare_keyed);
+        for (int i = 0, first = 0; i < n; i++) {
+            if (i == 0 || strcmp(k[i].key, k[i - 1].key) != 0)
+                first = k[i].index;
+            order[i] = (placed){first, k[i].index};
+        }
+        qsort(order, (size_t)n, sizeof *order, compare_placed);
+        for (int i = 0; i < n; i++)
+            cases[i] = plan->cases[order[i].index];
+        memcpy(plan->cases, cases, (size_t)n * sizeof *cases);
+    }
+    free(k);
+    free(order);
+    free(cases);
+    return st;
+}
+
+/* A case that an earlier suite already planned (the same name from the same definition) is
+ * one case: `kbench run quick mean_axis0` runs the cases the two share once. The later copy
+ * is dropped, and a group both suites add to is drawn together where it first appears. */
+static kb_status merge_repeats(kb_bench_plan *plan, int before) {
+    int kept = before;
+    bool dropped = false;
+    for (int i = before; i < plan->count; i++) {
+        const kb_bench_spec *c = &plan->cases[i];
+        bool repeat = false;
+        for (int j = 0; j < before && !repeat; j++)
+            repeat = plan->cases[j].run == c->run && plan->cases[j].setup == c->setup &&
+                     strcmp(plan->cases[j].name, c->name) == 0;
+        if (repeat) {
+            kb_plan_spec_free(&plan->cases[i]);
+            dropped = true;
+        } else {
+            plan->cases[kept++] = plan->cases[i];
+        }
+    }
+    plan->count = kept;
+    return dropped || before > 0 ? regroup(plan) : KB_OK;
+}
+
 kb_status kb_plan_finish_suite(kb_bench_plan *plan, int before, const char *suite, kb_status st) {
+    if (st == KB_OK)
+        st = merge_repeats(plan, before);
     if (st == KB_OK)
         st = check_plan(plan);
     if (st == KB_OK)

@@ -291,12 +291,61 @@ static void mean_axis0_suite(void **state) {
     kb_bench_plan_free(p);
 }
 
+/* Names of a plan's cases, each once; and whether every group's cases are adjacent. */
+static int count_distinct(const kb_bench_plan *p, bool *groups_adjacent) {
+    int distinct = 0;
+    *groups_adjacent = true;
+    for (int i = 0; i < kb_bench_plan_size(p); i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(kb_bench_plan_case_name(p, i), kb_bench_plan_case_name(p, j)) == 0;
+        distinct += !seen;
+        const char *g = kb_bench_plan_case_group(p, i);
+        for (int j = 0; j + 1 < i; j++)
+            if (strcmp(kb_bench_plan_case_group(p, j), g) == 0 &&
+                strcmp(kb_bench_plan_case_group(p, i - 1), g) != 0)
+                *groups_adjacent = false;
+    }
+    return distinct;
+}
+
+/* A case two suites both select is one case, in either order (issue 12, bug 4): quick and
+ * mean_axis0 share float32 and float64 means along axis 0 of 1024x1024 and 4096x4096. */
+static void suites_share_cases(void **state) {
+    kb_bench_plan *q, *m;
+    assert_int_equal(kb_bench_plan_new(&q), KB_OK);
+    assert_int_equal(kb_bench_plan_add_suite(q, "quick"), KB_OK);
+    assert_int_equal(kb_bench_plan_new(&m), KB_OK);
+    assert_int_equal(kb_bench_plan_add_suite(m, "mean_axis0"), KB_OK);
+    int shared = 0;
+    for (int i = 0; i < kb_bench_plan_size(m); i++)
+        for (int j = 0; j < kb_bench_plan_size(q); j++)
+            shared += strcmp(kb_bench_plan_case_name(m, i), kb_bench_plan_case_name(q, j)) == 0;
+    assert_true(shared > 0);
+    static const char *const orders[2][2] = {{"quick", "mean_axis0"}, {"mean_axis0", "quick"}};
+    for (int o = 0; o < 2; o++) {
+        kb_bench_plan *p;
+        assert_int_equal(kb_bench_plan_new(&p), KB_OK);
+        assert_int_equal(kb_bench_plan_add_suite(p, orders[o][0]), KB_OK);
+        assert_int_equal(kb_bench_plan_add_suite(p, orders[o][1]), KB_OK);
+        int want = kb_bench_plan_size(q) + kb_bench_plan_size(m) - shared;
+        assert_int_equal(kb_bench_plan_size(p), want);
+        bool adjacent;
+        assert_int_equal(count_distinct(p, &adjacent), want);
+        assert_true(adjacent);
+        kb_bench_plan_free(p);
+    }
+    kb_bench_plan_free(q);
+    kb_bench_plan_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_and_groups),        cmocka_unit_test(harness_axes_expand),
         cmocka_unit_test(rejects_bad_definitions), cmocka_unit_test(filter_semantics),
         cmocka_unit_test(assign_by_hand),          cmocka_unit_test(shards_partition_reduce),
         cmocka_unit_test(reduce_suite_names),      cmocka_unit_test(mean_axis0_suite),
+        cmocka_unit_test(suites_share_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

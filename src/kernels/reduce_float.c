@@ -367,11 +367,32 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
         }
         int64_t in_off, out_off;
         group_offsets(p, col, g, &in_off, &out_off);
-        for (int64_t j = 0; j < w; j++) {
-            kb_partial r = {.a = total[j]};
-            if (kb_reduce_store(p, &r, p->out + out_off + (j0 + j) * p->kout[col]) != KB_OK)
-                stored = 0;
-        }
+        char *out = p->out + out_off + j0 * p->kout[col];
+        /* Stored as kb_reduce_store would, in one typed loop: a call per element cost more
+         * than the sums of a short, wide array (4 x 1000000 along axis 0). */
+        double scale = p->op == KB_REDUCE_MEAN ? (double)p->count : 1.0;
+        if (p->out_dtype == KB_F32 && p->kout[col] == (int64_t)sizeof(float))
+            for (int64_t j = 0; j < w; j++) /* contiguous: the divisions vectorize */
+                ((float *)(void *)out)[j] = (float)(total[j] / scale);
+        else if (p->out_dtype == KB_F64 && p->kout[col] == (int64_t)sizeof(double))
+            for (int64_t j = 0; j < w; j++)
+                ((double *)(void *)out)[j] = total[j] / scale;
+        else if (p->out_dtype == KB_F32)
+            for (int64_t j = 0; j < w; j++) {
+                float value = (float)(total[j] / scale);
+                memcpy(out + j * p->kout[col], &value, sizeof value);
+            }
+        else if (p->out_dtype == KB_F64)
+            for (int64_t j = 0; j < w; j++) {
+                double value = total[j] / scale;
+                memcpy(out + j * p->kout[col], &value, sizeof value);
+            }
+        else
+            for (int64_t j = 0; j < w; j++) {
+                kb_partial r = {.a = total[j]};
+                if (kb_reduce_store(p, &r, out + j * p->kout[col]) != KB_OK)
+                    stored = 0;
+            }
     }
     free(sums);
     return stored ? KB_OK : kb_fail(KB_EINVAL, "cannot store a reduction result");

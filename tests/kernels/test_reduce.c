@@ -501,6 +501,37 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
     kb_threads_set(max_threads());
 }
 
+/* Column sums and means store their results in a typed loop when the output is contiguous
+ * and element by element when it is not: an output view with every other element gets the
+ * bits the contiguous one gets, float32 and float64, sum and mean. */
+static void column_sums_into_strided_outputs(void **state) {
+    static const kb_dtype dtypes[] = {KB_F32, KB_F64};
+    static const kb_reduce_op ops[] = {KB_REDUCE_SUM, KB_REDUCE_MEAN};
+    for (size_t d = 0; d < 2; d++)
+        for (size_t o = 0; o < 2; o++) {
+            int64_t shape[2] = {300, 70}, out_shape[1] = {70};
+            size_t item = kb_dtype_size(dtypes[d]);
+            kb_array in, contiguous, spread, strided;
+            assert_int_equal(kb_array_new(&in, dtypes[d], 2, shape, KB_ORDER_C), KB_OK);
+            fill_random(&in, 0);
+            kb_reduce_args args = kb_reduce_args_axis(ops[o], 0);
+            assert_int_equal(kb_reduce(&in, &args, &contiguous), KB_OK);
+            int64_t wide[1] = {140}, stride[1] = {2 * (int64_t)item};
+            assert_int_equal(kb_array_new(&spread, dtypes[d], 1, wide, KB_ORDER_C), KB_OK);
+            assert_int_equal(
+                kb_array_view(&strided, dtypes[d], 1, out_shape, stride, spread.data, 0), KB_OK);
+            assert_int_equal(kb_reduce_into(&in, &args, &strided), KB_OK);
+            for (int64_t j = 0; j < 70; j++)
+                if (memcmp((char *)spread.data + 2 * j * (int64_t)item,
+                           (char *)contiguous.data + j * (int64_t)item, item) != 0)
+                    fail_msg("%s %s column %lld differs with a strided output",
+                             kb_reduce_op_name(ops[o]), kb_dtype_name(dtypes[d]), (long long)j);
+            kb_array_free(&in);
+            kb_array_free(&contiguous);
+            kb_array_free(&spread);
+        }
+}
+
 static void numpy_cases_that_must_hold_exactly(void **state) {
     /* ones((20_000_000, 2), float32).mean(axis=0) is exactly 1 (NumPy: 0.8388608). */
     int64_t shape[2] = {20000000, 2};
@@ -581,6 +612,7 @@ int main(void) {
         cmocka_unit_test(large_float_views_match_reference),
         cmocka_unit_test(shapes_that_cross_blocks_and_chunks),
         cmocka_unit_test(numpy_cases_that_must_hold_exactly),
+        cmocka_unit_test(column_sums_into_strided_outputs),
         cmocka_unit_test(errors_follow_numpy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

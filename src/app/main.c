@@ -69,14 +69,24 @@ static int dispatch(int argc, char **argv) {
         kb_program_print_help(&program, stderr);
         return KB_EXIT_USAGE;
     }
-    if (strcmp(command[0], "help") == 0) {
+    /* `kbench help COMMAND` is `kbench COMMAND --help`. */
+    bool help = strcmp(command[0], "help") == 0;
+    if (help && ncommand == 1) {
         kb_program_print_help(&program, stdout);
         return KB_EXIT_OK;
     }
-    for (int i = 0; i < ncommands; i++)
-        if (strcmp(command[0], commands[i].name) == 0)
-            return commands[i].run(ncommand, command);
-    fprintf(stderr, "kbench: unknown command '%s'\nTry 'kbench --help'.\n", command[0]);
+    if (help && ncommand > 2) {
+        fprintf(stderr, "kbench help: one command at a time\nTry 'kbench --help'.\n");
+        return KB_EXIT_USAGE;
+    }
+    const char *name = command[help ? 1 : 0];
+    for (int i = 0; i < ncommands; i++) {
+        if (strcmp(name, commands[i].name) != 0)
+            continue;
+        char *help_args[] = {command[1], "--help", NULL};
+        return help ? commands[i].run(2, help_args) : commands[i].run(ncommand, command);
+    }
+    fprintf(stderr, "kbench: unknown command '%s'\nTry 'kbench --help'.\n", name);
     return KB_EXIT_USAGE;
 }
 

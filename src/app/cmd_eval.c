@@ -80,7 +80,7 @@ static kb_status parse_threads(const char *name, const char *value, void *target
 static bool parse_options(int argc, char **argv, options *o, int *status) {
     const kb_option table[] = {
         {KB_OPTION_STRING, 'o', "output", "FILE", &o->output,
-         .help = "write the result to FILE (.npy) instead of printing it"},
+         .help = "write the result to FILE (.npy) instead of printing it", .once = true},
         {KB_OPTION_STRING, 0, "simd", "LEVEL", &o->simd,
          .help = "auto, scalar, avx2, avx512, neon or sve (default: KB_SIMD, or auto)"},
         {KB_OPTION_STRING, 0, "threads", "N", &o->threads, parse_threads,

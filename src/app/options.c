@@ -118,6 +118,9 @@ static kb_status store(const kb_option *o, const char *name, const char *value) 
         case KB_OPTION_DOUBLE:
             return store_number(o, name, value);
         case KB_OPTION_STRING:
+            if (o->once && *(const char **)o->target)
+                return kb_fail(KB_EINVAL, "%s given twice ('%s', then '%s'); give it once", name,
+                               *(const char **)o->target, value);
             if (o->validate)
                 return o->validate(name, value, o->target);
             *(const char **)o->target = value;

@@ -65,6 +65,9 @@ typedef struct kb_option {
     const char *expected; /* INT and DOUBLE (required): the values accepted, in words */
     const char *help;     /* a GROUP's heading, an option's description */
     bool hidden;          /* parsed, but left out of the help */
+    /* STRING whose target starts NULL: given twice is a usage error rather than the last
+     * winning (an output file, where the first would be dropped without a word). */
+    bool once;
 } kb_option;
 
 /* A KB_EINVAL failure with the one wording of a bad value, "bad NAME 'VALUE' (expected

@@ -42,10 +42,21 @@ static kb_status read_all(const char *path, FILE *f, char **text, size_t *length
 kb_status kb_json_read_text(const char *text, size_t length, const char *label, kb_json_reader read,
                             void *out) {
     json_error_t error;
-    json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &error);
+    /* Any value decodes, so that valid JSON that is not a document kbench reads ("null") is
+     * called what it is rather than invalid. */
+    json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
     if (!root)
         return kb_fail(KB_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", label, error.text,
                        error.line, error.column);
+    if (!json_is_object(root) && !json_is_array(root)) {
+        static const char *const kinds[] = {[JSON_STRING] = "a string", [JSON_INTEGER] = "a number",
+                                            [JSON_REAL] = "a number",   [JSON_TRUE] = "true",
+                                            [JSON_FALSE] = "false",     [JSON_NULL] = "null"};
+        kb_status st = kb_fail(KB_EFORMAT, "%s: holds %s, not a JSON object", label,
+                               kinds[json_typeof(root)]);
+        json_decref(root);
+        return st;
+    }
     kb_status st = read(root, label, out);
     json_decref(root);
     return st;

@@ -130,7 +130,12 @@ def roofline_flags(tmp):
           and results["cases"][0]["roofline"] is None, "--no-roofline")
     bad = os.path.join(tmp, "bad-peaks.json")
     Path(bad).write_text('{"peaks": {"format": "kbench-peaks/1"}}')
-    for peaks_file, message in ((bad, bad + ": "), (os.path.join(tmp, "none.json"), "cannot read")):
+    # Another kind of JSON file is named as such, not by a key the reader missed (issue 12,
+    # bug 12: "Object item not found: format").
+    other = os.path.join(tmp, "not-peaks.json")
+    Path(other).write_text('{"schema": "kbench-results"}')
+    for peaks_file, message in ((bad, bad + ": "), (os.path.join(tmp, "none.json"), "cannot read"),
+                                (other, other + ": not a kbench peaks file")):
         r = kbench("run", "reduce", "--filter", ONE, *FAST[:2], "--peaks", peaks_file)
         check(r.returncode == 1 and "--peaks: " in r.stderr and message in r.stderr,
               f"--peaks {peaks_file}: {r.returncode} {r.stderr}")

@@ -63,6 +63,9 @@ static kb_status add_output(const char *name, const char *path, void *target) {
     kb_bench_options *o = target;
     kb_results_format format;
     kb_status st = kb_results_format_of_path(path, &format);
+    /* Checked now, not after the whole run has been measured. */
+    if (st == KB_OK && strcmp(path, "-") != 0)
+        st = kb_atomic_write_possible(path);
     if (st != KB_OK)
         return st;
     kb_results_format *grown =

@@ -1,6 +1,7 @@
 /* Writing a file through a temporary beside it and a rename, so that it appears whole. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,4 +61,23 @@ kb_status kb_atomic_write(const char *path, kb_atomic_writer write, void *contex
     }
     free(temp);
     return st;
+}
+
+kb_status kb_atomic_write_possible(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return kb_fail(KB_EIO, "%s: cannot write into %s: %s", path, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return kb_fail(KB_EIO, "%s: cannot write into %s: not a directory", path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return kb_fail(KB_EIO, "%s: cannot write into %s: %s", path, dir, strerror(errno));
+    return KB_OK;
 }

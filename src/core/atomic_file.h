@@ -15,4 +15,9 @@ typedef kb_status (*kb_atomic_writer)(FILE *f, void *context);
  * not durability across a crash, which every benchmark run would pay for. */
 kb_status kb_atomic_write(const char *path, kb_atomic_writer write, void *context);
 
+/* Whether kb_atomic_write could create its temporary beside path: the directory path names
+ * exists and is writable. KB_EIO ("PATH: cannot write into DIR: REASON") when not; for
+ * commands that check their outputs before long work. */
+kb_status kb_atomic_write_possible(const char *path);
+
 #endif

@@ -293,6 +293,12 @@ def usage_errors(tmp):
         r = kbench(cmd, "--help")
         check(r.returncode == 0 and "--shard K/N" in r.stdout and "quick" in r.stdout,
               f"{cmd} --help")
+    # An output that cannot be written fails before anything is measured (issue 12, bug 10:
+    # the whole run was measured first).
+    missing = os.path.join(tmp, "no", "such", "dir", "r.json")
+    r = kbench("run", "quick", "-o", missing)
+    check(r.returncode == 1 and f"{missing}: cannot write into" in r.stderr and "[1/" not in r.stderr
+          and r.stdout == "", f"run -o into a missing directory: {r.returncode} {r.stderr!r}")
     # An empty shard is not an error: N runners may outnumber the groups.
     r = kbench("run", "selftest", "--filter", "empty", "--shard", "2/2", *FAST, "-q")
     check(r.returncode == 0 and len(r.stdout.splitlines()) == 1, f"empty shard: {r.returncode}")

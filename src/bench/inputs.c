@@ -8,8 +8,8 @@
 #include "util/internal.h"
 
 kb_status kb_bench_fill_uniform(kb_array *a, uint64_t seed, double lo, double hi) {
-    bool typed = a->dtype == KB_F32 || a->dtype == KB_F64 || a->dtype == KB_F16 ||
-                 a->dtype == KB_INT32;
+    bool typed =
+        a->dtype == KB_F32 || a->dtype == KB_F64 || a->dtype == KB_F16 || a->dtype == KB_INT32;
     if (!typed || !(kb_array_is_c_contiguous(a) || kb_array_is_f_contiguous(a)))
         return kb_fail(KB_EINVAL,
                        "random inputs are contiguous float32, float64, float16 or int32 arrays");

@@ -242,9 +242,9 @@ static const quick_extra quick_extras[] = {
 
 /* The `mean_axis0` suite: the reduction this field benchmarks most, over the shapes where
  * libraries differ most (square, tall and narrow, short and wide), in the dtypes users hold. */
-static const char *const mean_axis0_shapes[] = {
-    "512x512", "1024x1024", "2048x2048", "4096x4096", "8192x1024", "100000x32",
-    "1000000x4", "32x100000", "4x1000000", NULL};
+static const char *const mean_axis0_shapes[] = {"512x512",   "1024x1024", "2048x2048", "4096x4096",
+                                                "8192x1024", "100000x32", "1000000x4", "32x100000",
+                                                "4x1000000", NULL};
 static const char *const mean_axis0_dtypes[] = {"f32", "f64", "int32", "f16", NULL};
 
 /* The case of op, dtype, shape and axis at every SIMD level and thread count. */

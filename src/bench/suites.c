@@ -20,8 +20,9 @@ static const struct suite {
 } suites[] = {
     {"quick", "a quick selection of the reduce suite (the default; a minute or two)", add_quick},
     {"reduce", "every reduction x shape x dtype x axis x SIMD level x thread count", add_reduce},
-    {"mean_axis0", "mean along axis 0 over square, tall and wide shapes in float32, float64, "
-                   "int32 and float16",
+    {"mean_axis0",
+     "mean along axis 0 over square, tall and wide shapes in float32, float64, "
+     "int32 and float16",
      kb_suite_mean_axis0_add},
     {"selftest", "the harness itself: an empty loop body and an empty function call",
      kb_suite_selftest_add},
@@ -56,5 +57,6 @@ kb_status kb_bench_plan_add_suite(kb_bench_plan *plan, const char *suite) {
     for (int i = 0; i < nsuites; i++)
         if (strcmp(suites[i].name, suite) == 0)
             return suites[i].add(plan, suite);
-    return kb_fail(KB_EINVAL, "unknown suite '%s' (expected quick, reduce, mean_axis0 or selftest)", suite);
+    return kb_fail(KB_EINVAL, "unknown suite '%s' (expected quick, reduce, mean_axis0 or selftest)",
+                   suite);
 }

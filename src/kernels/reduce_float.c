@@ -339,7 +339,8 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
 #pragma omp parallel for num_threads(threads) if (parallel) schedule(static)
     for (int64_t t = 0; t < tasks; t++) {
-        int64_t chunk = t % s->chunks, tile = t / s->chunks % s->tiles, g = t / s->chunks / s->tiles;
+        int64_t chunk = t % s->chunks, tile = t / s->chunks % s->tiles,
+                g = t / s->chunks / s->tiles;
         int64_t in_off, out_off;
         group_offsets(p, col, g, &in_off, &out_off);
         int64_t j0 = tile * s->tile;

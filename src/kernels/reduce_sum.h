@@ -165,9 +165,9 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
             out[c] += lane[q];                                                                     \
     }                                                                                              \
                                                                                                    \
-    /* The R loads of rows r at column offset c (tail columns when tail > 0), added together. */ \
-    static inline __attribute__((always_inline)) vsum_##S sum_rows_at_##S(                        \
-        int R, const T *const *r, int64_t c, int64_t tail) {                                       \
+    /* The R loads of rows r at column offset c (tail columns when tail > 0), added together. */   \
+    static inline __attribute__((always_inline))                                                   \
+    vsum_##S sum_rows_at_##S(int R, const T *const *r, int64_t c, int64_t tail) {                  \
         vsum_##S s[KB_SUM_ROWS];                                                                   \
         SUM_UNROLL for (int q = 0; q < R; q++) s[q] =                                              \
             tail ? sum_load_till_##S(r[q] + c, tail) : sum_load_##S(r[q] + c);                     \
@@ -180,7 +180,7 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
         return s[0];                                                                               \
     }                                                                                              \
                                                                                                    \
-    /* Rows [i, i + R) of a chunk of nv whole vectors and tail columns more, added together and   \
+    /* Rows [i, i + R) of a chunk of nv whole vectors and tail columns more, added together and    \
      * into acc, or stored there when first. */                                                    \
     static inline __attribute__((always_inline)) void sum_rows_into_##S(                           \
         int R, int first, const char *x, int64_t i, int64_t stride, int64_t nv, int64_t tail,      \
@@ -190,11 +190,11 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
         SUM_UNROLL for (int q = 0; q < R; q++) r[q] = SUM_ROW(T, x, i + q, stride);                \
         for (int64_t v = 0; v < nv; v++) {                                                         \
             vsum_##S s = sum_rows_at_##S(R, r, v * W, 0);                                          \
-            sum_store_##S(acc + v * W, first ? s : sum_add_##S(sum_load_##S(acc + v * W), s));    \
+            sum_store_##S(acc + v * W, first ? s : sum_add_##S(sum_load_##S(acc + v * W), s));     \
         }                                                                                          \
         if (tail) {                                                                                \
             vsum_##S s = sum_rows_at_##S(R, r, nv * W, tail);                                      \
-            sum_store_##S(acc + nv * W, first ? s : sum_add_##S(sum_load_##S(acc + nv * W), s));  \
+            sum_store_##S(acc + nv * W, first ? s : sum_add_##S(sum_load_##S(acc + nv * W), s));   \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \

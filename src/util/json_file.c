@@ -49,11 +49,11 @@ kb_status kb_json_read_text(const char *text, size_t length, const char *label, 
         return kb_fail(KB_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", label, error.text,
                        error.line, error.column);
     if (!json_is_object(root) && !json_is_array(root)) {
-        static const char *const kinds[] = {[JSON_STRING] = "a string", [JSON_INTEGER] = "a number",
-                                            [JSON_REAL] = "a number",   [JSON_TRUE] = "true",
-                                            [JSON_FALSE] = "false",     [JSON_NULL] = "null"};
-        kb_status st = kb_fail(KB_EFORMAT, "%s: holds %s, not a JSON object", label,
-                               kinds[json_typeof(root)]);
+        static const char *const kinds[] = {
+            [JSON_STRING] = "a string", [JSON_INTEGER] = "a number", [JSON_REAL] = "a number",
+            [JSON_TRUE] = "true",       [JSON_FALSE] = "false",      [JSON_NULL] = "null"};
+        kb_status st =
+            kb_fail(KB_EFORMAT, "%s: holds %s, not a JSON object", label, kinds[json_typeof(root)]);
         json_decref(root);
         return st;
     }

@@ -112,12 +112,12 @@ static void failures_have_one_wording(void **state) {
     /* Valid JSON that is no document: called what it is, not invalid (issue 12, bug 11). */
     static const struct {
         const char *text, *what;
-    } scalars[] = {{"null", "null"}, {" 3.5 ", "a number"}, {"\"x\"", "a string"},
-                   {"true", "true"}};
+    } scalars[] = {
+        {"null", "null"}, {" 3.5 ", "a number"}, {"\"x\"", "a string"}, {"true", "true"}};
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
-        assert_int_equal(kb_json_read_text(scalars[i].text, strlen(scalars[i].text), "text", keep,
-                                           &root),
-                         KB_EFORMAT);
+        assert_int_equal(
+            kb_json_read_text(scalars[i].text, strlen(scalars[i].text), "text", keep, &root),
+            KB_EFORMAT);
         snprintf(expected, sizeof expected, "text: holds %s, not a JSON object", scalars[i].what);
         assert_message(expected);
         assert_null(root);

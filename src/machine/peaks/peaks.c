@@ -94,7 +94,7 @@ static kb_status measure_set(const kb_peaks_options *o, const kb_measure_setting
             progress(o, "flops %s %s, %d %s", kb_flop_type_name((kb_flop_type)t),
                      kb_simd_name((kb_simd_level)l), set->threads, unit);
             st = kb_fma_measure((kb_flop_type)t, (kb_simd_level)l, set->threads, s,
-                                          &set->flops[t][l]);
+                                &set->flops[t][l]);
             if (st != KB_OK)
                 return st;
             kb_peak_history_add(&set->flops_history[t][l], p->measured_at, set->flops[t][l].best);

@@ -99,13 +99,12 @@ static json_t *set_json(const kb_peak_set *set) {
     json_t *curve = json_array();
     for (int i = 0; i < set->load_curve.count; i++) {
         const kb_bw_curve_point *p = &set->load_curve.points[i];
-        json_array_append_new(
-            curve, json_pack("{s:I, s:i, s:o, s:o, s:o}", "working_set_bytes",
-                             (json_int_t)p->working_set_bytes, "repetitions",
-                             p->bytes_per_second.repetitions, "gbytes_per_s",
-                             rate_json(&p->bytes_per_second, 1e-9), "history",
-                             history_json(&p->history, 1e-9), "history_summary",
-                             summary_json(&p->history, 1e-9)));
+        json_array_append_new(curve, json_pack("{s:I, s:i, s:o, s:o, s:o}", "working_set_bytes",
+                                               (json_int_t)p->working_set_bytes, "repetitions",
+                                               p->bytes_per_second.repetitions, "gbytes_per_s",
+                                               rate_json(&p->bytes_per_second, 1e-9), "history",
+                                               history_json(&p->history, 1e-9), "history_summary",
+                                               summary_json(&p->history, 1e-9)));
     }
     return json_pack("{s:i, s:o, s:o, s:o}", "threads", set->threads, "bandwidth", bw, "flops",
                      flops, "load_curve", curve);
@@ -244,9 +243,9 @@ static kb_status read_curve(json_t *a, int64_t measured_at, kb_bw_curve *curve) 
         int reps;
         json_t *rate, *history, *summary = NULL;
         json_error_t e;
-        if (json_unpack_ex(item, &e, JSON_STRICT, "{s:I, s:i, s:o, s:o, s?o}",
-                           "working_set_bytes", &ws, "repetitions", &reps, "gbytes_per_s", &rate,
-                           "history", &history, "history_summary", &summary) != 0)
+        if (json_unpack_ex(item, &e, JSON_STRICT, "{s:I, s:i, s:o, s:o, s?o}", "working_set_bytes",
+                           &ws, "repetitions", &reps, "gbytes_per_s", &rate, "history", &history,
+                           "history_summary", &summary) != 0)
             return kb_fail(KB_EFORMAT, "peaks JSON: load_curve: %s", e.text);
         if (ws <= 0 || (i > 0 && ws <= curve->points[i - 1].working_set_bytes))
             return bad("load_curve's working sets are not positive and ascending");

@@ -15,6 +15,9 @@ float kb_f16_to_f32(uint16_t bits);
 uint16_t kb_f32_to_f16(float value);
 float kb_bf16_to_f32(uint16_t bits);
 uint16_t kb_f32_to_bf16(float value);
+/* A double rounded once (not through float's rounding) to nearest, ties to even. */
+uint16_t kb_f64_to_f16(double value);
+uint16_t kb_f64_to_bf16(double value);
 
 #ifdef __cplusplus
 }

@@ -26,9 +26,10 @@
  * narrowest to widest, so the best level a machine runs is the last one it can. */
 #define KB_SIMD_LEVELS(X)                                                                          \
     X(SCALAR, scalar, 1, ANY, true, SCALAR)                                                        \
-    X(AVX2, avx2, KB_SIMD_BUILT_AVX2, X86_64, f->avx2 && f->fma, SCALAR)                           \
+    X(AVX2, avx2, KB_SIMD_BUILT_AVX2, X86_64, f->avx2 && f->fma && f->f16c, SCALAR)                \
     X(AVX512, avx512, KB_SIMD_BUILT_AVX512, X86_64,                                                \
-      f->avx512f && f->avx512bw && f->avx512dq && f->avx512vl, AVX2)                               \
+      f->avx2 && f->fma && f->f16c && f->avx512f && f->avx512bw && f->avx512dq && f->avx512vl,     \
+      AVX2)                                                                                        \
     X(NEON, neon, KB_SIMD_BUILT_NEON, AARCH64, f->neon, SCALAR)                                    \
     X(SVE, sve, KB_SIMD_BUILT_SVE, AARCH64, f->sve, NEON)
 

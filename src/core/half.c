@@ -1,4 +1,6 @@
-/* float16 and bfloat16 conversion to and from float32, rounding to nearest even. */
+/* float16 and bfloat16 conversion to and from float32 and from double, rounding to nearest
+ * even. */
+#include <math.h>
 #include <string.h>
 
 #include "kbench/half.h"
@@ -90,4 +92,26 @@ uint16_t kb_f32_to_bf16(float value) {
     /* Round to nearest even; overflow carries into the exponent and reaches infinity. */
     x += 0x7fff + ((x >> 16) & 1);
     return (uint16_t)(x >> 16);
+}
+
+/* x rounded to float with round-to-odd (an inexact result gets its last bit set), which
+ * then rounds correctly to any format with at least two fewer mantissa bits: one rounding in
+ * effect, never two. In double and on the bits, for the reductions' stores (core/element.c
+ * does the same from long double, the general elements' type). */
+static float round_to_odd(double x) {
+    float f = (float)x;
+    if ((double)f == x || isnan(x) || isinf(f))
+        return f;
+    uint32_t bits = float_bits(f);
+    if (fabs((double)f) > fabs(x))
+        bits--; /* toward zero: f is not zero here, since |f| > |x| */
+    return bits_float(bits | 1);
+}
+
+uint16_t kb_f64_to_f16(double value) {
+    return kb_f32_to_f16(round_to_odd(value));
+}
+
+uint16_t kb_f64_to_bf16(double value) {
+    return kb_f32_to_bf16(round_to_odd(value));
 }

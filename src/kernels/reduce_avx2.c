@@ -674,7 +674,7 @@ DEFINE_ARG(f32, float, argmax, gt, >, -INFINITY)
 DEFINE_ARG(f64, double, argmin, lt, <, INFINITY)
 DEFINE_ARG(f64, double, argmax, gt, >, -INFINITY)
 
-static const kb_reduce_kernels avx2_kernels = KB_REDUCE_KERNELS_TABLE(sumd);
+static const kb_reduce_kernels avx2_kernels = KB_REDUCE_KERNELS_TABLE;
 
 const kb_reduce_kernels *kb_reduce_kernels_avx2(void) {
     return &avx2_kernels;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "kbench/half.h"
 #include "kernels/reduce_finish.h"
 
 kb_status kb_reduce_store(const kb_reduce_plan *plan, const kb_partial *partial, char *out) {
@@ -34,6 +35,12 @@ kb_status kb_reduce_store(const kb_reduce_plan *plan, const kb_partial *partial,
         case KB_F32: {
             float f = (float)value;
             memcpy(out, &f, sizeof f);
+            return KB_OK;
+        }
+        case KB_F16:
+        case KB_BF16: {
+            uint16_t h = plan->out_dtype == KB_F16 ? kb_f64_to_f16(value) : kb_f64_to_bf16(value);
+            memcpy(out, &h, sizeof h);
             return KB_OK;
         }
         default:

@@ -1,4 +1,5 @@
-/* The float32/float64 reductions that have a contiguous dimension to stream along:
+/* The float32/float64 reductions that have a contiguous dimension to stream along, and the
+ * sums and means of the types the sum kernels widen as they load (float16, bfloat16, int32):
  *
  *   inner: the reduced elements of each output include a contiguous run (axis=-1 of a C
  *          array, axis=None): each run is cut into blocks of at most KB_REDUCE_BLOCK
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "kbench/half.h"
 #include "kbench/memory.h"
 #include "kernels/reduce_finish.h"
 #include "kernels/reduce_float.h"
@@ -36,14 +38,50 @@
 #define KB_REDUCE_ROWS_BATCH 256
 
 static double load(const kb_reduce_plan *p, const char *x) {
-    if (p->in_dtype == KB_F32) {
-        float f;
-        memcpy(&f, x, sizeof f);
-        return f;
+    switch (p->in_dtype) {
+        case KB_F32: {
+            float f;
+            memcpy(&f, x, sizeof f);
+            return f;
+        }
+        case KB_F64: {
+            double d;
+            memcpy(&d, x, sizeof d);
+            return d;
+        }
+        case KB_INT32: {
+            int32_t i;
+            memcpy(&i, x, sizeof i);
+            return i;
+        }
+        default: {
+            uint16_t h;
+            memcpy(&h, x, sizeof h);
+            return p->in_dtype == KB_F16 ? kb_f16_to_f32(h) : kb_bf16_to_f32(h);
+        }
     }
-    double d;
-    memcpy(&d, x, sizeof d);
-    return d;
+}
+
+/* The sum kernels' input type of a dtype, or KB_SUM_TYPES for none. */
+static kb_sum_type sum_type_of(kb_dtype dtype) {
+    switch (dtype) {
+        case KB_F32:
+            return KB_SUM_F32;
+        case KB_F64:
+            return KB_SUM_F64;
+        case KB_F16:
+            return KB_SUM_F16;
+        case KB_BF16:
+            return KB_SUM_BF16;
+        case KB_INT32:
+            return KB_SUM_I32;
+        default:
+            return KB_SUM_TYPES;
+    }
+}
+
+static const kb_sum_kernels *sum_kernels(const kb_reduce_plan *p, const kb_reduce_kernels *k) {
+    return &k->sum[sum_type_of(p->in_dtype)];
 }
 
 /* One block of the inner mode: n contiguous elements at x, the first with flat index
@@ -57,7 +95,7 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
     switch (p->op) {
         case KB_REDUCE_SUM:
         case KB_REDUCE_MEAN:
-            r.a = f32 ? k->sum_f32(xf, n) : k->sum_f64(xd, n);
+            r.a = sum_kernels(p, k)->run(x, n);
             break;
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD: {
@@ -328,7 +366,7 @@ static cols_shape cols_shape_of(const kb_reduce_plan *p, int col) {
  * rows of doubles around, a quarter of the time of a 1024 x 1024 float32 column sum. */
 static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernels *k, int col,
                                  const cols_shape *s, int threads) {
-    bool f32 = p->in_dtype == KB_F32;
+    const kb_sum_kernels *sk = sum_kernels(p, k);
     int64_t tasks = s->groups * s->tiles * s->chunks;
     int64_t col_stride = p->kin[col], stride = p->rin[p->nr - 1];
     int64_t chunk_rows = s->chunk_blocks * s->block_rows;
@@ -351,7 +389,7 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
         int64_t r0 = chunk * chunk_rows, r1 = r0 + chunk_rows < s->rows ? r0 + chunk_rows : s->rows;
         FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
             (void)first;
-            (f32 ? k->sum_cols_f32 : k->sum_cols_f64)(x, n, stride, w, sum);
+            sk->cols(x, n, stride, w, sum);
         });
     }
     int stored = 1;
@@ -388,6 +426,8 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
                 double value = total[j] / scale;
                 memcpy(out + j * p->kout[col], &value, sizeof value);
             }
+        else if (p->out_dtype == KB_F16 && p->kout[col] == (int64_t)sizeof(uint16_t))
+            k->store_f16(total, w, scale, (uint16_t *)(void *)out);
         else
             for (int64_t j = 0; j < w; j++) {
                 kb_partial r = {.a = total[j]};
@@ -511,7 +551,8 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
 
 static bool reduce_narrow_sum(const kb_reduce_plan *p, int threads) {
     bool mean = p->op == KB_REDUCE_MEAN;
-    if ((p->op != KB_REDUCE_SUM && !mean) || p->nk != 1 || p->out_dtype != p->in_dtype)
+    if ((p->op != KB_REDUCE_SUM && !mean) || p->nk != 1 || p->out_dtype != p->in_dtype ||
+        (p->in_dtype != KB_F32 && p->in_dtype != KB_F64))
         return false;
     int64_t n = p->count;
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
@@ -584,33 +625,41 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
     int64_t n = p->count;
     kb_status status = KB_OK;
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
-    if ((p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN) && p->nk == 1 &&
-        p->out_dtype == p->in_dtype) {
+    if ((p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN) && p->nk == 1) {
         /* Sums of many rows per kernel call, stored a batch at a time, as kb_reduce_store
          * would store them. */
+        const kb_sum_kernels *sk = sum_kernels(p, k);
+        int stored = 1;
         double scale = p->op == KB_REDUCE_MEAN ? (double)n : 1.0;
         int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel) reduction(& : stored)
         for (int64_t b = 0; b < batches; b++) {
             double sums[KB_REDUCE_ROWS_BATCH];
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH;
             int64_t rows =
                 p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
-            (p->in_dtype == KB_F32 ? k->sum_rows_f32 : k->sum_rows_f64)(p->in + o0 * p->kin[0],
-                                                                        rows, p->kin[0], n, sums);
+            sk->rows(p->in + o0 * p->kin[0], rows, p->kin[0], n, sums);
             char *out = p->out + o0 * p->kout[0];
             if (p->out_dtype == KB_F32)
                 for (int64_t i = 0; i < rows; i++) {
                     float value = (float)(sums[i] / scale);
                     memcpy(out + i * p->kout[0], &value, sizeof value);
                 }
-            else
+            else if (p->out_dtype == KB_F64)
                 for (int64_t i = 0; i < rows; i++) {
                     double value = sums[i] / scale;
                     memcpy(out + i * p->kout[0], &value, sizeof value);
                 }
+            else if (p->out_dtype == KB_F16 && p->kout[0] == (int64_t)sizeof(uint16_t))
+                k->store_f16(sums, rows, scale, (uint16_t *)(void *)out);
+            else
+                for (int64_t i = 0; i < rows; i++) {
+                    kb_partial r = {.a = sums[i]};
+                    if (kb_reduce_store(p, &r, out + i * p->kout[0]) != KB_OK)
+                        stored = 0;
+                }
         }
-        return KB_OK;
+        return stored ? KB_OK : kb_fail(KB_EINVAL, "cannot store a reduction result");
     }
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
     for (int64_t o = 0; o < p->nout; o++) {
@@ -625,10 +674,28 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
     return status == KB_OK ? KB_OK : kb_fail(status, "cannot store a reduction result");
 }
 
+/* float32 and float64 take every op but prod; the types the sum kernels widen as they load
+ * take the sums that stay floating: float16 and bfloat16 sums and means, int32 means (an
+ * int32 sum is an integer, exact modulo 2^64, which double partials would not keep). */
+static bool float_op_applies(const kb_reduce_plan *p) {
+    switch (p->in_dtype) {
+        case KB_F32:
+        case KB_F64:
+            return p->op != KB_REDUCE_PROD;
+        case KB_F16:
+        case KB_BF16:
+            return p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN;
+        case KB_INT32:
+            return p->op == KB_REDUCE_MEAN;
+        default:
+            return false;
+    }
+}
+
 bool kb_reduce_float_applies(const kb_reduce_plan *p) {
-    if (p->in_dtype != KB_F32 && p->in_dtype != KB_F64)
+    if (!float_op_applies(p))
         return false;
-    if (p->op == KB_REDUCE_PROD || p->nr == 0 || p->count == 0 || p->nout == 0)
+    if (p->nr == 0 || p->count == 0 || p->nout == 0)
         return false;
     int64_t size = (int64_t)p->itemsize;
     if (p->rin[p->nr - 1] == size)

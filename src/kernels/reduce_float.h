@@ -15,7 +15,8 @@
 /* Runs of at most this many elements per output take the narrow-rows loop. */
 #define KB_REDUCE_NARROW 16
 
-/* True when the plan is float32/float64 with a contiguous dimension to stream along. */
+/* True when the plan has a contiguous dimension to stream along and is float32 or float64
+ * (any op but prod), or a float16/bfloat16 sum or mean, or an int32 mean. */
 bool kb_reduce_float_applies(const kb_reduce_plan *plan);
 
 kb_status kb_reduce_float(const kb_reduce_plan *plan, const kb_reduce_kernels *kernels,

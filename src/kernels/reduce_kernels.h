@@ -1,7 +1,7 @@
 #ifndef KB_KERNELS_REDUCE_KERNELS_H
 #define KB_KERNELS_REDUCE_KERNELS_H
 
-/* The inner loops of the float32 and float64 reductions, one table per instruction set
+/* The inner loops of the float reductions, one table per instruction set
  * (reduce_scalar.c, reduce_avx2.c, reduce_avx512.c, reduce_neon.c). The driver in reduce.c
  * handles axes, strides, blocking, threads and the pairwise combination of partial results;
  * the kernels see only two shapes of work:
@@ -13,8 +13,9 @@
  *         column by column into m accumulators that the call updates.
  *
  * Contracts every level keeps, so that levels agree with the scalar reference:
- *   - sums: each lane adds at most 16 elements in the input's type before its partial sum
- *     is folded into double (float32 at float32 speed, reduce_sum.h); sumd (the means of var
+ *   - sums: each lane adds at most 16 elements in its partial type (float32 for float32,
+ *     float16 and bfloat16; float64 for float64 and int32) before its partial sum is folded
+ *     into double (float32 at float32 speed, reduce_sum.h); sumd (the means of var
  *     and std) and squared deviations accumulate in double from the first element, so that
  *     data exact in double, such as a constant column, gives an exact mean and a zero
  *     deviation;
@@ -29,9 +30,33 @@
 
 #define KB_REDUCE_BLOCK 4096
 
+/* The input types that sums and means read at vector speed: float32 and float64 as they are,
+ * and, converted in registers as they are loaded, float16 and bfloat16 (into float32 lanes)
+ * and int32 (into float64 lanes, exact). */
+typedef enum kb_sum_type {
+    KB_SUM_F32,
+    KB_SUM_F64,
+    KB_SUM_F16,
+    KB_SUM_BF16,
+    KB_SUM_I32,
+    KB_SUM_TYPES
+} kb_sum_type;
+
+/* The sum kernels of one input type; every sum is returned or accumulated in double. */
+typedef struct kb_sum_kernels {
+    /* the sum of n contiguous elements */
+    double (*run)(const void *x, int64_t n);
+    /* acc[j] += sum over rows of x[i][j] */
+    void (*cols)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
+    /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart */
+    void (*rows)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
+} kb_sum_kernels;
+
 typedef struct kb_reduce_kernels {
-    double (*sum_f32)(const float *x, int64_t n);
-    double (*sum_f64)(const double *x, int64_t n);
+    kb_sum_kernels sum[KB_SUM_TYPES];
+    /* out[j] = sums[j] / scale as float16 (raw bits), rounded once, as kb_f64_to_f16 does:
+     * the float16 results of sums and means */
+    void (*store_f16)(const double *sums, int64_t n, double scale, uint16_t *out);
     /* sum of (x[i] - center)^2 */
     double (*sqdev_f32)(const float *x, int64_t n, double center);
     double (*sqdev_f64)(const double *x, int64_t n, double center);
@@ -44,9 +69,6 @@ typedef struct kb_reduce_kernels {
     int64_t (*argmin_f64)(const double *x, int64_t n);
     int64_t (*argmax_f64)(const double *x, int64_t n);
 
-    /* acc[j] += sum over rows of x[i][j] */
-    void (*sum_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
-    void (*sum_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
     /* acc[j] += sum over rows of (x[i][j] - center[j])^2 */
     void (*sqdev_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m,
                            const double *center, double *acc);
@@ -67,10 +89,6 @@ typedef struct kb_reduce_kernels {
     void (*argmax_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
                             int64_t first_row, double *best, int64_t *index);
 
-    /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart */
-    void (*sum_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
-    void (*sum_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
-
     /* sums accumulated in double from the first element, as the means of var and std need */
     double (*sumd_f32)(const float *x, int64_t n);
     double (*sumd_f64)(const double *x, int64_t n);
@@ -78,22 +96,26 @@ typedef struct kb_reduce_kernels {
     void (*sumd_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
 } kb_reduce_kernels;
 
-/* The table of a per-target file, from its functions of these names (static in each file);
- * SUMD names the family the sumd entries take: `sumd`, or `sum` where the sums already
- * accumulate in double from the first element (the scalar reference). */
-#define KB_REDUCE_KERNELS_TABLE(SUMD)                                                              \
+/* The table of a per-target file, from its functions of these names (static in each file). */
+#define KB_SUM_ENTRY(S)                                                                            \
+    { .run = sum_##S, .cols = sum_cols_##S, .rows = sum_rows_##S }
+#define KB_REDUCE_KERNELS_TABLE                                                                    \
     {                                                                                              \
-        .sum_f32 = sum_f32, .sum_f64 = sum_f64, .sqdev_f32 = sqdev_f32, .sqdev_f64 = sqdev_f64,    \
+        .sum = {[KB_SUM_F32] = KB_SUM_ENTRY(f32),                                                  \
+                [KB_SUM_F64] = KB_SUM_ENTRY(f64),                                                  \
+                [KB_SUM_F16] = KB_SUM_ENTRY(f16),                                                  \
+                [KB_SUM_BF16] = KB_SUM_ENTRY(bf16),                                                \
+                [KB_SUM_I32] = KB_SUM_ENTRY(i32)},                                                 \
+        .store_f16 = store_f16, .sqdev_f32 = sqdev_f32, .sqdev_f64 = sqdev_f64,                    \
         .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64, .max_f64 = max_f64,            \
         .argmin_f32 = argmin_f32, .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64,              \
-        .argmax_f64 = argmax_f64, .sum_cols_f32 = sum_cols_f32, .sum_cols_f64 = sum_cols_f64,      \
-        .sqdev_cols_f32 = sqdev_cols_f32, .sqdev_cols_f64 = sqdev_cols_f64,                        \
-        .min_cols_f32 = min_cols_f32, .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64,  \
-        .max_cols_f64 = max_cols_f64, .argmin_cols_f32 = argmin_cols_f32,                          \
-        .argmax_cols_f32 = argmax_cols_f32, .argmin_cols_f64 = argmin_cols_f64,                    \
-        .argmax_cols_f64 = argmax_cols_f64, .sum_rows_f32 = sum_rows_f32,                          \
-        .sum_rows_f64 = sum_rows_f64, .sumd_f32 = SUMD##_f32, .sumd_f64 = SUMD##_f64,              \
-        .sumd_cols_f32 = SUMD##_cols_f32, .sumd_cols_f64 = SUMD##_cols_f64,                        \
+        .argmax_f64 = argmax_f64, .sqdev_cols_f32 = sqdev_cols_f32,                                \
+        .sqdev_cols_f64 = sqdev_cols_f64, .min_cols_f32 = min_cols_f32,                            \
+        .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64, .max_cols_f64 = max_cols_f64,  \
+        .argmin_cols_f32 = argmin_cols_f32, .argmax_cols_f32 = argmax_cols_f32,                    \
+        .argmin_cols_f64 = argmin_cols_f64, .argmax_cols_f64 = argmax_cols_f64,                    \
+        .sumd_f32 = sumd_f32, .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32,                \
+        .sumd_cols_f64 = sumd_cols_f64,                                                            \
     }
 
 /* Each returns its level's table; a level that is not compiled has no definition. The

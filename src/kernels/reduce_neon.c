@@ -625,7 +625,7 @@ DEFINE_ARG(f32, float, argmax, gt, max, >, -INFINITY)
 DEFINE_ARG(f64, double, argmin, lt, min, <, INFINITY)
 DEFINE_ARG(f64, double, argmax, gt, max, >, -INFINITY)
 
-static const kb_reduce_kernels neon_kernels = KB_REDUCE_KERNELS_TABLE(sumd);
+static const kb_reduce_kernels neon_kernels = KB_REDUCE_KERNELS_TABLE;
 
 const kb_reduce_kernels *kb_reduce_kernels_neon(void) {
     return &neon_kernels;

@@ -3,25 +3,12 @@
  * depending on the compiler's vectorizer (which the build does not ask for here). */
 #include <math.h>
 
+#include "kbench/half.h"
 #include "kernels/reduce_kernels.h"
 
 #define ROW(T, x, i, stride) ((const T *)(const void *)((x) + (i) * (stride)))
 
 #define DEFINE_SCALAR_KERNELS(T, S)                                                                \
-    static double sum_##S(const T *x, int64_t n) {                                                 \
-        double a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                     \
-        int64_t i = 0;                                                                             \
-        for (; i + 4 <= n; i += 4) {                                                               \
-            a0 += x[i];                                                                            \
-            a1 += x[i + 1];                                                                        \
-            a2 += x[i + 2];                                                                        \
-            a3 += x[i + 3];                                                                        \
-        }                                                                                          \
-        for (; i < n; i++)                                                                         \
-            a0 += x[i];                                                                            \
-        return (a0 + a1) + (a2 + a3);                                                              \
-    }                                                                                              \
-                                                                                                   \
     static double sqdev_##S(const T *x, int64_t n, double c) {                                     \
         double a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                     \
         int64_t i = 0;                                                                             \
@@ -87,15 +74,6 @@
         return best;                                                                               \
     }                                                                                              \
                                                                                                    \
-    static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
-                             double *acc) {                                                        \
-        for (int64_t i = 0; i < rows; i++) {                                                       \
-            const T *r = ROW(T, x, i, stride);                                                     \
-            for (int64_t j = 0; j < m; j++)                                                        \
-                acc[j] += r[j];                                                                    \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
     static void sqdev_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,             \
                                const double *c, double *acc) {                                     \
         for (int64_t i = 0; i < rows; i++) {                                                       \
@@ -152,18 +130,66 @@
 DEFINE_SCALAR_KERNELS(float, f32)
 DEFINE_SCALAR_KERNELS(double, f64)
 
-#define DEFINE_SCALAR_ROWS(T, S)                                                                   \
+/* The sums of every type the table serves, in double from the first element, each element
+ * converted by LOAD. */
+#define DEFINE_SCALAR_SUMS(S, T, LOAD)                                                             \
+    static double sum_##S(const void *xv, int64_t n) {                                             \
+        const T *x = xv;                                                                           \
+        double a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                     \
+        int64_t i = 0;                                                                             \
+        for (; i + 4 <= n; i += 4) {                                                               \
+            a0 += LOAD(x[i]);                                                                      \
+            a1 += LOAD(x[i + 1]);                                                                  \
+            a2 += LOAD(x[i + 2]);                                                                  \
+            a3 += LOAD(x[i + 3]);                                                                  \
+        }                                                                                          \
+        for (; i < n; i++)                                                                         \
+            a0 += LOAD(x[i]);                                                                      \
+        return (a0 + a1) + (a2 + a3);                                                              \
+    }                                                                                              \
+                                                                                                   \
+    static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
+                             double *acc) {                                                        \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride);                                                     \
+            for (int64_t j = 0; j < m; j++)                                                        \
+                acc[j] += LOAD(r[j]);                                                              \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
     static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,               \
                              double *out) {                                                        \
         for (int64_t i = 0; i < rows; i++)                                                         \
-            out[i] = sum_##S((const T *)(const void *)(x + i * stride), n);                        \
+            out[i] = sum_##S(x + i * stride, n);                                                   \
     }
 
-DEFINE_SCALAR_ROWS(float, f32)
-DEFINE_SCALAR_ROWS(double, f64)
+#define AS_DOUBLE(v) ((double)(v))
+DEFINE_SCALAR_SUMS(f32, float, AS_DOUBLE)
+DEFINE_SCALAR_SUMS(f64, double, AS_DOUBLE)
+DEFINE_SCALAR_SUMS(f16, uint16_t, kb_f16_to_f32)
+DEFINE_SCALAR_SUMS(bf16, uint16_t, kb_bf16_to_f32)
+DEFINE_SCALAR_SUMS(i32, int32_t, AS_DOUBLE)
 
-/* The reference accumulates in double from the first element: its sums serve var too. */
-static const kb_reduce_kernels scalar_kernels = KB_REDUCE_KERNELS_TABLE(sum);
+static void store_f16(const double *sums, int64_t n, double scale, uint16_t *out) {
+    for (int64_t j = 0; j < n; j++)
+        out[j] = kb_f64_to_f16(sums[j] / scale);
+}
+
+/* These sums accumulate in double from the first element already: they are the sumd ones. */
+static double sumd_f32(const float *x, int64_t n) {
+    return sum_f32(x, n);
+}
+static double sumd_f64(const double *x, int64_t n) {
+    return sum_f64(x, n);
+}
+static void sumd_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc) {
+    sum_cols_f32(x, rows, stride, m, acc);
+}
+static void sumd_cols_f64(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc) {
+    sum_cols_f64(x, rows, stride, m, acc);
+}
+
+static const kb_reduce_kernels scalar_kernels = KB_REDUCE_KERNELS_TABLE;
 
 const kb_reduce_kernels *kb_reduce_kernels_scalar(void) {
     return &scalar_kernels;

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "kbench/half.h"
 #include "kernels/reduce_kernels.h"
 #include "kernels/reduce_lanes.h"
 
@@ -44,43 +45,28 @@
 #define SUM_ROW(T, x, i, stride) ((const T *)(const void *)((x) + (i) * (stride)))
 #define SUM_UNROLL _Pragma("GCC unroll 16")
 
-/* The element vector of each input type, and how its lanes fold into double. */
+/* Partial sums come in two types P: f32 (float lanes) and f64 (double lanes). */
+typedef float sum_part_f32;
+typedef double sum_part_f64;
 typedef vf32 vsum_f32;
 typedef vf64 vsum_f64;
 #define SUM_LANES_f32 VF32_LANES
 #define SUM_LANES_f64 VF64_LANES
 
-static inline vf32 sum_load_f32(const float *p) {
-    return vf32_load(p);
-}
-static inline vf64 sum_load_f64(const double *p) {
-    return vf64_load(p);
-}
-static inline void sum_store_f32(float *p, vf32 a) {
-    vf32_store(p, a);
-}
-static inline void sum_store_f64(double *p, vf64 a) {
-    vf64_store(p, a);
-}
-
-/* Columns of a cols chunk with elements of size bytes: their partial sums in the input type
- * take half of L1, read at run time (32 KiB: 4096 float32 or 2048 float64 columns), in whole
- * vectors of w lanes, at most KB_SUM_CHUNK_MAX. The double sums they fold into once every
- * KB_SUM_DEPTH rows may spill to L2: measured on a 4096 x 4096 float32 array (Zen 4, 32 KiB
- * L1), chunks of 1344 columns that kept both in L1 ran 15% slower than whole rows, since
- * each row was read in three pieces. */
+/* Columns of a cols chunk whose partial sums take size bytes each: they take half of L1, read
+ * at run time (32 KiB: 4096 float32 or 2048 float64 columns), in whole vectors of w lanes, at
+ * most KB_SUM_CHUNK_MAX. The double sums they fold into once every KB_SUM_DEPTH rows may spill
+ * to L2: measured on a 4096 x 4096 float32 array (Zen 4, 32 KiB L1), chunks of 1344 columns
+ * that kept both in L1 ran 15% slower than whole rows, since each row was read in three
+ * pieces. */
 static inline int64_t sum_chunk_columns(int64_t size, int w) {
     int64_t c = kb_cache_l1d_bytes() / 2 / size;
     c = c > KB_SUM_CHUNK_MAX ? KB_SUM_CHUNK_MAX : c;
     c -= c % 64;
     return c < w ? w : c;
 }
-static inline vf32 sum_load_till_f32(const float *p, int64_t n) {
-    return vf32_load_till(p, n);
-}
-static inline vf64 sum_load_till_f64(const double *p, int64_t n) {
-    return vf64_load_till(p, n);
-}
+
+/* Partial vectors: zero, add, load and store (of partials kept in memory). */
 static inline vf32 sum_zero_f32(void) {
     return vf32_zero();
 }
@@ -92,6 +78,18 @@ static inline vf32 sum_add_f32(vf32 a, vf32 b) {
 }
 static inline vf64 sum_add_f64(vf64 a, vf64 b) {
     return vf64_add(a, b);
+}
+static inline vf32 sum_part_load_f32(const float *p) {
+    return vf32_load(p);
+}
+static inline vf64 sum_part_load_f64(const double *p) {
+    return vf64_load(p);
+}
+static inline void sum_store_f32(float *p, vf32 a) {
+    vf32_store(p, a);
+}
+static inline void sum_store_f64(double *p, vf64 a) {
+    vf64_store(p, a);
 }
 /* acc (two double vectors) += a */
 static inline void sum_fold_f32(vf64 acc[2], vf32 a) {
@@ -110,29 +108,64 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
     vf64_store(d, vf64_add(vf64_load(d), a));
 }
 
-#define DEFINE_SUM_KERNELS(S, T)                                                                   \
-    static double sum_##S(const T *x, int64_t n) {                                                 \
-        enum { W = SUM_LANES_##S };                                                                \
+/* Element loads of each input type S into its partial vector: a whole vector, or the first n
+ * (< lanes) elements with zeros after them. */
+static inline vf32 sum_load_f32(const float *p) {
+    return vf32_load(p);
+}
+static inline vf32 sum_load_till_f32(const float *p, int64_t n) {
+    return vf32_load_till(p, n);
+}
+static inline vf64 sum_load_f64(const double *p) {
+    return vf64_load(p);
+}
+static inline vf64 sum_load_till_f64(const double *p, int64_t n) {
+    return vf64_load_till(p, n);
+}
+static inline vf32 sum_load_f16(const uint16_t *p) {
+    return vf32_load_f16(p);
+}
+static inline vf32 sum_load_till_f16(const uint16_t *p, int64_t n) {
+    return vf32_load_f16_till(p, n);
+}
+static inline vf32 sum_load_bf16(const uint16_t *p) {
+    return vf32_load_bf16(p);
+}
+static inline vf32 sum_load_till_bf16(const uint16_t *p, int64_t n) {
+    return vf32_load_bf16_till(p, n);
+}
+static inline vf64 sum_load_i32(const int32_t *p) {
+    return vf64_load_i32(p);
+}
+static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
+    return vf64_load_i32_till(p, n);
+}
+
+/* The kernels of input type S (C type T) with partials of type P. */
+#define DEFINE_SUM_KERNELS(S, T, P)                                                                \
+    static double sum_##S(const void *xv, int64_t n) {                                             \
+        enum { W = SUM_LANES_##P };                                                                \
+        const T *x = xv;                                                                           \
         vf64 acc[2] = {vf64_zero(), vf64_zero()};                                                  \
         int64_t i = 0;                                                                             \
         while (i + KB_SUM_NACC * W <= n) {                                                         \
             int64_t steps = (n - i) / (KB_SUM_NACC * W);                                           \
             if (steps > KB_SUM_DEPTH)                                                              \
                 steps = KB_SUM_DEPTH;                                                              \
-            vsum_##S a[KB_SUM_NACC];                                                               \
-            SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) a[k] = sum_zero_##S();                \
+            vsum_##P a[KB_SUM_NACC];                                                               \
+            SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) a[k] = sum_zero_##P();                \
             for (int64_t s = 0; s < steps; s++, i += KB_SUM_NACC * W)                              \
                 SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) a[k] =                            \
-                    sum_add_##S(a[k], sum_load_##S(x + i + k * W));                                \
-            SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) sum_fold_##S(acc, a[k]);              \
+                    sum_add_##P(a[k], sum_load_##S(x + i + k * W));                                \
+            SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) sum_fold_##P(acc, a[k]);              \
         }                                                                                          \
         if (i < n) {                                                                               \
-            vsum_##S a = sum_zero_##S();                                                           \
+            vsum_##P a = sum_zero_##P();                                                           \
             for (; i + W <= n; i += W)                                                             \
-                a = sum_add_##S(a, sum_load_##S(x + i));                                           \
+                a = sum_add_##P(a, sum_load_##S(x + i));                                           \
             if (i < n)                                                                             \
-                a = sum_add_##S(a, sum_load_till_##S(x + i, n - i));                               \
-            sum_fold_##S(acc, a);                                                                  \
+                a = sum_add_##P(a, sum_load_till_##S(x + i, n - i));                               \
+            sum_fold_##P(acc, a);                                                                  \
         }                                                                                          \
         return vf64_hsum(vf64_add(acc[0], acc[1]));                                                \
     }                                                                                              \
@@ -141,25 +174,25 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
      * rounds into lane partials in double, which go to their columns at the end. */               \
     static inline __attribute__((always_inline)) void sum_narrow_##S(                              \
         int A, const char *bytes, int64_t rows, int64_t m, double *out) {                          \
-        enum { W = SUM_LANES_##S };                                                                \
+        enum { W = SUM_LANES_##P };                                                                \
         const T *x = (const T *)(const void *)bytes;                                               \
         int64_t n = rows * m, i = 0;                                                               \
         double lane[NARROW_MAX * W];                                                               \
         memset(lane, 0, sizeof lane);                                                              \
         while (i < n) {                                                                            \
-            vsum_##S a[NARROW_MAX];                                                                \
-            SUM_UNROLL for (int k = 0; k < NARROW_MAX; k++) a[k] = sum_zero_##S();                 \
+            vsum_##P a[NARROW_MAX];                                                                \
+            SUM_UNROLL for (int k = 0; k < NARROW_MAX; k++) a[k] = sum_zero_##P();                 \
             int64_t end = n - i > KB_SUM_DEPTH * A * W ? i + KB_SUM_DEPTH * A * W : n;             \
             for (; i + A * W <= end; i += A * W)                                                   \
                 SUM_UNROLL for (int k = 0; k < A; k++) a[k] =                                      \
-                    sum_add_##S(a[k], sum_load_##S(x + i + k * W));                                \
+                    sum_add_##P(a[k], sum_load_##S(x + i + k * W));                                \
             for (int k = 0; i + k * W < end; k++) {                                                \
                 int64_t left = end - i - k * W;                                                    \
-                a[k] = sum_add_##S(a[k], left >= W ? sum_load_##S(x + i + k * W)                   \
+                a[k] = sum_add_##P(a[k], left >= W ? sum_load_##S(x + i + k * W)                   \
                                                    : sum_load_till_##S(x + i + k * W, left));      \
             }                                                                                      \
             i = end;                                                                               \
-            SUM_UNROLL for (int k = 0; k < A; k++) sum_fold_mem_##S(lane + k * W, a[k]);           \
+            SUM_UNROLL for (int k = 0; k < A; k++) sum_fold_mem_##P(lane + k * W, a[k]);           \
         }                                                                                          \
         for (int64_t q = 0, c = 0; q < A * W; q++, c = next_col(c, m))                             \
             out[c] += lane[q];                                                                     \
@@ -167,16 +200,16 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
                                                                                                    \
     /* The R loads of rows r at column offset c (tail columns when tail > 0), added together. */   \
     static inline __attribute__((always_inline))                                                   \
-    vsum_##S sum_rows_at_##S(int R, const T *const *r, int64_t c, int64_t tail) {                  \
-        vsum_##S s[KB_SUM_ROWS];                                                                   \
+    vsum_##P sum_rows_at_##S(int R, const T *const *r, int64_t c, int64_t tail) {                  \
+        vsum_##P s[KB_SUM_ROWS];                                                                   \
         SUM_UNROLL for (int q = 0; q < R; q++) s[q] =                                              \
             tail ? sum_load_till_##S(r[q] + c, tail) : sum_load_##S(r[q] + c);                     \
         if (R == 4) {                                                                              \
-            s[0] = sum_add_##S(s[0], s[1]);                                                        \
-            s[2] = sum_add_##S(s[2], s[3]);                                                        \
-            return sum_add_##S(s[0], s[2]);                                                        \
+            s[0] = sum_add_##P(s[0], s[1]);                                                        \
+            s[2] = sum_add_##P(s[2], s[3]);                                                        \
+            return sum_add_##P(s[0], s[2]);                                                        \
         }                                                                                          \
-        SUM_UNROLL for (int q = 1; q < R; q++) s[0] = sum_add_##S(s[0], s[q]);                     \
+        SUM_UNROLL for (int q = 1; q < R; q++) s[0] = sum_add_##P(s[0], s[q]);                     \
         return s[0];                                                                               \
     }                                                                                              \
                                                                                                    \
@@ -184,17 +217,19 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
      * into acc, or stored there when first. */                                                    \
     static inline __attribute__((always_inline)) void sum_rows_into_##S(                           \
         int R, int first, const char *x, int64_t i, int64_t stride, int64_t nv, int64_t tail,      \
-        T *acc) {                                                                                  \
-        enum { W = SUM_LANES_##S };                                                                \
+        sum_part_##P *acc) {                                                                       \
+        enum { W = SUM_LANES_##P };                                                                \
         const T *r[KB_SUM_ROWS];                                                                   \
         SUM_UNROLL for (int q = 0; q < R; q++) r[q] = SUM_ROW(T, x, i + q, stride);                \
         for (int64_t v = 0; v < nv; v++) {                                                         \
-            vsum_##S s = sum_rows_at_##S(R, r, v * W, 0);                                          \
-            sum_store_##S(acc + v * W, first ? s : sum_add_##S(sum_load_##S(acc + v * W), s));     \
+            vsum_##P s = sum_rows_at_##S(R, r, v * W, 0);                                          \
+            sum_store_##P(acc + v * W,                                                             \
+                          first ? s : sum_add_##P(sum_part_load_##P(acc + v * W), s));             \
         }                                                                                          \
         if (tail) {                                                                                \
-            vsum_##S s = sum_rows_at_##S(R, r, nv * W, tail);                                      \
-            sum_store_##S(acc + nv * W, first ? s : sum_add_##S(sum_load_##S(acc + nv * W), s));   \
+            vsum_##P s = sum_rows_at_##S(R, r, nv * W, tail);                                      \
+            sum_store_##P(acc + nv * W,                                                            \
+                          first ? s : sum_add_##P(sum_part_load_##P(acc + nv * W), s));            \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
@@ -202,9 +237,9 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
      * of at most KB_SUM_DEPTH rows each, stay in L1 (acc), then fold into out in double. */       \
     static void sum_rowwise_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
                                 double *out) {                                                     \
-        enum { W = SUM_LANES_##S };                                                                \
-        T acc[KB_SUM_CHUNK_MAX] __attribute__((aligned(64)));                                      \
-        int64_t chunk = sum_chunk_columns(sizeof(T), W);                                           \
+        enum { W = SUM_LANES_##P };                                                                \
+        sum_part_##P acc[KB_SUM_CHUNK_MAX] __attribute__((aligned(64)));                           \
+        int64_t chunk = sum_chunk_columns(sizeof(sum_part_##P), W);                                \
         for (int64_t i0 = 0; i0 < rows; i0 += KB_SUM_DEPTH) {                                      \
             int64_t nr = rows - i0 < KB_SUM_DEPTH ? rows - i0 : KB_SUM_DEPTH;                      \
             for (int64_t j0 = 0; j0 < m; j0 += chunk) {                                            \
@@ -220,7 +255,7 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
                     sum_rows_into_##S(1, i == 0, xi, i, stride, nv, tail, acc);                    \
                 double *o = out + j0;                                                              \
                 for (int64_t v = 0; v < nv; v++)                                                   \
-                    sum_fold_mem_##S(o + v * W, sum_load_##S(acc + v * W));                        \
+                    sum_fold_mem_##P(o + v * W, sum_part_load_##P(acc + v * W));                   \
                 for (int64_t c = nv * W; c < cw; c++)                                              \
                     o[c] += acc[c];                                                                \
             }                                                                                      \
@@ -231,7 +266,7 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
      * tail loaded with the first, then one fold. */                                               \
     static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,               \
                              double *out) {                                                        \
-        enum { W = SUM_LANES_##S };                                                                \
+        enum { W = SUM_LANES_##P };                                                                \
         if (n > 4 * W) {                                                                           \
             for (int64_t i = 0; i < rows; i++)                                                     \
                 out[i] = sum_##S(SUM_ROW(T, x, i, stride), n);                                     \
@@ -240,24 +275,24 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
         int64_t full = n / W, tail = n % W;                                                        \
         for (int64_t i = 0; i < rows; i++) {                                                       \
             const T *r = SUM_ROW(T, x, i, stride);                                                 \
-            vsum_##S a = tail ? sum_load_till_##S(r + full * W, tail) : sum_zero_##S();            \
-            vsum_##S b = sum_zero_##S();                                                           \
+            vsum_##P a = tail ? sum_load_till_##S(r + full * W, tail) : sum_zero_##P();            \
+            vsum_##P b = sum_zero_##P();                                                           \
             int64_t k = 0;                                                                         \
             for (; k + 2 <= full; k += 2) {                                                        \
-                a = sum_add_##S(a, sum_load_##S(r + k * W));                                       \
-                b = sum_add_##S(b, sum_load_##S(r + (k + 1) * W));                                 \
+                a = sum_add_##P(a, sum_load_##S(r + k * W));                                       \
+                b = sum_add_##P(b, sum_load_##S(r + (k + 1) * W));                                 \
             }                                                                                      \
             if (k < full)                                                                          \
-                a = sum_add_##S(a, sum_load_##S(r + k * W));                                       \
+                a = sum_add_##P(a, sum_load_##S(r + k * W));                                       \
             vf64 acc[2] = {vf64_zero(), vf64_zero()};                                              \
-            sum_fold_##S(acc, sum_add_##S(a, b));                                                  \
+            sum_fold_##P(acc, sum_add_##P(a, b));                                                  \
             out[i] = vf64_hsum(vf64_add(acc[0], acc[1]));                                          \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
     static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
                              double *out) {                                                        \
-        enum { W = SUM_LANES_##S };                                                                \
+        enum { W = SUM_LANES_##P };                                                                \
         int A = narrow_acc(stride, m, sizeof(T), W);                                               \
         if (A) {                                                                                   \
             switch (A) {                                                                           \
@@ -275,7 +310,19 @@ static inline void sum_fold_mem_f64(double *d, vf64 a) {
         sum_rowwise_##S(x, rows, stride, m, out);                                                  \
     }
 
-DEFINE_SUM_KERNELS(f32, float)
-DEFINE_SUM_KERNELS(f64, double)
+DEFINE_SUM_KERNELS(f32, float, f32)
+DEFINE_SUM_KERNELS(f64, double, f64)
+DEFINE_SUM_KERNELS(f16, uint16_t, f32)
+DEFINE_SUM_KERNELS(bf16, uint16_t, f32)
+DEFINE_SUM_KERNELS(i32, int32_t, f64)
+
+static void store_f16(const double *sums, int64_t n, double scale, uint16_t *out) {
+    vf64 s = vf64_set1(scale);
+    int64_t j = 0;
+    for (; j + VF64_LANES <= n; j += VF64_LANES)
+        vf64_store_f16(out + j, vf64_div(vf64_load(sums + j), s));
+    for (; j < n; j++)
+        out[j] = kb_f64_to_f16(sums[j] / scale);
+}
 
 #endif

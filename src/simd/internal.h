@@ -17,12 +17,20 @@
  *   vf64_widen_hi(a)        the upper half
  *   vf64_hsum(a)            the sum of a's lanes, in double
  *   vf64_store(p, a)
+ *   vf32_load_f16(p), vf32_load_bf16(p)
+ *                           VF32_LANES float16 / bfloat16 values (raw uint16_t) as floats
+ *   vf64_load_i32(p)        VF64_LANES int32 values as doubles
+ *   ..._till(p, n)          of each widening load: the first n (< lanes), zero after them
+ *   vf64_set1(x), vf64_div(a, b)
+ *   vf64_store_f16(p, a)    a's VF64_LANES lanes as float16 (raw uint16_t), each rounded
+ *                           once, to nearest even, as kb_f64_to_f16 rounds
  *
  * Everything that differs between instruction sets (masked loads or a copy where there are
  * none, how a float vector is split in halves, the horizontal fold) lives here, never in a
  * kernel. Other folders include this header, never the per-target ones. */
 
 #include <stdint.h>
+#include <string.h>
 
 #if defined(KB_VEC_AVX512)
 #include "simd/vec_avx512.h"
@@ -33,5 +41,23 @@
 #else
 #error "define KB_VEC_AVX2, KB_VEC_AVX512 or KB_VEC_NEON before including simd/internal.h"
 #endif
+
+/* The widening loads' tails, the same on every target: a copy into a zeroed vector's worth
+ * (tails are at most one per row, rare enough that masks would buy nothing). */
+static inline vf32 vf32_load_f16_till(const uint16_t *p, int64_t n) {
+    uint16_t t[VF32_LANES] = {0};
+    memcpy(t, p, (size_t)n * sizeof *p);
+    return vf32_load_f16(t);
+}
+static inline vf32 vf32_load_bf16_till(const uint16_t *p, int64_t n) {
+    uint16_t t[VF32_LANES] = {0};
+    memcpy(t, p, (size_t)n * sizeof *p);
+    return vf32_load_bf16(t);
+}
+static inline vf64 vf64_load_i32_till(const int32_t *p, int64_t n) {
+    int32_t t[VF64_LANES] = {0};
+    memcpy(t, p, (size_t)n * sizeof *p);
+    return vf64_load_i32(t);
+}
 
 #endif

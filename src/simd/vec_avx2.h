@@ -56,5 +56,45 @@ static inline void vf32_store(float *p, vf32 a) {
 static inline void vf64_store(double *p, vf64 a) {
     _mm256_storeu_pd(p, a);
 }
+/* Widening loads: VF32_LANES float16 or bfloat16 values into floats (F16C's conversion; a
+ * bfloat16 is the top half of a float), VF64_LANES int32 into doubles (exact). */
+static inline vf32 vf32_load_f16(const uint16_t *p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+static inline vf32 vf32_load_bf16(const uint16_t *p) {
+    __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+}
+static inline vf64 vf64_load_i32(const int32_t *p) {
+    return _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+static inline vf64 vf64_set1(double x) {
+    return _mm256_set1_pd(x);
+}
+static inline vf64 vf64_div(vf64 a, vf64 b) {
+    return _mm256_div_pd(a, b);
+}
+/* Stores a's lanes as float16, each rounded once: to float with round-to-odd (inexact lanes
+ * truncated, then their last bit set), then to float16 to nearest even (F16C). The masks are
+ * compared in double lanes and taken to float lanes by keeping every other 32-bit word. */
+static inline void vf64_store_f16(uint16_t *p, vf64 a) {
+    __m128 f = _mm256_cvtpd_ps(a);
+    __m256d back = _mm256_cvtps_pd(f);
+    __m256d sign = _mm256_set1_pd(-0.0);
+    __m256d inexact = _mm256_and_pd(
+        _mm256_and_pd(_mm256_cmp_pd(back, a, _CMP_NEQ_UQ), _mm256_cmp_pd(a, a, _CMP_ORD_Q)),
+        _mm256_cmp_pd(_mm256_sub_pd(back, back), _mm256_setzero_pd(), _CMP_EQ_OQ));
+    __m256d toward = _mm256_and_pd(inexact, _mm256_cmp_pd(_mm256_andnot_pd(sign, back),
+                                                          _mm256_andnot_pd(sign, a), _CMP_GT_OQ));
+    __m256i words = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    __m128i odd =
+        _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(inexact), words));
+    __m128i down =
+        _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(toward), words));
+    __m128i one = _mm_set1_epi32(1), bits = _mm_castps_si128(f);
+    bits = _mm_or_si128(_mm_sub_epi32(bits, _mm_and_si128(down, one)), _mm_and_si128(odd, one));
+    __m128i h = _mm_cvtps_ph(_mm_castsi128_ps(bits), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storel_epi64((__m128i *)(void *)p, h);
+}
 
 #endif

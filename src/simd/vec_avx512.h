@@ -51,5 +51,39 @@ static inline void vf32_store(float *p, vf32 a) {
 static inline void vf64_store(double *p, vf64 a) {
     _mm512_storeu_pd(p, a);
 }
+/* Widening loads: VF32_LANES float16 or bfloat16 values into floats (F16C's conversion; a
+ * bfloat16 is the top half of a float), VF64_LANES int32 into doubles (exact). */
+static inline vf32 vf32_load_f16(const uint16_t *p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
+}
+static inline vf32 vf32_load_bf16(const uint16_t *p) {
+    __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+}
+static inline vf64 vf64_load_i32(const int32_t *p) {
+    return _mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(const void *)p));
+}
+static inline vf64 vf64_set1(double x) {
+    return _mm512_set1_pd(x);
+}
+static inline vf64 vf64_div(vf64 a, vf64 b) {
+    return _mm512_div_pd(a, b);
+}
+/* Stores a's lanes as float16, each rounded once: to float with round-to-odd (inexact lanes
+ * truncated, then their last bit set), then to float16 to nearest even. */
+static inline void vf64_store_f16(uint16_t *p, vf64 a) {
+    __m256 f = _mm512_cvtpd_ps(a);
+    __m512d back = _mm512_cvtps_pd(f);
+    __mmask8 inexact =
+        _mm512_cmp_pd_mask(back, a, _CMP_NEQ_UQ) & _mm512_cmp_pd_mask(a, a, _CMP_ORD_Q) &
+        _mm512_cmp_pd_mask(_mm512_sub_pd(back, back), _mm512_setzero_pd(), _CMP_EQ_OQ);
+    __mmask8 toward =
+        inexact & _mm512_cmp_pd_mask(_mm512_abs_pd(back), _mm512_abs_pd(a), _CMP_GT_OQ);
+    __m256i one = _mm256_set1_epi32(1), bits = _mm256_castps_si256(f);
+    bits = _mm256_mask_sub_epi32(bits, toward, bits, one);
+    bits = _mm256_mask_or_epi32(bits, inexact, bits, one);
+    __m128i h = _mm256_cvtps_ph(_mm256_castsi256_ps(bits), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128((__m128i *)(void *)p, h);
+}
 
 #endif

@@ -57,5 +57,31 @@ static inline void vf32_store(float *p, vf32 a) {
 static inline void vf64_store(double *p, vf64 a) {
     vst1q_f64(p, a);
 }
+/* Widening loads: VF32_LANES float16 or bfloat16 values into floats (FCVTL, part of AArch64's
+ * base SIMD; a bfloat16 is the top half of a float), VF64_LANES int32 into doubles (exact). */
+static inline vf32 vf32_load_f16(const uint16_t *p) {
+    return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)));
+}
+static inline vf32 vf32_load_bf16(const uint16_t *p) {
+    return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16));
+}
+static inline vf64 vf64_load_i32(const int32_t *p) {
+    return vcvtq_f64_s64(vmovl_s32(vld1_s32(p)));
+}
+static inline vf64 vf64_set1(double x) {
+    return vdupq_n_f64(x);
+}
+static inline vf64 vf64_div(vf64 a, vf64 b) {
+    return vdivq_f64(a, b);
+}
+/* Stores a's lanes as float16, each rounded once: to float with round-to-odd (FCVTXN), then
+ * to float16 to nearest even. */
+static inline void vf64_store_f16(uint16_t *p, vf64 a) {
+    float32x4_t f = vcombine_f32(vcvtx_f32_f64(a), vdup_n_f32(0.0f));
+    uint16x4_t h = vreinterpret_u16_f16(vcvt_f16_f32(f));
+    uint16_t t[4];
+    vst1_u16(t, h);
+    memcpy(p, t, VF64_LANES * sizeof *p);
+}
 
 #endif

@@ -121,12 +121,47 @@ static void bf16_narrows_to_nearest_even(void **state) {
     assert_true((b & 0x7f80) == 0x7f80 && (b & 0x7f));
 }
 
+/* From double: every pattern round-trips, every midpoint goes to the even neighbour, and the
+ * doubles next to a midpoint (which float would round onto it) to the nearer neighbour. */
+static void check_double_narrowing(uint16_t (*narrow)(double), double (*value)(uint16_t),
+                                   int exp_mask, int exp_shift) {
+    for (uint32_t h = 0; h < 65536; h++) {
+        uint16_t lo = (uint16_t)h;
+        if (((h >> exp_shift) & exp_mask) == (uint32_t)exp_mask)
+            continue;
+        double vlo = value(lo);
+        assert_int_equal(narrow(vlo == 0 && (h & 0x8000) ? -0.0 : vlo), lo);
+        uint16_t hi = (uint16_t)(h + 1);
+        double vhi = ((hi >> exp_shift) & exp_mask) == exp_mask ? 2 * vlo - value((uint16_t)(h - 1))
+                                                                : value(hi);
+        double mid = (vlo + vhi) / 2;
+        assert_int_equal(narrow(mid), (lo & 1) ? hi : lo);
+        assert_int_equal(narrow(nextafter(mid, vlo)), lo);
+        assert_int_equal(narrow(nextafter(mid, 2 * vhi)), hi);
+    }
+}
+
+static void f16_from_double_rounds_once(void **state) {
+    check_double_narrowing(kb_f64_to_f16, f16_value, 31, 10);
+    assert_int_equal(kb_f64_to_f16(1e300), 0x7c00);
+    assert_int_equal(kb_f64_to_f16(-INFINITY), 0xfc00);
+    assert_true((kb_f64_to_f16(NAN) & 0x7c00) == 0x7c00 && (kb_f64_to_f16(NAN) & 0x3ff));
+}
+
+static void bf16_from_double_rounds_once(void **state) {
+    check_double_narrowing(kb_f64_to_bf16, bf16_value, 255, 7);
+    assert_int_equal(kb_f64_to_bf16(1e300), 0x7f80);
+    assert_true((kb_f64_to_bf16(NAN) & 0x7f80) == 0x7f80 && (kb_f64_to_bf16(NAN) & 0x7f));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(f16_widens_exactly),
         cmocka_unit_test(bf16_widens_exactly),
         cmocka_unit_test(f16_narrows_to_nearest_even),
         cmocka_unit_test(bf16_narrows_to_nearest_even),
+        cmocka_unit_test(f16_from_double_rounds_once),
+        cmocka_unit_test(bf16_from_double_rounds_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include "kbench/half.h"
 #include "kbench/simd.h"
 #include "kernels/reduce_kernels.h"
 #include "test_util.h"
@@ -211,7 +212,7 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
     run_ref r = run_reference(v, n, center);
     long double dev_mag = isfinite(r.sqdev) ? r.sqdev : 0;
 
-    double sum = f32 ? t->sum_f32(xf, n) : t->sum_f64(xd, n);
+    double sum = t->sum[f32 ? KB_SUM_F32 : KB_SUM_F64].run(x, n);
     if (!close_sum_of(f32, sum, r.sum, r.sum_abs, n))
         fail_msg("%s sum_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],
                  sum, r.sum);
@@ -222,7 +223,7 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
                  sumd, r.sum);
     /* The run as a single row of the rows form. */
     double row_sum;
-    (f32 ? t->sum_rows_f32 : t->sum_rows_f64)(x, 1, n * (f32 ? 4 : 8), n, &row_sum);
+    t->sum[f32 ? KB_SUM_F32 : KB_SUM_F64].rows(x, 1, n * (f32 ? 4 : 8), n, &row_sum);
     if (!close_sum_of(f32, row_sum, r.sum, r.sum_abs, n))
         fail_msg("%s sum_rows_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n,
                  kind_names[k], row_sum, r.sum);
@@ -352,7 +353,7 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
     assert_non_null(sumd);
     memcpy(sumd, c->acc0, (size_t)m * sizeof *sumd);
     (c->f32 ? t->sumd_cols_f32 : t->sumd_cols_f64)(c->x.data, c->rows, c->stride, m, sumd);
-    (c->f32 ? t->sum_cols_f32 : t->sum_cols_f64)(c->x.data, c->rows, c->stride, m, sum);
+    t->sum[c->f32 ? KB_SUM_F32 : KB_SUM_F64].cols(c->x.data, c->rows, c->stride, m, sum);
     (c->f32 ? t->sqdev_cols_f32 : t->sqdev_cols_f64)(c->x.data, c->rows, c->stride, m, c->center,
                                                      dev);
     for (int64_t j = 0; j < m; j++) {
@@ -477,6 +478,159 @@ static void cols_f64(void **state) {
     cols(false);
 }
 
+/* ---- Sums of the types widened as they load: float16, bfloat16, int32 ---- */
+typedef struct widened {
+    kb_sum_type type;
+    const char *name;
+    int64_t size;
+    bool f32_partials;
+} widened;
+
+static const widened widened_types[] = {
+    {KB_SUM_F16, "f16", 2, true}, {KB_SUM_BF16, "bf16", 2, true}, {KB_SUM_I32, "i32", 4, false}};
+
+/* A random element of w's type stored at p, its value returned: any finite float16 (subnormals
+ * included), a bfloat16 within 2^+-40 (so that float32 partials cannot overflow), any int32;
+ * with special, an infinity or NaN one time in 40. */
+static double widened_put(const widened *w, char *p, bool special) {
+    if (w->type == KB_SUM_I32) {
+        int32_t i = (int32_t)(uint32_t)test_rng_next(&rng);
+        memcpy(p, &i, sizeof i);
+        return i;
+    }
+    uint16_t bits;
+    if (special && test_rng_below(&rng, 40) == 0) {
+        static const uint16_t f16[] = {0x7c00, 0xfc00, 0x7e00}, bf16[] = {0x7f80, 0xff80, 0x7fc0};
+        bits = (w->type == KB_SUM_F16 ? f16 : bf16)[test_rng_below(&rng, 3)];
+    } else if (w->type == KB_SUM_F16) {
+        do
+            bits = (uint16_t)test_rng_next(&rng);
+        while ((bits & 0x7c00) == 0x7c00);
+    } else {
+        uint32_t sign = (uint32_t)test_rng_below(&rng, 2) << 15;
+        uint32_t exponent = 127 - 40 + (uint32_t)test_rng_below(&rng, 81);
+        bits = (uint16_t)(sign | exponent << 7 | (uint32_t)test_rng_below(&rng, 128));
+    }
+    memcpy(p, &bits, sizeof bits);
+    return w->type == KB_SUM_F16 ? kb_f16_to_f32(bits) : kb_bf16_to_f32(bits);
+}
+
+static void widened_run(const widened *w, int64_t n, bool special) {
+    buffer b = buffer_new(n * w->size, w->size);
+    long double want = 0, magnitude = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = widened_put(w, b.data + i * w->size, special);
+        want += v;
+        magnitude += isfinite(v) ? fabsl((long double)v) : 0;
+    }
+    for (int l = 0; l < nlevels; l++) {
+        const kb_sum_kernels *k = &levels[l].table->sum[w->type];
+        double run = k->run(b.data, n), row;
+        k->rows(b.data, 1, n * w->size, n, &row);
+        if (!close_sum_of(w->f32_partials, run, want, magnitude, n) ||
+            !close_sum_of(w->f32_partials, row, want, magnitude, n))
+            fail_msg("%s sum_%s n=%lld: run %a, rows %a, want %La", kb_simd_name(levels[l].id),
+                     w->name, (long long)n, run, row, want);
+    }
+    free(b.base);
+}
+
+static void widened_cols(const widened *w, int64_t rows, int64_t m, bool adjacent, bool special) {
+    int64_t stride = (m + (adjacent ? 0 : 1 + test_rng_below(&rng, 9))) * w->size;
+    buffer b = buffer_new((rows - 1) * stride + m * w->size, w->size);
+    long double *want = calloc((size_t)m, sizeof *want),
+                *magnitude = calloc((size_t)m, sizeof *want);
+    double *acc0 = malloc((size_t)m * sizeof *acc0), *acc = malloc((size_t)m * sizeof *acc);
+    assert_true(want && magnitude && acc0 && acc);
+    for (int64_t j = 0; j < m; j++) {
+        acc0[j] = (2 * test_rng_unit(&rng) - 1) * 8;
+        want[j] = acc0[j];
+        magnitude[j] = fabsl((long double)acc0[j]);
+    }
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < m; j++) {
+            double v = widened_put(w, b.data + i * stride + j * w->size, special);
+            want[j] += v;
+            magnitude[j] += isfinite(v) ? fabsl((long double)v) : 0;
+        }
+    for (int l = 0; l < nlevels; l++) {
+        memcpy(acc, acc0, (size_t)m * sizeof *acc);
+        levels[l].table->sum[w->type].cols(b.data, rows, stride, m, acc);
+        for (int64_t j = 0; j < m; j++)
+            if (!close_sum_of(w->f32_partials, acc[j], want[j], magnitude[j], rows + 1))
+                fail_msg("%s sum_cols_%s rows=%lld m=%lld stride=%lld column %lld: got %a, "
+                         "want %La",
+                         kb_simd_name(levels[l].id), w->name, (long long)rows, (long long)m,
+                         (long long)stride, (long long)j, acc[j], want[j]);
+    }
+    free(b.base);
+    free(want);
+    free(magnitude);
+    free(acc0);
+    free(acc);
+}
+
+/* Every run length to 70 and longer ones to KB_REDUCE_BLOCK; cols of 1..300 rows and every m
+ * to 70, adjacent and padded, and more columns than a chunk holds; each with and without
+ * infinities and NaN. */
+static void widened_sums(void **state) {
+    for (size_t t = 0; t < sizeof widened_types / sizeof widened_types[0]; t++) {
+        const widened *w = &widened_types[t];
+        for (int special = 0; special < 2; special++) {
+            for (int64_t n = 1; n <= 70; n++)
+                widened_run(w, n, special);
+            for (int rep = 0; rep < 20; rep++)
+                widened_run(w, 1 + test_rng_below(&rng, KB_REDUCE_BLOCK), special);
+            for (int adjacent = 0; adjacent < 2; adjacent++) {
+                for (int64_t m = 1; m <= 70; m++)
+                    widened_cols(w, 1 + test_rng_below(&rng, 300), m, adjacent, special);
+                widened_cols(w, 1 + test_rng_below(&rng, 40), 8193 + test_rng_below(&rng, 800),
+                             adjacent, special);
+            }
+        }
+    }
+}
+
+/* store_f16 against kb_f64_to_f16 (test_half holds that one to the definition): values near
+ * float16 midpoints, where rounding through float would round twice, and every special. */
+static double f16_hard_value(void) {
+    switch (test_rng_below(&rng, 6)) {
+        case 0:
+            return (double[]){NAN, INFINITY, -INFINITY, 0.0, -0.0, 65520.0, 1e300, 0x1p-25, 0x1p-26}
+                [test_rng_below(&rng, 9)];
+        case 1: { /* a midpoint of two float16 values, nudged by a few ulps of double */
+            double h = kb_f16_to_f32((uint16_t)(test_rng_next(&rng) & 0x7bff));
+            double mid = h + ldexp(1, ilogb(h ? h : 0x1p-14) - 11);
+            for (int64_t k = test_rng_below(&rng, 5) - 2; k != 0; k += k > 0 ? -1 : 1)
+                mid = nextafter(mid, k > 0 ? INFINITY : -INFINITY);
+            return test_rng_below(&rng, 2) ? -mid : mid;
+        }
+        default:
+            return (2 * test_rng_unit(&rng) - 1) * ldexp(1, (int)test_rng_below(&rng, 44) - 28);
+    }
+}
+
+static void store_f16_rounds_once(void **state) {
+    for (int64_t n = 0; n <= 70; n++)
+        for (int rep = 0; rep < 20; rep++) {
+            double sums[70], scale = rep % 2 ? 1.0 : (double)(1 + test_rng_below(&rng, 1000));
+            uint16_t got[70];
+            for (int64_t j = 0; j < n; j++)
+                sums[j] = f16_hard_value() * scale;
+            for (int l = 0; l < nlevels; l++) {
+                levels[l].table->store_f16(sums, n, scale, got);
+                for (int64_t j = 0; j < n; j++) {
+                    uint16_t want = kb_f64_to_f16(sums[j] / scale);
+                    bool both_nan = (want & 0x7fff) > 0x7c00 && (got[j] & 0x7fff) > 0x7c00;
+                    if (got[j] != want && !both_nan)
+                        fail_msg("%s store_f16 n=%lld: %a / %a gave 0x%04x, want 0x%04x",
+                                 kb_simd_name(levels[l].id), (long long)n, sums[j], scale, got[j],
+                                 want);
+                }
+            }
+        }
+}
+
 int main(void) {
     char names[128] = "";
     for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
@@ -497,10 +651,9 @@ int main(void) {
     }
     printf("levels tested:%s\n", names);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(runs_f32),
-        cmocka_unit_test(runs_f64),
-        cmocka_unit_test(cols_f32),
-        cmocka_unit_test(cols_f64),
+        cmocka_unit_test(runs_f32),     cmocka_unit_test(runs_f64),
+        cmocka_unit_test(cols_f32),     cmocka_unit_test(cols_f64),
+        cmocka_unit_test(widened_sums), cmocka_unit_test(store_f16_rounds_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

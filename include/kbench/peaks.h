@@ -308,9 +308,11 @@ kb_status kb_peaks_load(const char *path, kb_peaks *out);
 
 /* The cache of measured peaks, one file per machine. The key names what the peaks depend on:
  * the CPU (vendor, model string and CPUID family/model or Arm MIDR part), the logical CPUs,
- * the kernel release, the kbench version, whether the build is optimized and sanitized, and
- * the all-cores thread count. */
-kb_status kb_peaks_cache_key(const kb_machine *machine, int threads, char *key, int size);
+ * the kernel release, the kbench version, whether the build is optimized and sanitized, the
+ * all-cores thread count, and whether the measurements are --quick's short ones (cached apart
+ * from the full ones, which they must never replace). */
+kb_status kb_peaks_cache_key(const kb_machine *machine, int threads, bool quick, char *key,
+                             int size);
 
 /* The cache file for a key: $KB_CACHE_DIR, else $XDG_CACHE_HOME/kbench, else
  * $HOME/.cache/kbench, then peaks-<16 hex digits of a hash of the key>.json. */

@@ -77,6 +77,14 @@ def check_peaks(out, threads):
             rate_ok(f["gflops_per_s"], f"{s['threads']}t {f['type']} {f['simd']}")
 
 
+def fnv1a64(text):
+    """The cache file's name hash (peaks_cache.c), computed independently."""
+    h = 14695981039346656037
+    for byte in text.encode():
+        h = ((h ^ byte) * 1099511628211) % 2**64
+    return h
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         cache = os.path.join(tmp, "cache")
@@ -133,6 +141,30 @@ def main():
                       and not summary["highest_is_outlier"], f"history_summary: {summary}")
         check(isinstance(refreshed["history_notes"], list)
               and isinstance(refreshed["checks"], list), "history_notes and checks")
+
+        # Full peaks are cached apart from --quick's (issue 12, bug 3): a full cache entry, made
+        # here from the quick one under the full key (a full measurement takes 45 s), survives
+        # `--quick --refresh` byte for byte, and both a full and a --quick run then use it.
+        quick_file = Path(refreshed["cache"]["path"])
+        entry = json.loads(quick_file.read_text())
+        check(entry["key"].endswith(";measure=quick"), f"quick key {entry['key']}")
+        entry["key"] = entry["key"][: -len("quick")] + "full"
+        entry["peaks"]["quick"] = False
+        full_file = quick_file.parent / f"peaks-{fnv1a64(entry['key']):016x}.json"
+        full_file.write_text(json.dumps(entry))
+        full_bytes = full_file.read_bytes()
+        requick = run(cache, "--quick", "--json", "--threads", "2", "--refresh")
+        check(requick.returncode == 0 and "measuring" in requick.stderr, "quick --refresh measures")
+        check(json.loads(requick.stdout)["cache"]["path"] == str(quick_file),
+              "quick --refresh writes the quick entry")
+        check(full_file.read_bytes() == full_bytes, "quick --refresh changed the full peaks' cache")
+        for args in ([], ["--quick"]):
+            used = run(cache, *args, "--json", "--threads", "2")
+            got = json.loads(used.stdout) if used.returncode == 0 else {}
+            check(got.get("cache", {}).get("reused") is True and "measuring" not in used.stderr
+                  and got["cache"]["path"] == str(full_file),
+                  f"{args or 'a full run'} did not use the full cache: {used.stderr[:300]}")
+        full_file.unlink()  # the checks below are of the quick entry alone
 
         # Another thread count is another cache entry; text output works from the cache.
         one = run(cache, "--quick", "--threads", "1")

@@ -47,23 +47,27 @@ static kb_machine machine(void) {
 static void key_names_what_peaks_depend_on(void **state) {
     kb_machine m = machine();
     char key[512], other[512];
-    assert_int_equal(kb_peaks_cache_key(&m, 2, key, sizeof key), KB_OK);
+    assert_int_equal(kb_peaks_cache_key(&m, 2, false, key, sizeof key), KB_OK);
     assert_non_null(strstr(key, "AMD EPYC"));
     assert_non_null(strstr(key, "25,17"));
     assert_non_null(strstr(key, "kernel=6.1.0-18-amd64"));
     assert_non_null(strstr(key, "kbench=" KB_VERSION_STRING));
     assert_non_null(strstr(key, "threads=2"));
     /* Each ingredient changes the key. */
-    assert_int_equal(kb_peaks_cache_key(&m, 4, other, sizeof other), KB_OK);
+    assert_int_equal(kb_peaks_cache_key(&m, 4, false, other, sizeof other), KB_OK);
     assert_string_not_equal(key, other);
+    /* --quick's short measurements are cached apart: they never replace full ones. */
+    assert_int_equal(kb_peaks_cache_key(&m, 2, true, other, sizeof other), KB_OK);
+    assert_string_not_equal(key, other);
+    assert_non_null(strstr(other, "measure=quick"));
     m.signature.x86_model = 1; /* a Milan VM is also just "AMD EPYC" */
-    assert_int_equal(kb_peaks_cache_key(&m, 2, other, sizeof other), KB_OK);
+    assert_int_equal(kb_peaks_cache_key(&m, 2, false, other, sizeof other), KB_OK);
     assert_string_not_equal(key, other);
     m = machine();
     snprintf(m.kernel_release, sizeof m.kernel_release, "6.2");
-    assert_int_equal(kb_peaks_cache_key(&m, 2, other, sizeof other), KB_OK);
+    assert_int_equal(kb_peaks_cache_key(&m, 2, false, other, sizeof other), KB_OK);
     assert_string_not_equal(key, other);
-    assert_int_equal(kb_peaks_cache_key(&m, 2, other, 10), KB_EINVAL);
+    assert_int_equal(kb_peaks_cache_key(&m, 2, false, other, 10), KB_EINVAL);
 }
 
 static void path_follows_the_environment(void **state) {

@@ -14,7 +14,7 @@
 
 #define KB_CACHE_FORMAT "kbench-peaks-cache/1"
 
-kb_status kb_peaks_cache_key(const kb_machine *m, int threads, char *key, int size) {
+kb_status kb_peaks_cache_key(const kb_machine *m, int threads, bool quick, char *key, int size) {
     const kb_build_info *b = kb_build_info_get();
     const kb_cpu_signature *s = &m->signature;
     /* Everything a peak depends on, and nothing that changes between runs on one machine
@@ -22,11 +22,11 @@ kb_status kb_peaks_cache_key(const kb_machine *m, int threads, char *key, int si
      * unoptimized build measures its own, slower kernels. */
     int n = snprintf(key, (size_t)size,
                      "cpu=%s %s;signature=%d,%d,%d,%d;cpus=%d;kernel=%s;kbench=%s;build=%s%s;"
-                     "threads=%d",
+                     "threads=%d;measure=%s",
                      m->cpu_vendor, m->cpu_model, s->x86_family, s->x86_model, s->arm_implementer,
                      s->arm_part, m->logical_cpus, m->kernel_release, b->version,
                      b->optimized ? "optimized" : "unoptimized", b->sanitizers ? "+sanitizers" : "",
-                     threads);
+                     threads, quick ? "quick" : "full");
     if (n < 0 || n >= size)
         return kb_fail(KB_EINVAL, "cache key does not fit in %d bytes", size);
     /* ASCII only, so that the key is valid JSON whatever bytes the system's strings hold. */

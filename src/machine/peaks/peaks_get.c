@@ -23,6 +23,23 @@ static bool quieter_now(const kb_peaks *cached, int cores) {
     return load[0] < cached->load_average - 0.5;
 }
 
+/* True, with *out and *src filled, when the cache of the given kind (quick or full) holds
+ * peaks that still stand. */
+static bool reuse_cached(const kb_machine *m, const kb_peaks_options *o, bool quick, kb_peaks *out,
+                         kb_peaks_source *src) {
+    memset(src, 0, sizeof *src);
+    bool found = false;
+    if (kb_peaks_cache_key(m, o->threads, quick, src->cache_key, (int)sizeof src->cache_key) !=
+            KB_OK ||
+        kb_peaks_cache_path(src->cache_key, src->cache_path, (int)sizeof src->cache_path) !=
+            KB_OK ||
+        kb_peaks_cache_read(src->cache_path, src->cache_key, out, &found) != KB_OK || !found ||
+        quieter_now(out, kb_usable_cores()))
+        return false;
+    src->reused = true;
+    return true;
+}
+
 kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *out,
                        kb_peaks_source *src) {
     memset(src, 0, sizeof *src);
@@ -34,8 +51,13 @@ kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *
 
     kb_machine m;
     kb_machine_probe(&m);
+    /* A --quick request takes cached full peaks when there are any: better numbers, no wait. */
+    if (o.quick && !refresh && reuse_cached(&m, &o, false, out, src))
+        return KB_OK;
+    memset(src, 0, sizeof *src);
     bool cache =
-        kb_peaks_cache_key(&m, o.threads, src->cache_key, (int)sizeof src->cache_key) == KB_OK &&
+        kb_peaks_cache_key(&m, o.threads, o.quick, src->cache_key, (int)sizeof src->cache_key) ==
+            KB_OK &&
         kb_peaks_cache_path(src->cache_key, src->cache_path, (int)sizeof src->cache_path) == KB_OK;
     if (!cache)
         warn(src, "no cache");
@@ -47,8 +69,7 @@ kb_status kb_peaks_get(const kb_peaks_options *options, bool refresh, kb_peaks *
         return kb_fail(KB_ENOMEM, "out of memory");
     if (cache && kb_peaks_cache_read(src->cache_path, src->cache_key, older, &found) != KB_OK)
         warn(src, "ignoring the cache");
-    /* Peaks from --quick's short measurements do not stand in for full ones. */
-    if (found && !refresh && (o.quick || !older->quick) && !quieter_now(older, kb_usable_cores())) {
+    if (found && !refresh && !quieter_now(older, kb_usable_cores())) {
         *out = *older;
         free(older);
         src->reused = true;

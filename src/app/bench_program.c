@@ -339,7 +339,9 @@ static int list_or_run(const char *program, const char *command_prefix, bool lis
                        int ndefs) {
     if (kb_bench_options_check(o) != KB_OK)
         return kb_usage_error(program, "%s", kb_last_error());
-    int status;
+    int status = kb_check_settings(program);
+    if (status != KB_EXIT_OK)
+        return status;
     kb_bench_plan *plan = make_plan(program, o, defs, ndefs, &status);
     if (plan && list) {
         for (int i = 0; i < kb_bench_plan_size(plan); i++)

@@ -53,21 +53,22 @@ static kb_status add_output(const char *name, const char *value, void *target) {
     return st == KB_OK ? kb_arg_list_push(target, value) : st;
 }
 
-static int write_output(const kb_comparison *c, const char *path) {
+typedef struct output {
+    const kb_comparison *comparison;
     kb_results_format format;
-    output_format(path, &format); /* known good: checked when the option was parsed */
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", command, path, strerror(errno));
-        return KB_EXIT_USAGE;
-    }
-    kb_status st = kb_comparison_print(c, format, false, f);
-    if (fclose(f) != 0 && st == KB_OK) {
-        fprintf(stderr, "%s: %s: %s\n", command, path, strerror(errno));
-        return KB_EXIT_USAGE;
-    }
-    if (st != KB_OK) {
-        fprintf(stderr, "%s: %s: %s\n", command, path, kb_last_error());
+} output;
+
+static kb_status print_output(FILE *f, void *context) {
+    const output *o = context;
+    return kb_comparison_print(o->comparison, o->format, false, f);
+}
+
+/* Written as every output is (kb_atomic_write: where the path points, whole or not at all). */
+static int write_output(const kb_comparison *c, const char *path) {
+    output o = {.comparison = c};
+    output_format(path, &o.format); /* known good: checked when the option was parsed */
+    if (kb_atomic_write(path, print_output, &o) != KB_OK) {
+        fprintf(stderr, "%s: %s\n", command, kb_last_error());
         return KB_EXIT_USAGE;
     }
     return KB_EXIT_OK;
@@ -170,7 +171,7 @@ int kb_cmd_compare(int argc, char **argv) {
         else if (paths.count > 2)
             status = kb_usage_error(command, "unexpected argument '%s' (BASE and NEW given)",
                                     paths.items[2]);
-        else
+        else if ((status = kb_check_settings(command)) == KB_EXIT_OK)
             status = compare(paths.items[0], paths.items[1], &options, &filters, &outputs, format,
                              fail_on_regression);
     }

@@ -147,11 +147,7 @@ static int apply_settings(const options *o) {
         return kb_report_failure(command);
     /* An invalid KB_SIMD or KB_NUM_THREADS that no option overrides is reported as such,
      * before the reduction would fail on it. */
-    kb_simd_level level;
-    int threads;
-    if (kb_simd_current(&level) != KB_OK || kb_threads_current(&threads) != KB_OK)
-        return kb_report_failure(command);
-    return KB_EXIT_OK;
+    return kb_check_settings(command);
 }
 
 static int evaluate(const options *o, kb_array *inputs) {

@@ -47,7 +47,7 @@ static int run_info(int argc, char **argv) {
             status = kb_usage_error(program.name, "missing FILE");
         else if (files.count > 1)
             status = kb_usage_error(program.name, "expected one FILE, got %d", files.count);
-        else
+        else if ((status = kb_check_settings(program.name)) == KB_EXIT_OK)
             status = print_info(files.items[0]);
     }
     kb_arg_list_free(&files);
@@ -133,7 +133,7 @@ static int run_copy(int argc, char **argv) {
                 kb_usage_error(program.name, "missing %s", files.count == 0 ? "IN and OUT" : "OUT");
         else if (files.count > 2)
             status = kb_usage_error(program.name, "expected IN and OUT, got %d files", files.count);
-        else
+        else if ((status = kb_check_settings(program.name)) == KB_EXIT_OK)
             status = copy(files.items[0], files.items[1], &o);
     }
     kb_arg_list_free(&files);

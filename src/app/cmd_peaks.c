@@ -73,6 +73,8 @@ int kb_cmd_peaks(int argc, char **argv) {
     int status;
     if (!kb_program_parse(&program, argc, argv, NULL, &status))
         return status;
+    if ((status = kb_check_settings(program.name)) != KB_EXIT_OK)
+        return status;
     static kb_peaks_report report; /* large; one per process */
     memset(&report, 0, sizeof report);
     if ((status = gather(&report, threads, refresh, quick)) != KB_EXIT_OK)

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "app/usage.h"
+#include "kbench/simd.h"
+#include "kbench/threads.h"
 
 int kb_usage_error(const char *program, const char *format, ...) {
     va_list args;
@@ -20,6 +22,14 @@ int kb_usage_error(const char *program, const char *format, ...) {
 int kb_report_failure(const char *program) {
     fprintf(stderr, "%s: %s\n", program, kb_last_error());
     return KB_EXIT_FAILURE;
+}
+
+int kb_check_settings(const char *program) {
+    kb_simd_level level;
+    int threads;
+    if (kb_simd_current(&level) != KB_OK || kb_threads_current(&threads) != KB_OK)
+        return kb_report_failure(program);
+    return KB_EXIT_OK;
 }
 
 int kb_finish_stdout(const char *program, int status) {

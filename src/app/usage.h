@@ -20,6 +20,12 @@ int kb_usage_error(const char *program, const char *format, ...)
 /* Prints "<program>: <kb_last_error()>"; returns KB_EXIT_FAILURE. */
 int kb_report_failure(const char *program);
 
+/* KB_EXIT_OK when the SIMD level and thread count in force are valid (KB_SIMD and
+ * KB_NUM_THREADS, or what options set in their place); else reports the bad one, the same
+ * way in every command, and returns KB_EXIT_FAILURE. Each command calls it once its
+ * arguments are known to be good, before any work. */
+int kb_check_settings(const char *program);
+
 /* The exit status once a program is done: status, unless stdout could not be written, which
  * fails a program that had succeeded (and is reported then; a program that failed has said
  * why already). Called once per process, by the kbench dispatcher and by kb_bench_main. */

@@ -341,6 +341,19 @@ static kb_status report_unsupported(const kb_measure_env *env, const char *group
     return KB_OK;
 }
 
+/* Removes the files the group shared with the runner, and forgets them. */
+static void remove_baseline_files(baseline_group *g) {
+    if (!g->input[0])
+        return;
+    remove(g->input);
+    kb_cleanup_forget(g->input);
+    for (int i = 0; i < g->count; i++) {
+        remove(g->output[i]);
+        kb_cleanup_forget(g->output[i]);
+    }
+    g->input[0] = '\0';
+}
+
 /* Asks the runner to set up each requested library for the group (PyTorch and JAX once per
  * thread count of the group's implementations); appends an implementation for each it can
  * compute (failed already when its setup failed) and reports the ones it cannot. */
@@ -348,6 +361,7 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
                                 const kb_measure_env *env, kb_impl *impls, int n,
                                 baseline_group *g) {
     g->count = 0;
+    g->input[0] = '\0';
     if (!env->baseline || !lead->baseline_case)
         return KB_OK;
     memset(&g->bc, 0, sizeof g->bc);
@@ -355,7 +369,8 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
     json_error_t e;
     json_t *spec = st == KB_OK ? json_loads(g->bc.spec, 0, &e) : NULL;
     snprintf(g->input, sizeof g->input, "%s/input.npy", env->baseline_dir);
-    if (spec && kb_npy_write(g->input, g->bc.input, KB_ORDER_C, 0) != KB_OK) {
+    if (spec && (kb_cleanup_add(g->input) != KB_OK ||
+                 kb_npy_write(g->input, g->bc.input, KB_ORDER_C, 0) != KB_OK)) {
         json_decref(spec);
         spec = NULL;
     }
@@ -387,12 +402,15 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
             snprintf(g->output[i], sizeof g->output[i], "%s/output-%d.npy", env->baseline_dir, i);
             g->error[i][0] = '\0';
             bool unsupported = false;
-            if (why) {
+            if (!why && kb_cleanup_add(g->output[i]) != KB_OK) {
+                snprintf(g->error[i], sizeof g->error[i], "baseline: %s", kb_last_error());
+            } else if (why) {
                 snprintf(g->error[i], sizeof g->error[i], "baseline: %s", why);
             } else if (kb_baseline_setup_id(env->baseline, g->id[i], name, spec, g->input,
                                             g->output[i], g->threads[i], &unsupported,
                                             NULL) != KB_OK) {
                 if (unsupported) {
+                    kb_cleanup_forget(g->output[i]); /* the slot goes to the next library */
                     st = report_unsupported(env, lead->group, g->suffix[i], name, kb_last_error());
                     continue;
                 }
@@ -600,12 +618,10 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
     /* While the group's output still holds its last result. */
     if (st == KB_OK)
         st = check_baselines(impls, n, g, results);
-    if (g->count > 0) {
+    /* The input is written even when no library can compute the case. */
+    if (g->count > 0)
         kb_baseline_teardown(env->baseline);
-        remove(g->input);
-        for (int i = 0; i < g->count; i++)
-            remove(g->output[i]);
-    }
+    remove_baseline_files(g);
     if (set_up && lead->teardown)
         lead->teardown(&group);
     for (int i = 0; i < all; i++) {

@@ -61,7 +61,9 @@ static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, cha
         return kb_fail(KB_EIO, "cannot create a directory for the baselines' inputs in %s: %s",
                        tmp && *tmp ? tmp : "/tmp", strerror(errno));
     json_t *info = NULL;
-    kb_status st = kb_baseline_start(NULL, NULL, &env->baseline);
+    kb_status st = kb_cleanup_add(dir);
+    if (st == KB_OK)
+        st = kb_baseline_start(NULL, NULL, &env->baseline);
     if (st == KB_OK)
         st = kb_baseline_hello(env->baseline, &info);
     if (st == KB_OK)
@@ -82,6 +84,7 @@ static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, cha
         kb_baseline_stop(env->baseline);
         env->baseline = NULL;
         rmdir(dir);
+        kb_cleanup_forget(dir);
         return kb_fail(st, "baselines: %s", reason);
     }
     env->baseline_dir = dir;
@@ -206,6 +209,7 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
         if (st == KB_OK && stop != KB_OK)
             st = stop;
         rmdir(baseline_dir);
+        kb_cleanup_forget(baseline_dir);
         if (st == KB_OK && !(ctx->baseline_unsupported = json_dumps(env.unsupported, JSON_COMPACT)))
             st = kb_fail(KB_ENOMEM, "out of memory");
         json_decref(env.unsupported);

@@ -1,14 +1,17 @@
-/* Writing a file through a temporary beside it and a rename, so that it appears whole. */
+/* Writing an output where its path points: a file through a temporary beside it and a
+ * rename, so that it appears whole; a FIFO or device as it is; "-" to standard output. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/atomic_file.h"
+#include "core/cleanup.h"
 #include "core/fail.h"
 
 /* A name beside path that no one else uses: O_EXCL makes the claim atomic, and the counter
@@ -27,52 +30,130 @@ static int create_temp(const char *path, char *name, size_t cap) {
     return -1;
 }
 
-kb_status kb_atomic_write(const char *path, kb_atomic_writer write, void *context) {
-    size_t cap = strlen(path) + 48;
+/* Where a write to path goes: path itself, or the file its symbolic links name, followed as
+ * open() would follow them (relative links from the link's directory), to a name that is not
+ * a link (which may not exist yet). */
+static kb_status resolve(const char *path, char *target, size_t cap) {
+    if (strlen(path) >= cap)
+        return kb_fail(KB_EINVAL, "path too long");
+    memcpy(target, path, strlen(path) + 1);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        if (lstat(target, &st) != 0 || !S_ISLNK(st.st_mode))
+            return KB_OK;
+        char link[4096];
+        ssize_t n = readlink(target, link, sizeof link - 1);
+        if (n < 0)
+            return kb_fail(KB_EIO, "cannot read the symbolic link %s: %s", target, strerror(errno));
+        link[n] = '\0';
+        const char *slash = strrchr(target, '/');
+        int dir = link[0] == '/' || !slash ? 0 : (int)(slash - target) + 1;
+        if ((size_t)dir + (size_t)n >= cap)
+            return kb_fail(KB_EINVAL, "the symbolic link's target is too long");
+        memmove(target + dir, link, (size_t)n + 1);
+    }
+    return kb_fail(KB_EIO, "too many levels of symbolic links");
+}
+
+/* Fills f and closes it (unless it is stdout, which is only flushed): every write error,
+ * including those only fclose or fflush report, becomes the status. */
+static kb_status fill(FILE *f, kb_atomic_writer write, void *context) {
+    kb_status st = write(f, context);
+    if (st == KB_OK && ferror(f))
+        st = kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
+    int closed = f == stdout ? fflush(f) : fclose(f);
+    if (closed != 0 && st == KB_OK)
+        st = kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
+    return st;
+}
+
+/* A FIFO, a character device or a socket is written to as it is: there is no file to replace,
+ * and a temporary beside it would replace the node itself. */
+static bool is_stream(const struct stat *st) {
+    return S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode) || S_ISSOCK(st->st_mode);
+}
+
+static kb_status write_stream(const char *target, kb_atomic_writer write, void *context) {
+    int fd = open(target, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return kb_fail(KB_EIO, "cannot open for writing: %s", strerror(errno));
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        close(fd);
+        return kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
+    }
+    return fill(f, write, context);
+}
+
+static kb_status write_replacing(const char *target, kb_atomic_writer write, void *context) {
+    size_t cap = strlen(target) + 48;
     char *temp = malloc(cap);
     if (!temp)
-        return kb_fail(KB_ENOMEM, "%s: cannot allocate %zu bytes", path, cap);
-    int fd = create_temp(path, temp, cap);
+        return kb_fail(KB_ENOMEM, "cannot allocate %zu bytes", cap);
+    int fd = create_temp(target, temp, cap);
     if (fd < 0) {
-        kb_status st = kb_fail(KB_EIO, "%s: cannot create a temporary file beside it: %s", path,
+        kb_status st = kb_fail(KB_EIO, "cannot create a temporary file beside %s: %s", target,
                                strerror(errno));
         free(temp);
         return st;
     }
-    kb_status st;
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
+    kb_status st = kb_cleanup_add(temp);
+    FILE *f = st == KB_OK ? fdopen(fd, "wb") : NULL;
+    if (st == KB_OK && !f)
         st = kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
+    if (!f)
         close(fd);
-    } else {
-        st = write(f, context);
-        if (st == KB_OK && ferror(f))
-            st = kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
-        /* fclose reports delayed write errors (NFS, quotas); rename then publishes the whole
-         * file at once. */
-        if (fclose(f) != 0 && st == KB_OK)
-            st = kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
-    }
-    if (st == KB_OK && rename(temp, path) != 0)
+    else
+        st = fill(f, write, context);
+    /* rename publishes the whole file at once. */
+    if (st == KB_OK && rename(temp, target) != 0)
         st = kb_fail(KB_EIO, "cannot rename the temporary file into place: %s", strerror(errno));
-    if (st != KB_OK) {
+    if (st != KB_OK)
         unlink(temp);
-        st = kb_fail_prefix(st, path);
-    }
+    kb_cleanup_forget(temp);
     free(temp);
     return st;
 }
 
+kb_status kb_atomic_write(const char *path, kb_atomic_writer write, void *context) {
+    if (strcmp(path, "-") == 0) {
+        kb_status st = fill(stdout, write, context);
+        return st == KB_OK ? KB_OK : kb_fail_prefix(st, "standard output");
+    }
+    char target[4096];
+    struct stat st;
+    kb_status status = resolve(path, target, sizeof target);
+    if (status == KB_OK && stat(target, &st) == 0 && S_ISDIR(st.st_mode))
+        status = kb_fail(KB_EIO, "is a directory");
+    else if (status == KB_OK && stat(target, &st) == 0 && is_stream(&st))
+        status = write_stream(target, write, context);
+    else if (status == KB_OK)
+        status = write_replacing(target, write, context);
+    return status == KB_OK ? KB_OK : kb_fail_prefix(status, path);
+}
+
 kb_status kb_atomic_write_possible(const char *path) {
-    const char *slash = strrchr(path, '/');
+    char target[4096];
+    struct stat st;
+    if (strcmp(path, "-") == 0)
+        return KB_OK;
+    if (resolve(path, target, sizeof target) != KB_OK)
+        return kb_fail_prefix(KB_EIO, path);
+    if (stat(target, &st) == 0 && (is_stream(&st) || S_ISDIR(st.st_mode))) {
+        if (S_ISDIR(st.st_mode))
+            return kb_fail(KB_EIO, "%s: is a directory", path);
+        if (access(target, W_OK) != 0)
+            return kb_fail(KB_EIO, "%s: cannot write: %s", path, strerror(errno));
+        return KB_OK;
+    }
+    const char *slash = strrchr(target, '/');
     char dir[4096];
     if (!slash)
         snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
+    else if (slash == target)
         snprintf(dir, sizeof dir, "/");
     else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    struct stat st;
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - target), target);
     if (stat(dir, &st) != 0)
         return kb_fail(KB_EIO, "%s: cannot write into %s: %s", path, dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))

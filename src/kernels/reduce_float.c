@@ -360,82 +360,117 @@ static cols_shape cols_shape_of(const kb_reduce_plan *p, int col) {
     return s;
 }
 
+/* Task t's sums (the rows of its chunk, over its tile's w columns) into sum. */
+static void sum_task(const kb_reduce_plan *p, const kb_sum_kernels *sk, int col,
+                     const cols_shape *s, int64_t t, double *sum) {
+    int64_t chunk = t % s->chunks, tile = t / s->chunks % s->tiles, g = t / s->chunks / s->tiles;
+    int64_t in_off, out_off;
+    group_offsets(p, col, g, &in_off, &out_off);
+    int64_t j0 = tile * s->tile;
+    int64_t w = s->columns - j0 < s->tile ? s->columns - j0 : s->tile;
+    const char *base = p->in + in_off + j0 * p->kin[col];
+    int64_t stride = p->rin[p->nr - 1], chunk_rows = s->chunk_blocks * s->block_rows;
+    memset(sum, 0, (size_t)w * sizeof *sum);
+    int64_t r0 = chunk * chunk_rows, r1 = r0 + chunk_rows < s->rows ? r0 + chunk_rows : s->rows;
+    FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
+        (void)first;
+        sk->cols(x, n, stride, w, sum);
+    });
+}
+
+/* Stores n sums (or means) into out, step bytes apart, as kb_reduce_store would, in one typed
+ * loop or vector kernel: a call per element, or a scalar division each, cost more than the
+ * sums of a short, wide array (4 x 1000000 along axis 0). False when a value cannot be
+ * stored. */
+static bool store_sums(const kb_reduce_plan *p, const kb_reduce_kernels *k, const double *sums,
+                       int64_t n, char *out, int64_t step) {
+    double scale = p->op == KB_REDUCE_MEAN ? (double)p->count : 1.0;
+    bool stored = true;
+    if (p->out_dtype == KB_F32 && step == (int64_t)sizeof(float))
+        k->store_f32(sums, n, scale, (float *)(void *)out);
+    else if (p->out_dtype == KB_F64 && step == (int64_t)sizeof(double))
+        k->store_f64(sums, n, scale, (double *)(void *)out);
+    else if (p->out_dtype == KB_F16 && step == (int64_t)sizeof(uint16_t))
+        k->store_f16(sums, n, scale, (uint16_t *)(void *)out);
+    else if (p->out_dtype == KB_F32)
+        for (int64_t j = 0; j < n; j++) {
+            float value = (float)(sums[j] / scale);
+            memcpy(out + j * step, &value, sizeof value);
+        }
+    else if (p->out_dtype == KB_F64)
+        for (int64_t j = 0; j < n; j++) {
+            double value = sums[j] / scale;
+            memcpy(out + j * step, &value, sizeof value);
+        }
+    else
+        for (int64_t j = 0; j < n; j++) {
+            kb_partial r = {.a = sums[j]};
+            if (kb_reduce_store(p, &r, out + j * step) != KB_OK)
+                stored = false;
+        }
+    return stored;
+}
+
+/* Stores the sums of tile number gt (over the groups and tiles). */
+static bool store_tile(const kb_reduce_plan *p, const kb_reduce_kernels *k, int col,
+                       const cols_shape *s, int64_t gt, const double *total) {
+    int64_t tile = gt % s->tiles, g = gt / s->tiles;
+    int64_t j0 = tile * s->tile;
+    int64_t w = s->columns - j0 < s->tile ? s->columns - j0 : s->tile;
+    int64_t in_off, out_off;
+    group_offsets(p, col, g, &in_off, &out_off);
+    return store_sums(p, k, total, w, p->out + out_off + j0 * p->kout[col], p->kout[col]);
+}
+
 /* Sums and means: each task adds its chunk's rows into one row of double sums, in order
  * (KB_SUM_DEPTH-row partials in the input type fold into it, docs/reductions.md), and the
  * chunks' rows add up in chunk order. No per-block partials: for a sum they would only copy
- * rows of doubles around, a quarter of the time of a 1024 x 1024 float32 column sum. */
+ * rows of doubles around, a quarter of the time of a 1024 x 1024 float32 column sum. When
+ * there is one chunk (few rows), a task stores its row at once from a scratch row that stays
+ * in cache: a row of sums for every column in memory would be written and read back, more
+ * traffic than the input itself for 4 x 1000000. */
 static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernels *k, int col,
                                  const cols_shape *s, int threads) {
     const kb_sum_kernels *sk = sum_kernels(p, k);
     int64_t tasks = s->groups * s->tiles * s->chunks;
-    int64_t col_stride = p->kin[col], stride = p->rin[p->nr - 1];
-    int64_t chunk_rows = s->chunk_blocks * s->block_rows;
-    double *sums = malloc((size_t)(tasks * s->tile) * sizeof *sums);
-    if (!sums)
-        return kb_fail(KB_ENOMEM, "out of memory for %lld partial sums",
-                       (long long)(tasks * s->tile));
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
-#pragma omp parallel for num_threads(threads) if (parallel) schedule(static)
-    for (int64_t t = 0; t < tasks; t++) {
-        int64_t chunk = t % s->chunks, tile = t / s->chunks % s->tiles,
-                g = t / s->chunks / s->tiles;
-        int64_t in_off, out_off;
-        group_offsets(p, col, g, &in_off, &out_off);
-        int64_t j0 = tile * s->tile;
-        int64_t w = s->columns - j0 < s->tile ? s->columns - j0 : s->tile;
-        const char *base = p->in + in_off + j0 * col_stride;
-        double *sum = sums + t * s->tile;
-        memset(sum, 0, (size_t)w * sizeof *sum);
-        int64_t r0 = chunk * chunk_rows, r1 = r0 + chunk_rows < s->rows ? r0 + chunk_rows : s->rows;
-        FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
-            (void)first;
-            sk->cols(x, n, stride, w, sum);
-        });
-    }
-    int stored = 1;
-#pragma omp parallel for num_threads(threads) if (parallel) schedule(static) reduction(& : stored)
-    for (int64_t gt = 0; gt < s->groups * s->tiles; gt++) {
-        int64_t tile = gt % s->tiles, g = gt / s->tiles;
-        int64_t j0 = tile * s->tile;
-        int64_t w = s->columns - j0 < s->tile ? s->columns - j0 : s->tile;
-        double *total = sums + gt * s->chunks * s->tile;
-        for (int64_t c = 1; c < s->chunks; c++) {
-            const double *more = total + c * s->tile;
-            for (int64_t j = 0; j < w; j++)
-                total[j] += more[j];
+    int stored = 1, failed = 0;
+    if (s->chunks == 1) {
+#pragma omp parallel num_threads(threads) if (parallel) reduction(& : stored) reduction(| : failed)
+        {
+            double *sum = malloc((size_t)s->tile * sizeof *sum);
+            failed = !sum;
+#pragma omp for schedule(static)
+            for (int64_t t = 0; t < tasks; t++)
+                if (sum) {
+                    sum_task(p, sk, col, s, t, sum);
+                    stored &= store_tile(p, k, col, s, t, sum);
+                }
+            free(sum);
         }
-        int64_t in_off, out_off;
-        group_offsets(p, col, g, &in_off, &out_off);
-        char *out = p->out + out_off + j0 * p->kout[col];
-        /* Stored as kb_reduce_store would, in one typed loop: a call per element cost more
-         * than the sums of a short, wide array (4 x 1000000 along axis 0). */
-        double scale = p->op == KB_REDUCE_MEAN ? (double)p->count : 1.0;
-        if (p->out_dtype == KB_F32 && p->kout[col] == (int64_t)sizeof(float))
-            for (int64_t j = 0; j < w; j++) /* contiguous: the divisions vectorize */
-                ((float *)(void *)out)[j] = (float)(total[j] / scale);
-        else if (p->out_dtype == KB_F64 && p->kout[col] == (int64_t)sizeof(double))
-            for (int64_t j = 0; j < w; j++)
-                ((double *)(void *)out)[j] = total[j] / scale;
-        else if (p->out_dtype == KB_F32)
-            for (int64_t j = 0; j < w; j++) {
-                float value = (float)(total[j] / scale);
-                memcpy(out + j * p->kout[col], &value, sizeof value);
-            }
-        else if (p->out_dtype == KB_F64)
-            for (int64_t j = 0; j < w; j++) {
-                double value = total[j] / scale;
-                memcpy(out + j * p->kout[col], &value, sizeof value);
-            }
-        else if (p->out_dtype == KB_F16 && p->kout[col] == (int64_t)sizeof(uint16_t))
-            k->store_f16(total, w, scale, (uint16_t *)(void *)out);
-        else
-            for (int64_t j = 0; j < w; j++) {
-                kb_partial r = {.a = total[j]};
-                if (kb_reduce_store(p, &r, out + j * p->kout[col]) != KB_OK)
-                    stored = 0;
-            }
+    } else {
+        double *sums = malloc((size_t)(tasks * s->tile) * sizeof *sums);
+        if (!sums)
+            return kb_fail(KB_ENOMEM, "out of memory for %lld partial sums",
+                           (long long)(tasks * s->tile));
+#pragma omp parallel for num_threads(threads) if (parallel) schedule(static)
+        for (int64_t t = 0; t < tasks; t++)
+            sum_task(p, sk, col, s, t, sums + t * s->tile);
+#pragma omp parallel for num_threads(threads) if (parallel) schedule(static) reduction(& : stored)
+        for (int64_t gt = 0; gt < s->groups * s->tiles; gt++) {
+            double *total = sums + gt * s->chunks * s->tile;
+            int64_t w = s->columns - gt % s->tiles * s->tile;
+            w = w < s->tile ? w : s->tile;
+            for (int64_t c = 1; c < s->chunks; c++)
+                for (int64_t j = 0; j < w; j++)
+                    total[j] += total[c * s->tile + j];
+            stored &= store_tile(p, k, col, s, gt, total);
+        }
+        free(sums);
     }
-    free(sums);
+    /* Messages are per thread: restate a worker's failure on the calling thread. */
+    if (failed)
+        return kb_fail(KB_ENOMEM, "out of memory for reduction scratch space");
     return stored ? KB_OK : kb_fail(KB_EINVAL, "cannot store a reduction result");
 }
 
@@ -630,7 +665,6 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
          * would store them. */
         const kb_sum_kernels *sk = sum_kernels(p, k);
         int stored = 1;
-        double scale = p->op == KB_REDUCE_MEAN ? (double)n : 1.0;
         int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel) reduction(& : stored)
         for (int64_t b = 0; b < batches; b++) {
@@ -639,25 +673,7 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
             int64_t rows =
                 p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
             sk->rows(p->in + o0 * p->kin[0], rows, p->kin[0], n, sums);
-            char *out = p->out + o0 * p->kout[0];
-            if (p->out_dtype == KB_F32)
-                for (int64_t i = 0; i < rows; i++) {
-                    float value = (float)(sums[i] / scale);
-                    memcpy(out + i * p->kout[0], &value, sizeof value);
-                }
-            else if (p->out_dtype == KB_F64)
-                for (int64_t i = 0; i < rows; i++) {
-                    double value = sums[i] / scale;
-                    memcpy(out + i * p->kout[0], &value, sizeof value);
-                }
-            else if (p->out_dtype == KB_F16 && p->kout[0] == (int64_t)sizeof(uint16_t))
-                k->store_f16(sums, rows, scale, (uint16_t *)(void *)out);
-            else
-                for (int64_t i = 0; i < rows; i++) {
-                    kb_partial r = {.a = sums[i]};
-                    if (kb_reduce_store(p, &r, out + i * p->kout[0]) != KB_OK)
-                        stored = 0;
-                }
+            stored &= store_sums(p, k, sums, rows, p->out + o0 * p->kout[0], p->kout[0]);
         }
         return stored ? KB_OK : kb_fail(KB_EINVAL, "cannot store a reduction result");
     }

@@ -54,9 +54,12 @@ typedef struct kb_sum_kernels {
 
 typedef struct kb_reduce_kernels {
     kb_sum_kernels sum[KB_SUM_TYPES];
-    /* out[j] = sums[j] / scale as float16 (raw bits), rounded once, as kb_f64_to_f16 does:
-     * the float16 results of sums and means */
+    /* out[j] = sums[j] / scale in the output type, rounded once (float16 as kb_f64_to_f16
+     * rounds, raw bits): the contiguous results of sums and means, whose divisions would
+     * otherwise cost as much as reading a few rows */
     void (*store_f16)(const double *sums, int64_t n, double scale, uint16_t *out);
+    void (*store_f32)(const double *sums, int64_t n, double scale, float *out);
+    void (*store_f64)(const double *sums, int64_t n, double scale, double *out);
     /* sum of (x[i] - center)^2 */
     double (*sqdev_f32)(const float *x, int64_t n, double center);
     double (*sqdev_f64)(const double *x, int64_t n, double center);
@@ -106,16 +109,16 @@ typedef struct kb_reduce_kernels {
                 [KB_SUM_F16] = KB_SUM_ENTRY(f16),                                                  \
                 [KB_SUM_BF16] = KB_SUM_ENTRY(bf16),                                                \
                 [KB_SUM_I32] = KB_SUM_ENTRY(i32)},                                                 \
-        .store_f16 = store_f16, .sqdev_f32 = sqdev_f32, .sqdev_f64 = sqdev_f64,                    \
-        .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64, .max_f64 = max_f64,            \
-        .argmin_f32 = argmin_f32, .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64,              \
-        .argmax_f64 = argmax_f64, .sqdev_cols_f32 = sqdev_cols_f32,                                \
-        .sqdev_cols_f64 = sqdev_cols_f64, .min_cols_f32 = min_cols_f32,                            \
-        .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64, .max_cols_f64 = max_cols_f64,  \
-        .argmin_cols_f32 = argmin_cols_f32, .argmax_cols_f32 = argmax_cols_f32,                    \
-        .argmin_cols_f64 = argmin_cols_f64, .argmax_cols_f64 = argmax_cols_f64,                    \
-        .sumd_f32 = sumd_f32, .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32,                \
-        .sumd_cols_f64 = sumd_cols_f64,                                                            \
+        .store_f16 = store_f16, .store_f32 = store_f32, .store_f64 = store_f64,                    \
+        .sqdev_f32 = sqdev_f32, .sqdev_f64 = sqdev_f64, .min_f32 = min_f32, .max_f32 = max_f32,    \
+        .min_f64 = min_f64, .max_f64 = max_f64, .argmin_f32 = argmin_f32,                          \
+        .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64, .argmax_f64 = argmax_f64,              \
+        .sqdev_cols_f32 = sqdev_cols_f32, .sqdev_cols_f64 = sqdev_cols_f64,                        \
+        .min_cols_f32 = min_cols_f32, .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64,  \
+        .max_cols_f64 = max_cols_f64, .argmin_cols_f32 = argmin_cols_f32,                          \
+        .argmax_cols_f32 = argmax_cols_f32, .argmin_cols_f64 = argmin_cols_f64,                    \
+        .argmax_cols_f64 = argmax_cols_f64, .sumd_f32 = sumd_f32, .sumd_f64 = sumd_f64,            \
+        .sumd_cols_f32 = sumd_cols_f32, .sumd_cols_f64 = sumd_cols_f64,                            \
     }
 
 /* Each returns its level's table; a level that is not compiled has no definition. The

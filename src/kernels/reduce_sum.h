@@ -316,13 +316,20 @@ DEFINE_SUM_KERNELS(f16, uint16_t, f32)
 DEFINE_SUM_KERNELS(bf16, uint16_t, f32)
 DEFINE_SUM_KERNELS(i32, int32_t, f64)
 
-static void store_f16(const double *sums, int64_t n, double scale, uint16_t *out) {
-    vf64 s = vf64_set1(scale);
-    int64_t j = 0;
-    for (; j + VF64_LANES <= n; j += VF64_LANES)
-        vf64_store_f16(out + j, vf64_div(vf64_load(sums + j), s));
-    for (; j < n; j++)
-        out[j] = kb_f64_to_f16(sums[j] / scale);
-}
+/* The stores of sums' results (reduce_kernels.h): vector divisions, narrowed to the type. */
+#define DEFINE_SUM_STORE(S, T, NARROW, STORE)                                                      \
+    static void store_##S(const double *sums, int64_t n, double scale, T *out) {                   \
+        vf64 s = vf64_set1(scale);                                                                 \
+        int64_t j = 0;                                                                             \
+        for (; j + VF64_LANES <= n; j += VF64_LANES)                                               \
+            STORE(out + j, vf64_div(vf64_load(sums + j), s));                                      \
+        for (; j < n; j++)                                                                         \
+            out[j] = NARROW(sums[j] / scale);                                                      \
+    }
+#define AS_FLOAT(x) ((float)(x))
+#define AS_DOUBLE(x) (x)
+DEFINE_SUM_STORE(f16, uint16_t, kb_f64_to_f16, vf64_store_f16)
+DEFINE_SUM_STORE(f32, float, AS_FLOAT, vf64_store_f32)
+DEFINE_SUM_STORE(f64, double, AS_DOUBLE, vf64_store)
 
 #endif

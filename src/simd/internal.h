@@ -22,6 +22,7 @@
  *   vf64_load_i32(p)        VF64_LANES int32 values as doubles
  *   ..._till(p, n)          of each widening load: the first n (< lanes), zero after them
  *   vf64_set1(x), vf64_div(a, b)
+ *   vf64_store_f32(p, a)    a's VF64_LANES lanes rounded to float and stored
  *   vf64_store_f16(p, a)    a's VF64_LANES lanes as float16 (raw uint16_t), each rounded
  *                           once, to nearest even, as kb_f64_to_f16 rounds
  *

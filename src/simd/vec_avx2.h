@@ -74,6 +74,10 @@ static inline vf64 vf64_set1(double x) {
 static inline vf64 vf64_div(vf64 a, vf64 b) {
     return _mm256_div_pd(a, b);
 }
+/* a's lanes rounded to float (to nearest even) and stored. */
+static inline void vf64_store_f32(float *p, vf64 a) {
+    _mm_storeu_ps(p, _mm256_cvtpd_ps(a));
+}
 /* Stores a's lanes as float16, each rounded once: to float with round-to-odd (inexact lanes
  * truncated, then their last bit set), then to float16 to nearest even (F16C). The masks are
  * compared in double lanes and taken to float lanes by keeping every other 32-bit word. */

@@ -69,6 +69,10 @@ static inline vf64 vf64_set1(double x) {
 static inline vf64 vf64_div(vf64 a, vf64 b) {
     return _mm512_div_pd(a, b);
 }
+/* a's lanes rounded to float (to nearest even) and stored. */
+static inline void vf64_store_f32(float *p, vf64 a) {
+    _mm256_storeu_ps(p, _mm512_cvtpd_ps(a));
+}
 /* Stores a's lanes as float16, each rounded once: to float with round-to-odd (inexact lanes
  * truncated, then their last bit set), then to float16 to nearest even. */
 static inline void vf64_store_f16(uint16_t *p, vf64 a) {

@@ -74,6 +74,10 @@ static inline vf64 vf64_set1(double x) {
 static inline vf64 vf64_div(vf64 a, vf64 b) {
     return vdivq_f64(a, b);
 }
+/* a's lanes rounded to float (to nearest even) and stored. */
+static inline void vf64_store_f32(float *p, vf64 a) {
+    vst1_f32(p, vcvt_f32_f64(a));
+}
 /* Stores a's lanes as float16, each rounded once: to float with round-to-odd (FCVTXN), then
  * to float16 to nearest even. */
 static inline void vf64_store_f16(uint16_t *p, vf64 a) {

@@ -591,8 +591,9 @@ static void widened_sums(void **state) {
     }
 }
 
-/* store_f16 against kb_f64_to_f16 (test_half holds that one to the definition): values near
- * float16 midpoints, where rounding through float would round twice, and every special. */
+/* The stores against a division and a rounding in C: float16 against kb_f64_to_f16 (test_half
+ * holds that one to the definition), at values near float16 midpoints, where rounding through
+ * float would round twice, and every special. */
 static double f16_hard_value(void) {
     switch (test_rng_below(&rng, 6)) {
         case 0:
@@ -610,22 +611,29 @@ static double f16_hard_value(void) {
     }
 }
 
-static void store_f16_rounds_once(void **state) {
+static void stores_round_once(void **state) {
     for (int64_t n = 0; n <= 70; n++)
         for (int rep = 0; rep < 20; rep++) {
             double sums[70], scale = rep % 2 ? 1.0 : (double)(1 + test_rng_below(&rng, 1000));
-            uint16_t got[70];
+            uint16_t got16[70];
+            float got32[70];
+            double got64[70];
             for (int64_t j = 0; j < n; j++)
                 sums[j] = f16_hard_value() * scale;
             for (int l = 0; l < nlevels; l++) {
-                levels[l].table->store_f16(sums, n, scale, got);
+                const kb_reduce_kernels *t = levels[l].table;
+                t->store_f16(sums, n, scale, got16);
+                t->store_f32(sums, n, scale, got32);
+                t->store_f64(sums, n, scale, got64);
                 for (int64_t j = 0; j < n; j++) {
                     uint16_t want = kb_f64_to_f16(sums[j] / scale);
-                    bool both_nan = (want & 0x7fff) > 0x7c00 && (got[j] & 0x7fff) > 0x7c00;
-                    if (got[j] != want && !both_nan)
-                        fail_msg("%s store_f16 n=%lld: %a / %a gave 0x%04x, want 0x%04x",
-                                 kb_simd_name(levels[l].id), (long long)n, sums[j], scale, got[j],
-                                 want);
+                    bool both_nan = (want & 0x7fff) > 0x7c00 && (got16[j] & 0x7fff) > 0x7c00;
+                    if ((got16[j] != want && !both_nan) ||
+                        !same_value(got32[j], (float)(sums[j] / scale)) ||
+                        !same_value(got64[j], sums[j] / scale))
+                        fail_msg("%s stores n=%lld: %a / %a gave 0x%04x %a %a, want 0x%04x",
+                                 kb_simd_name(levels[l].id), (long long)n, sums[j], scale, got16[j],
+                                 got32[j], got64[j], want);
                 }
             }
         }
@@ -653,7 +661,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(runs_f32),     cmocka_unit_test(runs_f64),
         cmocka_unit_test(cols_f32),     cmocka_unit_test(cols_f64),
-        cmocka_unit_test(widened_sums), cmocka_unit_test(store_f16_rounds_once),
+        cmocka_unit_test(widened_sums), cmocka_unit_test(stores_round_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

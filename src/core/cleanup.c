@@ -1,0 +1,107 @@
+/* Removing a process's temporary files and directories when a signal ends it. */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/cleanup.h"
+#include "core/fail.h"
+
+static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+enum { nsignals = sizeof signals / sizeof signals[0] };
+
+/* The handler reads these: an entry is filled before its flag is set, and both change only
+ * with the signals blocked in the calling (main) thread. The process's other threads (OpenMP's)
+ * block nothing, but they are computing, not registering. */
+static char paths[KB_CLEANUP_MAX][4096];
+static volatile sig_atomic_t used[KB_CLEANUP_MAX];
+static bool installed;
+
+/* Async-signal-safe: unlink, rmdir, sigaction and raise only. */
+static void on_signal(int sig) {
+    int saved = errno;
+    for (int i = KB_CLEANUP_MAX - 1; i >= 0; i--)
+        if (used[i] && unlink(paths[i]) != 0 && (errno == EISDIR || errno == EPERM))
+            rmdir(paths[i]);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    errno = saved;
+    raise(sig); /* delivered once the handler returns, with the default action */
+}
+
+static void install(void) {
+    installed = true;
+    for (int i = 0; i < nsignals; i++) {
+        struct sigaction old, handler;
+        if (sigaction(signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&handler, 0, sizeof handler);
+        handler.sa_handler = on_signal;
+        sigemptyset(&handler.sa_mask);
+        for (int k = 0; k < nsignals; k++)
+            sigaddset(&handler.sa_mask, signals[k]);
+        sigaction(signals[i], &handler, NULL);
+    }
+}
+
+static void block(sigset_t *old) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < nsignals; i++)
+        sigaddset(&set, signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+kb_status kb_cleanup_add(const char *path) {
+    if (strlen(path) >= sizeof paths[0])
+        return kb_fail(KB_EINVAL, "%s: path too long to clean up after", path);
+    sigset_t old;
+    block(&old);
+    if (!installed)
+        install();
+    /* Newest in the highest slot: the handler goes from the top down. */
+    int slot = KB_CLEANUP_MAX - 1;
+    while (slot >= 0 && !used[slot])
+        slot--;
+    slot++;
+    if (slot >= KB_CLEANUP_MAX) {
+        /* Full at the top: close the gaps that forgotten paths left, keeping the order. */
+        slot = 0;
+        for (int i = 0; i < KB_CLEANUP_MAX; i++)
+            if (used[i] && i != slot) {
+                memcpy(paths[slot], paths[i], sizeof paths[0]);
+                atomic_signal_fence(memory_order_seq_cst);
+                used[slot++] = 1;
+                used[i] = 0;
+            } else if (used[i]) {
+                slot++;
+            }
+    }
+    kb_status st = KB_OK;
+    if (slot >= KB_CLEANUP_MAX) {
+        st = kb_fail(KB_ENOMEM, "%s: more than %d temporary paths at once", path, KB_CLEANUP_MAX);
+    } else {
+        memcpy(paths[slot], path, strlen(path) + 1);
+        atomic_signal_fence(memory_order_seq_cst); /* the path before the flag */
+        used[slot] = 1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return st;
+}
+
+void kb_cleanup_forget(const char *path) {
+    sigset_t old;
+    block(&old);
+    for (int i = KB_CLEANUP_MAX - 1; i >= 0; i--)
+        if (used[i] && strcmp(paths[i], path) == 0) {
+            used[i] = 0;
+            break;
+        }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}

@@ -1,0 +1,24 @@
+#ifndef KB_CORE_CLEANUP_H
+#define KB_CORE_CLEANUP_H
+
+/* Files and directories a process is making, removed if SIGINT, SIGTERM or SIGHUP ends it
+ * first: temporaries beside outputs, the baselines' shared directory and the files in it.
+ * The first registration installs the handler, for each of those signals whose action is
+ * still the default (a program's own handler, or an ignored signal, is left alone). The
+ * handler removes what is registered, newest first (so a directory after the files in it),
+ * then ends the process by the same signal, as if kbench had not caught it.
+ *
+ * At most KB_CLEANUP_MAX paths at once; beyond that, kb_cleanup_add fails (KB_ENOMEM). Called
+ * from the main thread only. */
+
+#include "kbench/error.h"
+
+#define KB_CLEANUP_MAX 64
+
+kb_status kb_cleanup_add(const char *path);
+
+/* Forgets path (it was removed, renamed into place, or is no longer the process's to
+ * remove); a path never added is ignored. */
+void kb_cleanup_forget(const char *path);
+
+#endif

@@ -446,6 +446,8 @@ DEFINE_EXTREME(f32, float, max, >, -INFINITY)
 DEFINE_EXTREME(f64, double, min, <, INFINITY)
 DEFINE_EXTREME(f64, double, max, >, -INFINITY)
 
+#include "kernels/reduce_rows.h"
+
 /* ---- argmin and argmax. BETTER is lt or gt. Each lane keeps its best value and, on strict
  * improvement only, the start of the group of vectors where it was seen, so every lane holds
  * its own first occurrence; lanes are merged at the end, the smaller index winning ties. ---- */

@@ -677,6 +677,23 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         }
         return stored ? KB_OK : kb_fail(KB_EINVAL, "cannot store a reduction result");
     }
+    if ((p->op == KB_REDUCE_MIN || p->op == KB_REDUCE_MAX) && p->nk == 1) {
+        /* Extremes of many rows per kernel call, stored by it (they keep the input's type). */
+        bool f32 = p->in_dtype == KB_F32, max = p->op == KB_REDUCE_MAX;
+        void (*rows_kernel)(const char *, int64_t, int64_t, int64_t, char *, int64_t) =
+            f32 ? (max ? k->max_rows_f32 : k->min_rows_f32)
+                : (max ? k->max_rows_f64 : k->min_rows_f64);
+        int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+        for (int64_t b = 0; b < batches; b++) {
+            int64_t o0 = b * KB_REDUCE_ROWS_BATCH;
+            int64_t rows =
+                p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
+            rows_kernel(p->in + o0 * p->kin[0], rows, p->kin[0], n, p->out + o0 * p->kout[0],
+                        p->kout[0]);
+        }
+        return KB_OK;
+    }
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
     for (int64_t o = 0; o < p->nout; o++) {
         int64_t in_off = o * p->kin[0], out_off = o * p->kout[0];

@@ -92,6 +92,17 @@ typedef struct kb_reduce_kernels {
     void (*argmax_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
                             int64_t first_row, double *best, int64_t *index);
 
+    /* out[i * out_stride] = min or max of row i's n elements (n <= KB_REDUCE_BLOCK), as the
+     * run kernels give it (NaN rules included) */
+    void (*min_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,
+                         int64_t out_stride);
+    void (*max_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,
+                         int64_t out_stride);
+    void (*min_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,
+                         int64_t out_stride);
+    void (*max_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,
+                         int64_t out_stride);
+
     /* sums accumulated in double from the first element, as the means of var and std need */
     double (*sumd_f32)(const float *x, int64_t n);
     double (*sumd_f64)(const double *x, int64_t n);
@@ -109,16 +120,18 @@ typedef struct kb_reduce_kernels {
                 [KB_SUM_F16] = KB_SUM_ENTRY(f16),                                                  \
                 [KB_SUM_BF16] = KB_SUM_ENTRY(bf16),                                                \
                 [KB_SUM_I32] = KB_SUM_ENTRY(i32)},                                                 \
-        .store_f16 = store_f16, .store_f32 = store_f32, .store_f64 = store_f64,                    \
-        .sqdev_f32 = sqdev_f32, .sqdev_f64 = sqdev_f64, .min_f32 = min_f32, .max_f32 = max_f32,    \
-        .min_f64 = min_f64, .max_f64 = max_f64, .argmin_f32 = argmin_f32,                          \
-        .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64, .argmax_f64 = argmax_f64,              \
-        .sqdev_cols_f32 = sqdev_cols_f32, .sqdev_cols_f64 = sqdev_cols_f64,                        \
-        .min_cols_f32 = min_cols_f32, .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64,  \
-        .max_cols_f64 = max_cols_f64, .argmin_cols_f32 = argmin_cols_f32,                          \
-        .argmax_cols_f32 = argmax_cols_f32, .argmin_cols_f64 = argmin_cols_f64,                    \
-        .argmax_cols_f64 = argmax_cols_f64, .sumd_f32 = sumd_f32, .sumd_f64 = sumd_f64,            \
-        .sumd_cols_f32 = sumd_cols_f32, .sumd_cols_f64 = sumd_cols_f64,                            \
+        .store_f16 = store_f16, .min_rows_f32 = min_rows_f32, .max_rows_f32 = max_rows_f32,        \
+        .min_rows_f64 = min_rows_f64, .max_rows_f64 = max_rows_f64, .store_f32 = store_f32,        \
+        .store_f64 = store_f64, .sqdev_f32 = sqdev_f32, .sqdev_f64 = sqdev_f64,                    \
+        .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64, .max_f64 = max_f64,            \
+        .argmin_f32 = argmin_f32, .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64,              \
+        .argmax_f64 = argmax_f64, .sqdev_cols_f32 = sqdev_cols_f32,                                \
+        .sqdev_cols_f64 = sqdev_cols_f64, .min_cols_f32 = min_cols_f32,                            \
+        .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64, .max_cols_f64 = max_cols_f64,  \
+        .argmin_cols_f32 = argmin_cols_f32, .argmax_cols_f32 = argmax_cols_f32,                    \
+        .argmin_cols_f64 = argmin_cols_f64, .argmax_cols_f64 = argmax_cols_f64,                    \
+        .sumd_f32 = sumd_f32, .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32,                \
+        .sumd_cols_f64 = sumd_cols_f64,                                                            \
     }
 
 /* Each returns its level's table; a level that is not compiled has no definition. The

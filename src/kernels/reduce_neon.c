@@ -403,6 +403,8 @@ DEFINE_EXTREME(f32, float, max, >, -INFINITY)
 DEFINE_EXTREME(f64, double, min, <, INFINITY)
 DEFINE_EXTREME(f64, double, max, >, -INFINITY)
 
+#include "kernels/reduce_rows.h"
+
 /* ---- argmin and argmax. BETTER is lt or gt, OP the matching min or max. Each lane keeps its
  * best value (through OP, so that a NaN sticks and shows at the end) and, on strict
  * improvement only, the start of the group of vectors where it was seen, so every lane holds

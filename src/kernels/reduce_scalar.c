@@ -2,6 +2,7 @@
  * KB_SIMD=scalar selects. Four independent accumulators keep the adds pipelined without
  * depending on the compiler's vectorizer (which the build does not ask for here). */
 #include <math.h>
+#include <string.h>
 
 #include "kbench/half.h"
 #include "kernels/reduce_kernels.h"
@@ -169,6 +170,19 @@ DEFINE_SCALAR_SUMS(f64, double, AS_DOUBLE)
 DEFINE_SCALAR_SUMS(f16, uint16_t, kb_f16_to_f32)
 DEFINE_SCALAR_SUMS(bf16, uint16_t, kb_bf16_to_f32)
 DEFINE_SCALAR_SUMS(i32, int32_t, AS_DOUBLE)
+
+#define DEFINE_SCALAR_EXTREME_ROWS(S, T, OP)                                                       \
+    static void OP##_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,   \
+                              int64_t out_stride) {                                                \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            T value = OP##_##S(ROW(T, x, i, stride), n);                                           \
+            memcpy(out + i * out_stride, &value, sizeof value);                                    \
+        }                                                                                          \
+    }
+DEFINE_SCALAR_EXTREME_ROWS(f32, float, min)
+DEFINE_SCALAR_EXTREME_ROWS(f32, float, max)
+DEFINE_SCALAR_EXTREME_ROWS(f64, double, min)
+DEFINE_SCALAR_EXTREME_ROWS(f64, double, max)
 
 static void store_f16(const double *sums, int64_t n, double scale, uint16_t *out) {
     for (int64_t j = 0; j < n; j++)

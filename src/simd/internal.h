@@ -23,6 +23,13 @@
  *   ..._till(p, n)          of each widening load: the first n (< lanes), zero after them
  *   vf64_set1(x), vf64_div(a, b)
  *   vf64_store_f32(p, a)    a's VF64_LANES lanes rounded to float and stored
+ *   vfS_min(a, b), vfS_max(a, b)
+ *                           lane-wise, for lanes without NaN (a NaN lane gives either one)
+ *   vfS_hmin(a), vfS_hmax(a)
+ *                           the least or greatest lane
+ *   vfS_any_nan(a)          nonzero when a lane is NaN
+ *   vfS_load_till_or(p, n, fill)
+ *                           as vfS_load_till, with fill in the lanes past n
  *   vf64_store_f16(p, a)    a's VF64_LANES lanes as float16 (raw uint16_t), each rounded
  *                           once, to nearest even, as kb_f64_to_f16 rounds
  *

@@ -101,4 +101,56 @@ static inline void vf64_store_f16(uint16_t *p, vf64 a) {
     _mm_storel_epi64((__m128i *)(void *)p, h);
 }
 
+/* Extremes: lane-wise min and max of NaN-free lanes (a NaN gives either operand: callers test
+ * vfS_any_nan), the extreme of the lanes, whether any lane is NaN, and a tail loaded with fill
+ * in the lanes past n. */
+static inline vf32 vf32_min(vf32 a, vf32 b) {
+    return _mm256_min_ps(a, b);
+}
+static inline vf32 vf32_max(vf32 a, vf32 b) {
+    return _mm256_max_ps(a, b);
+}
+static inline vf64 vf64_min(vf64 a, vf64 b) {
+    return _mm256_min_pd(a, b);
+}
+static inline vf64 vf64_max(vf64 a, vf64 b) {
+    return _mm256_max_pd(a, b);
+}
+/* Halves folded until one lane is left: 8 -> 4 -> 2 -> 1. */
+#define KB_VEC_AVX2_HFOLD_PS(a, OP)                                                                \
+    __m128 h = OP##_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));                    \
+    h = OP##_ps(h, _mm_movehl_ps(h, h));                                                           \
+    return _mm_cvtss_f32(OP##_ss(h, _mm_shuffle_ps(h, h, 1)))
+#define KB_VEC_AVX2_HFOLD_PD(a, OP)                                                                \
+    __m128d h = OP##_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));                   \
+    return _mm_cvtsd_f64(OP##_sd(h, _mm_unpackhi_pd(h, h)))
+static inline float vf32_hmin(vf32 a) {
+    KB_VEC_AVX2_HFOLD_PS(a, _mm_min);
+}
+static inline float vf32_hmax(vf32 a) {
+    KB_VEC_AVX2_HFOLD_PS(a, _mm_max);
+}
+static inline double vf64_hmin(vf64 a) {
+    KB_VEC_AVX2_HFOLD_PD(a, _mm_min);
+}
+static inline double vf64_hmax(vf64 a) {
+    KB_VEC_AVX2_HFOLD_PD(a, _mm_max);
+}
+static inline int vf32_any_nan(vf32 a) {
+    return _mm256_movemask_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)) != 0;
+}
+static inline int vf64_any_nan(vf64 a) {
+    return _mm256_movemask_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q)) != 0;
+}
+static inline vf32 vf32_load_till_or(const float *p, int64_t n, float fill) {
+    __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, mask),
+                            _mm256_castsi256_ps(mask));
+}
+static inline vf64 vf64_load_till_or(const double *p, int64_t n, double fill) {
+    __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+    return _mm256_blendv_pd(_mm256_set1_pd(fill), _mm256_maskload_pd(p, mask),
+                            _mm256_castsi256_pd(mask));
+}
 #endif

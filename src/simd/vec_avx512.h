@@ -90,4 +90,43 @@ static inline void vf64_store_f16(uint16_t *p, vf64 a) {
     _mm_storeu_si128((__m128i *)(void *)p, h);
 }
 
+/* Extremes: lane-wise min and max of NaN-free lanes (a NaN gives either operand: callers test
+ * vfS_any_nan), the extreme of the lanes, whether any lane is NaN, and a tail loaded with fill
+ * in the lanes past n. */
+static inline vf32 vf32_min(vf32 a, vf32 b) {
+    return _mm512_min_ps(a, b);
+}
+static inline vf32 vf32_max(vf32 a, vf32 b) {
+    return _mm512_max_ps(a, b);
+}
+static inline vf64 vf64_min(vf64 a, vf64 b) {
+    return _mm512_min_pd(a, b);
+}
+static inline vf64 vf64_max(vf64 a, vf64 b) {
+    return _mm512_max_pd(a, b);
+}
+static inline float vf32_hmin(vf32 a) {
+    return _mm512_reduce_min_ps(a);
+}
+static inline float vf32_hmax(vf32 a) {
+    return _mm512_reduce_max_ps(a);
+}
+static inline double vf64_hmin(vf64 a) {
+    return _mm512_reduce_min_pd(a);
+}
+static inline double vf64_hmax(vf64 a) {
+    return _mm512_reduce_max_pd(a);
+}
+static inline int vf32_any_nan(vf32 a) {
+    return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) != 0;
+}
+static inline int vf64_any_nan(vf64 a) {
+    return _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q) != 0;
+}
+static inline vf32 vf32_load_till_or(const float *p, int64_t n, float fill) {
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), (__mmask16)((1u << n) - 1), p);
+}
+static inline vf64 vf64_load_till_or(const double *p, int64_t n, double fill) {
+    return _mm512_mask_loadu_pd(_mm512_set1_pd(fill), (__mmask8)((1u << n) - 1), p);
+}
 #endif

@@ -88,4 +88,47 @@ static inline void vf64_store_f16(uint16_t *p, vf64 a) {
     memcpy(p, t, VF64_LANES * sizeof *p);
 }
 
+/* Extremes: lane-wise min and max of NaN-free lanes (callers test vfS_any_nan), the extreme
+ * of the lanes, whether any lane is NaN, and a tail loaded with fill in the lanes past n. */
+static inline vf32 vf32_min(vf32 a, vf32 b) {
+    return vminq_f32(a, b);
+}
+static inline vf32 vf32_max(vf32 a, vf32 b) {
+    return vmaxq_f32(a, b);
+}
+static inline vf64 vf64_min(vf64 a, vf64 b) {
+    return vminq_f64(a, b);
+}
+static inline vf64 vf64_max(vf64 a, vf64 b) {
+    return vmaxq_f64(a, b);
+}
+static inline float vf32_hmin(vf32 a) {
+    return vminvq_f32(a);
+}
+static inline float vf32_hmax(vf32 a) {
+    return vmaxvq_f32(a);
+}
+static inline double vf64_hmin(vf64 a) {
+    return vminvq_f64(a);
+}
+static inline double vf64_hmax(vf64 a) {
+    return vmaxvq_f64(a);
+}
+static inline int vf32_any_nan(vf32 a) {
+    return vminvq_u32(vceqq_f32(a, a)) == 0;
+}
+static inline int vf64_any_nan(vf64 a) {
+    uint64x2_t same = vceqq_f64(a, a);
+    return (vgetq_lane_u64(same, 0) & vgetq_lane_u64(same, 1)) == 0;
+}
+static inline vf32 vf32_load_till_or(const float *p, int64_t n, float fill) {
+    float t[VF32_LANES] = {fill, fill, fill, fill};
+    memcpy(t, p, (size_t)n * sizeof *p);
+    return vld1q_f32(t);
+}
+static inline vf64 vf64_load_till_or(const double *p, int64_t n, double fill) {
+    double t[VF64_LANES] = {fill, fill};
+    memcpy(t, p, (size_t)n * sizeof *p);
+    return vld1q_f64(t);
+}
 #endif

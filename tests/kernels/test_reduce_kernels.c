@@ -236,6 +236,21 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
     if (!same_value(mn, r.min) || !same_value(mx, r.max))
         fail_msg("%s min/max_%s n=%lld (%s): got %a/%a, want %a/%a", name, ty, (long long)n,
                  kind_names[k], mn, mx, r.min, r.max);
+    /* The run as a single row of the rows forms. */
+    double row_mn, row_mx;
+    if (f32) {
+        float m32[2];
+        t->min_rows_f32(x, 1, n * 4, n, (char *)m32, 4);
+        t->max_rows_f32(x, 1, n * 4, n, (char *)(m32 + 1), 4);
+        row_mn = m32[0];
+        row_mx = m32[1];
+    } else {
+        t->min_rows_f64(x, 1, n * 8, n, (char *)&row_mn, 8);
+        t->max_rows_f64(x, 1, n * 8, n, (char *)&row_mx, 8);
+    }
+    if (!same_value(row_mn, r.min) || !same_value(row_mx, r.max))
+        fail_msg("%s min/max_rows_%s n=%lld (%s): got %a/%a, want %a/%a", name, ty, (long long)n,
+                 kind_names[k], row_mn, row_mx, r.min, r.max);
     int64_t amin = f32 ? t->argmin_f32(xf, n) : t->argmin_f64(xd, n);
     int64_t amax = f32 ? t->argmax_f32(xf, n) : t->argmax_f64(xd, n);
     if (amin != r.argmin || amax != r.argmax)

@@ -71,6 +71,9 @@ static inline vf64 vf64_load_i32(const int32_t *p) {
 static inline vf64 vf64_set1(double x) {
     return _mm256_set1_pd(x);
 }
+static inline vf64 vf64_mul(vf64 a, vf64 b) {
+    return _mm256_mul_pd(a, b);
+}
 static inline vf64 vf64_div(vf64 a, vf64 b) {
     return _mm256_div_pd(a, b);
 }

@@ -71,6 +71,9 @@ static inline vf64 vf64_load_i32(const int32_t *p) {
 static inline vf64 vf64_set1(double x) {
     return vdupq_n_f64(x);
 }
+static inline vf64 vf64_mul(vf64 a, vf64 b) {
+    return vmulq_f64(a, b);
+}
 static inline vf64 vf64_div(vf64 a, vf64 b) {
     return vdivq_f64(a, b);
 }

@@ -60,6 +60,9 @@ typedef struct kb_reduce_kernels {
     void (*store_f16)(const double *sums, int64_t n, double scale, uint16_t *out);
     void (*store_f32)(const double *sums, int64_t n, double scale, float *out);
     void (*store_f64)(const double *sums, int64_t n, double scale, double *out);
+    /* out[j] = sqrt(sums[j] / scale), rounded to the type once the root is taken: std */
+    void (*store_sqrt_f32)(const double *sums, int64_t n, double scale, float *out);
+    void (*store_sqrt_f64)(const double *sums, int64_t n, double scale, double *out);
     /* sum of (x[i] - center)^2 */
     double (*sqdev_f32)(const float *x, int64_t n, double center);
     double (*sqdev_f64)(const double *x, int64_t n, double center);
@@ -122,7 +125,8 @@ typedef struct kb_reduce_kernels {
                 [KB_SUM_I32] = KB_SUM_ENTRY(i32)},                                                 \
         .store_f16 = store_f16, .min_rows_f32 = min_rows_f32, .max_rows_f32 = max_rows_f32,        \
         .min_rows_f64 = min_rows_f64, .max_rows_f64 = max_rows_f64, .store_f32 = store_f32,        \
-        .store_f64 = store_f64, .sqdev_f32 = sqdev_f32, .sqdev_f64 = sqdev_f64,                    \
+        .store_f64 = store_f64, .store_sqrt_f32 = store_sqrt_f32,                                  \
+        .store_sqrt_f64 = store_sqrt_f64, .sqdev_f32 = sqdev_f32, .sqdev_f64 = sqdev_f64,          \
         .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64, .max_f64 = max_f64,            \
         .argmin_f32 = argmin_f32, .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64,              \
         .argmax_f64 = argmax_f64, .sqdev_cols_f32 = sqdev_cols_f32,                                \

@@ -196,6 +196,14 @@ static void store_f64(const double *sums, int64_t n, double scale, double *out) 
     for (int64_t j = 0; j < n; j++)
         out[j] = sums[j] / scale;
 }
+static void store_sqrt_f32(const double *sums, int64_t n, double scale, float *out) {
+    for (int64_t j = 0; j < n; j++)
+        out[j] = (float)sqrt(sums[j] / scale);
+}
+static void store_sqrt_f64(const double *sums, int64_t n, double scale, double *out) {
+    for (int64_t j = 0; j < n; j++)
+        out[j] = sqrt(sums[j] / scale);
+}
 
 /* These sums accumulate in double from the first element already: they are the sumd ones. */
 static double sumd_f32(const float *x, int64_t n) {

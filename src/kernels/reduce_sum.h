@@ -325,27 +325,30 @@ static inline int sum_scale_is_power_of_two(double scale) {
     return frexp(scale, &e) == 0.5;
 }
 
-/* The stores of sums' results (reduce_kernels.h): vector divisions (or exact multiplications),
- * narrowed to the type. */
-#define DEFINE_SUM_STORE(S, T, NARROW, STORE)                                                      \
-    static void store_##S(const double *sums, int64_t n, double scale, T *out) {                   \
+/* The stores of sums' results, and of std's square roots (reduce_kernels.h): vector divisions
+ * (or exact multiplications), square roots for std, narrowed to the type. */
+#define DEFINE_SUM_STORE(NAME, T, NARROW, STORE, ROOT, SQRT)                                       \
+    static void NAME(const double *sums, int64_t n, double scale, T *out) {                        \
         int64_t j = 0;                                                                             \
         if (sum_scale_is_power_of_two(scale)) {                                                    \
             vf64 r = vf64_set1(1.0 / scale);                                                       \
             for (; j + VF64_LANES <= n; j += VF64_LANES)                                           \
-                STORE(out + j, vf64_mul(vf64_load(sums + j), r));                                  \
+                STORE(out + j, ROOT(vf64_mul(vf64_load(sums + j), r)));                            \
         } else {                                                                                   \
             vf64 s = vf64_set1(scale);                                                             \
             for (; j + VF64_LANES <= n; j += VF64_LANES)                                           \
-                STORE(out + j, vf64_div(vf64_load(sums + j), s));                                  \
+                STORE(out + j, ROOT(vf64_div(vf64_load(sums + j), s)));                            \
         }                                                                                          \
         for (; j < n; j++)                                                                         \
-            out[j] = NARROW(sums[j] / scale);                                                      \
+            out[j] = NARROW(SQRT(sums[j] / scale));                                                \
     }
 #define AS_FLOAT(x) ((float)(x))
 #define AS_DOUBLE(x) (x)
-DEFINE_SUM_STORE(f16, uint16_t, kb_f64_to_f16, vf64_store_f16)
-DEFINE_SUM_STORE(f32, float, AS_FLOAT, vf64_store_f32)
-DEFINE_SUM_STORE(f64, double, AS_DOUBLE, vf64_store)
+#define AS_IS(x) (x)
+DEFINE_SUM_STORE(store_f16, uint16_t, kb_f64_to_f16, vf64_store_f16, AS_IS, AS_IS)
+DEFINE_SUM_STORE(store_f32, float, AS_FLOAT, vf64_store_f32, AS_IS, AS_IS)
+DEFINE_SUM_STORE(store_f64, double, AS_DOUBLE, vf64_store, AS_IS, AS_IS)
+DEFINE_SUM_STORE(store_sqrt_f32, float, AS_FLOAT, vf64_store_f32, vf64_sqrt, sqrt)
+DEFINE_SUM_STORE(store_sqrt_f64, double, AS_DOUBLE, vf64_store, vf64_sqrt, sqrt)
 
 #endif

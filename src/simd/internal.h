@@ -21,7 +21,7 @@
  *                           VF32_LANES float16 / bfloat16 values (raw uint16_t) as floats
  *   vf64_load_i32(p)        VF64_LANES int32 values as doubles
  *   ..._till(p, n)          of each widening load: the first n (< lanes), zero after them
- *   vf64_set1(x), vf64_mul(a, b), vf64_div(a, b)
+ *   vf64_set1(x), vf64_mul(a, b), vf64_div(a, b), vf64_sqrt(a)
  *   vf64_store_f32(p, a)    a's VF64_LANES lanes rounded to float and stored
  *   vfS_min(a, b), vfS_max(a, b)
  *                           lane-wise, for lanes without NaN (a NaN lane gives either one)

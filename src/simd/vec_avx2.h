@@ -74,6 +74,9 @@ static inline vf64 vf64_set1(double x) {
 static inline vf64 vf64_mul(vf64 a, vf64 b) {
     return _mm256_mul_pd(a, b);
 }
+static inline vf64 vf64_sqrt(vf64 a) {
+    return _mm256_sqrt_pd(a);
+}
 static inline vf64 vf64_div(vf64 a, vf64 b) {
     return _mm256_div_pd(a, b);
 }

@@ -74,6 +74,9 @@ static inline vf64 vf64_set1(double x) {
 static inline vf64 vf64_mul(vf64 a, vf64 b) {
     return vmulq_f64(a, b);
 }
+static inline vf64 vf64_sqrt(vf64 a) {
+    return vsqrtq_f64(a);
+}
 static inline vf64 vf64_div(vf64 a, vf64 b) {
     return vdivq_f64(a, b);
 }

@@ -632,7 +632,8 @@ static void stores_round_once(void **state) {
             double sums[70], scale = rep % 2 ? 1.0 : (double)(1 + test_rng_below(&rng, 1000));
             uint16_t got16[70];
             float got32[70];
-            double got64[70];
+            double got64[70], root64[70];
+            float root32[70];
             for (int64_t j = 0; j < n; j++)
                 sums[j] = f16_hard_value() * scale;
             for (int l = 0; l < nlevels; l++) {
@@ -640,12 +641,16 @@ static void stores_round_once(void **state) {
                 t->store_f16(sums, n, scale, got16);
                 t->store_f32(sums, n, scale, got32);
                 t->store_f64(sums, n, scale, got64);
+                t->store_sqrt_f32(sums, n, scale, root32);
+                t->store_sqrt_f64(sums, n, scale, root64);
                 for (int64_t j = 0; j < n; j++) {
                     uint16_t want = kb_f64_to_f16(sums[j] / scale);
                     bool both_nan = (want & 0x7fff) > 0x7c00 && (got16[j] & 0x7fff) > 0x7c00;
                     if ((got16[j] != want && !both_nan) ||
                         !same_value(got32[j], (float)(sums[j] / scale)) ||
-                        !same_value(got64[j], sums[j] / scale))
+                        !same_value(got64[j], sums[j] / scale) ||
+                        !same_value(root32[j], (float)sqrt(sums[j] / scale)) ||
+                        !same_value(root64[j], sqrt(sums[j] / scale)))
                         fail_msg("%s stores n=%lld: %a / %a gave 0x%04x %a %a, want 0x%04x",
                                  kb_simd_name(levels[l].id), (long long)n, sums[j], scale, got16[j],
                                  got32[j], got64[j], want);

@@ -207,22 +207,27 @@ static int check_plausible(const char *program, const kb_bench_options *o,
                 KB_ROOFLINE_LOW_PERCENT);
     if (impossible == 0)
         return KB_EXIT_OK;
+    /* How to measure the peaks again: the cache's, or the file --peaks named. */
+    char again[600];
+    if (o->peaks_file)
+        snprintf(again, sizeof again, "`kbench peaks --refresh --json > %s`", o->peaks_file);
+    else
+        snprintf(again, sizeof again, "`kbench peaks --refresh`");
     const kb_peaks *p = &results->context.peaks;
     if (results->context.has_peaks && p->load_average > 0.5 * results->context.usable_cores)
         fprintf(stderr,
                 "%s: the peaks were measured under load (1-minute load average %.2f on %d "
-                "cores), which lowers them: measure them again on a quiet machine with `kbench "
-                "peaks --refresh`\n",
-                program, p->load_average, results->context.usable_cores);
+                "cores), which lowers them: measure them again on a quiet machine with %s\n",
+                program, p->load_average, results->context.usable_cores, again);
     char why[320];
     kb_roofline_explain(&first->roofline, why, (int)sizeof why);
     fprintf(stderr,
             "%s: %s%d result%s above 100%% of the roofline bound (impossible); the first, %s, at "
             "%.1f%%%s%s: a byte or FLOP count is wrong, the compiler removed work, or the peaks "
-            "are stale%s\n",
+            "are stale (%s measures them again)%s\n",
             program, o->allow_impossible ? "warning: " : "", impossible,
             impossible == 1 ? " is" : "s are", first->name, first->roofline.percent_of_bound,
-            why[0] ? ", " : "", why,
+            why[0] ? ", " : "", why, again,
             o->allow_impossible ? "" : " (--allow-impossible accepts them)");
     return o->allow_impossible ? KB_EXIT_OK : KB_EXIT_FAILURE;
 }

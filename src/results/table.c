@@ -21,8 +21,14 @@ void kb_report_roofline(const kb_bench_result *r, char *percent, size_t percent_
     snprintf(where, where_size, "-");
     if (!r->has_roofline)
         return;
+    /* Seven columns at most, however far above its bound an impossible result is. */
+    double pct = f->percent_of_bound;
     if (f->bound_known)
-        snprintf(percent, percent_size, "%.1f%%", f->percent_of_bound);
+        snprintf(percent, percent_size,
+                 pct < 999.95     ? "%.1f%%"
+                 : pct < 999999.5 ? "%.0f%%"
+                                  : "%.0e%%",
+                 pct);
     snprintf(where, where_size, "%s %s", kb_mem_level_name(f->level),
              !f->bound_known   ? "?"
              : f->memory_bound ? "mem"

@@ -116,6 +116,18 @@ def roofline_flags(tmp):
           in r.stderr and "--allow-impossible" in r.stderr, f"impossible: {r.returncode} {r.stderr}")
     check(re.search(r"simd=scalar/threads=1 .* impossible", r.stdout) is not None,
           f"impossible not in the table: {r.stdout}")
+    # Issue 12, bug 13: the hint measures the peaks into the file given, not the cache, and a
+    # percentage of millions keeps the table's columns where the header has them.
+    check(f"kbench peaks --refresh --json > {slow}" in r.stderr
+          and "`kbench peaks --refresh`" not in r.stderr, f"hint with --peaks FILE: {r.stderr}")
+    lines = r.stdout.splitlines()
+    header = next((l for l in lines if l.startswith("case ")), "")
+    where = header.index(" bound ") + 1 if " bound " in header else -1
+    rows = [l for l in lines if l.startswith("reduce/")]
+    check(where > 0 and rows and all(l[where - 1] == " " and l[where:where + 2] in ("L1", "L2",
+                                                                                 "L3", "DR")
+                                     for l in rows),
+          f"the bound column moved: {header!r} / {rows!r}")
     with open(path) as f:
         case = json.load(f)["cases"][0]
     check(case["roofline"]["flags"] == ["impossible"], f"flags in the file {case['roofline']}")

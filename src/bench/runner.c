@@ -57,11 +57,16 @@ static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, cha
                                  size_t size) {
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, size, "%s/kbench-baseline-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
+    sigset_t held;
+    kb_cleanup_hold(&held); /* no signal between the directory and its registration */
+    if (!mkdtemp(dir)) {
+        kb_cleanup_release(&held);
         return kb_fail(KB_EIO, "cannot create a directory for the baselines' inputs in %s: %s",
                        tmp && *tmp ? tmp : "/tmp", strerror(errno));
+    }
     json_t *info = NULL;
     kb_status st = kb_cleanup_add(dir);
+    kb_cleanup_release(&held);
     if (st == KB_OK)
         st = kb_baseline_start(NULL, NULL, &env->baseline);
     if (st == KB_OK)

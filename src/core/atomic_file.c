@@ -2,6 +2,7 @@
  * rename, so that it appears whole; a FIFO or device as it is; "-" to standard output. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -67,10 +68,10 @@ static kb_status fill(FILE *f, kb_atomic_writer write, void *context) {
     return st;
 }
 
-/* A FIFO, a character device or a socket is written to as it is: there is no file to replace,
- * and a temporary beside it would replace the node itself. */
+/* A FIFO or a character device is written to as it is: there is no file to replace, and a
+ * temporary beside it would replace the node itself. */
 static bool is_stream(const struct stat *st) {
-    return S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode) || S_ISSOCK(st->st_mode);
+    return S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode);
 }
 
 static kb_status write_stream(const char *target, kb_atomic_writer write, void *context) {
@@ -90,14 +91,18 @@ static kb_status write_replacing(const char *target, kb_atomic_writer write, voi
     char *temp = malloc(cap);
     if (!temp)
         return kb_fail(KB_ENOMEM, "cannot allocate %zu bytes", cap);
+    /* Created and registered with the signals held, so that none can come in between. */
+    sigset_t held;
+    kb_cleanup_hold(&held);
     int fd = create_temp(target, temp, cap);
+    kb_status st = fd < 0 ? kb_fail(KB_EIO, "cannot create a temporary file beside %s: %s", target,
+                                    strerror(errno))
+                          : kb_cleanup_add(temp);
+    kb_cleanup_release(&held);
     if (fd < 0) {
-        kb_status st = kb_fail(KB_EIO, "cannot create a temporary file beside %s: %s", target,
-                               strerror(errno));
         free(temp);
         return st;
     }
-    kb_status st = kb_cleanup_add(temp);
     FILE *f = st == KB_OK ? fdopen(fd, "wb") : NULL;
     if (st == KB_OK && !f)
         st = kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
@@ -120,14 +125,18 @@ kb_status kb_atomic_write(const char *path, kb_atomic_writer write, void *contex
         kb_status st = fill(stdout, write, context);
         return st == KB_OK ? KB_OK : kb_fail_prefix(st, "standard output");
     }
+    /* What the path reaches, through links, is asked of the kernel first: /dev/stdout and
+     * /dev/fd/N are links that only it can follow to a pipe (their text is "pipe:[N]"). */
     char target[4096];
     struct stat st;
-    kb_status status = resolve(path, target, sizeof target);
-    if (status == KB_OK && stat(target, &st) == 0 && S_ISDIR(st.st_mode))
+    kb_status status = KB_OK;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         status = kb_fail(KB_EIO, "is a directory");
-    else if (status == KB_OK && stat(target, &st) == 0 && is_stream(&st))
-        status = write_stream(target, write, context);
-    else if (status == KB_OK)
+    else if (stat(path, &st) == 0 && is_stream(&st))
+        status = write_stream(path, write, context);
+    else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        status = kb_fail(KB_EIO, "not a file, FIFO or character device");
+    else if ((status = resolve(path, target, sizeof target)) == KB_OK)
         status = write_replacing(target, write, context);
     return status == KB_OK ? KB_OK : kb_fail_prefix(status, path);
 }
@@ -137,15 +146,17 @@ kb_status kb_atomic_write_possible(const char *path) {
     struct stat st;
     if (strcmp(path, "-") == 0)
         return KB_OK;
-    if (resolve(path, target, sizeof target) != KB_OK)
-        return kb_fail_prefix(KB_EIO, path);
-    if (stat(target, &st) == 0 && (is_stream(&st) || S_ISDIR(st.st_mode))) {
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode))
             return kb_fail(KB_EIO, "%s: is a directory", path);
-        if (access(target, W_OK) != 0)
+        if (!is_stream(&st))
+            return kb_fail(KB_EIO, "%s: not a file, FIFO or character device", path);
+        if (access(path, W_OK) != 0)
             return kb_fail(KB_EIO, "%s: cannot write: %s", path, strerror(errno));
         return KB_OK;
     }
+    if (resolve(path, target, sizeof target) != KB_OK)
+        return kb_fail_prefix(KB_EIO, path);
     const char *slash = strrchr(target, '/');
     char dir[4096];
     if (!slash)

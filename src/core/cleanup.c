@@ -1,5 +1,6 @@
 /* Removing a process's temporary files and directories when a signal ends it. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -12,19 +13,24 @@
 static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
 enum { nsignals = sizeof signals / sizeof signals[0] };
 
-/* The handler reads these: an entry is filled before its flag is set, and both change only
- * with the signals blocked in the calling (main) thread. The process's other threads (OpenMP's)
- * block nothing, but they are computing, not registering. */
+/* The handler reads these: an entry is filled before its flag is set (a release fence between,
+ * an acquire fence in the handler), and they change under the mutex, with the signals blocked
+ * in the changing thread. */
 static char paths[KB_CLEANUP_MAX][4096];
 static volatile sig_atomic_t used[KB_CLEANUP_MAX];
 static bool installed;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Async-signal-safe: unlink, rmdir, sigaction and raise only. */
 static void on_signal(int sig) {
     int saved = errno;
-    for (int i = KB_CLEANUP_MAX - 1; i >= 0; i--)
-        if (used[i] && unlink(paths[i]) != 0 && (errno == EISDIR || errno == EPERM))
+    for (int i = KB_CLEANUP_MAX - 1; i >= 0; i--) {
+        if (!used[i])
+            continue;
+        atomic_thread_fence(memory_order_acquire);
+        if (unlink(paths[i]) != 0 && (errno == EISDIR || errno == EPERM))
             rmdir(paths[i]);
+    }
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -50,19 +56,24 @@ static void install(void) {
     }
 }
 
-static void block(sigset_t *old) {
+void kb_cleanup_hold(sigset_t *old) {
     sigset_t set;
     sigemptyset(&set);
     for (int i = 0; i < nsignals; i++)
         sigaddset(&set, signals[i]);
-    sigprocmask(SIG_BLOCK, &set, old);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+void kb_cleanup_release(const sigset_t *old) {
+    pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 kb_status kb_cleanup_add(const char *path) {
     if (strlen(path) >= sizeof paths[0])
         return kb_fail(KB_EINVAL, "%s: path too long to clean up after", path);
     sigset_t old;
-    block(&old);
+    kb_cleanup_hold(&old);
+    pthread_mutex_lock(&lock);
     if (!installed)
         install();
     /* Newest in the highest slot: the handler goes from the top down. */
@@ -76,7 +87,7 @@ kb_status kb_cleanup_add(const char *path) {
         for (int i = 0; i < KB_CLEANUP_MAX; i++)
             if (used[i] && i != slot) {
                 memcpy(paths[slot], paths[i], sizeof paths[0]);
-                atomic_signal_fence(memory_order_seq_cst);
+                atomic_thread_fence(memory_order_release);
                 used[slot++] = 1;
                 used[i] = 0;
             } else if (used[i]) {
@@ -88,20 +99,23 @@ kb_status kb_cleanup_add(const char *path) {
         st = kb_fail(KB_ENOMEM, "%s: more than %d temporary paths at once", path, KB_CLEANUP_MAX);
     } else {
         memcpy(paths[slot], path, strlen(path) + 1);
-        atomic_signal_fence(memory_order_seq_cst); /* the path before the flag */
+        atomic_thread_fence(memory_order_release); /* the path before the flag */
         used[slot] = 1;
     }
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    pthread_mutex_unlock(&lock);
+    kb_cleanup_release(&old);
     return st;
 }
 
 void kb_cleanup_forget(const char *path) {
     sigset_t old;
-    block(&old);
+    kb_cleanup_hold(&old);
+    pthread_mutex_lock(&lock);
     for (int i = KB_CLEANUP_MAX - 1; i >= 0; i--)
         if (used[i] && strcmp(paths[i], path) == 0) {
             used[i] = 0;
             break;
         }
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    pthread_mutex_unlock(&lock);
+    kb_cleanup_release(&old);
 }

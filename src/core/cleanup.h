@@ -8,14 +8,22 @@
  * handler removes what is registered, newest first (so a directory after the files in it),
  * then ends the process by the same signal, as if kbench had not caught it.
  *
- * At most KB_CLEANUP_MAX paths at once; beyond that, kb_cleanup_add fails (KB_ENOMEM). Called
- * from the main thread only. */
+ * At most KB_CLEANUP_MAX paths at once; beyond that, kb_cleanup_add fails (KB_ENOMEM). Any
+ * thread may add and forget (a mutex orders them); a handler running on another thread sees
+ * each entry whole or not at all (release and acquire fences). */
+
+#include <signal.h>
 
 #include "kbench/error.h"
 
 #define KB_CLEANUP_MAX 64
 
 kb_status kb_cleanup_add(const char *path);
+
+/* Holds the cleanup signals in the calling thread (their previous mask in *old) and lets them
+ * through again: around creating a file and adding it, so that no signal falls in between. */
+void kb_cleanup_hold(sigset_t *old);
+void kb_cleanup_release(const sigset_t *old);
 
 /* Forgets path (it was removed, renamed into place, or is no longer the process's to
  * remove); a path never added is ignored. */

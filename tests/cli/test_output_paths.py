@@ -94,8 +94,11 @@ def main():
 
         check_links("npy copy", lambda p: kbench("npy", "copy", str(source), str(p)),
                     lambda b: b == data, tmp)
-        r = subprocess.run([sys.argv[1], "npy", "copy", str(source), "-"], capture_output=True)
-        check(r.returncode == 0 and r.stdout == data, f"npy copy to '-': exit {r.returncode}")
+        # '-', and the kernel's links to a pipe (their text, "pipe:[N]", is no path).
+        for out in ("-", "/dev/stdout", "/proc/self/fd/1"):
+            r = subprocess.run([sys.argv[1], "npy", "copy", str(source), out], capture_output=True)
+            check(r.returncode == 0 and r.stdout == data,
+                  f"npy copy to {out}: exit {r.returncode}: {r.stderr!r}")
 
         check_links("eval -o", lambda p: kbench("eval", "sum(x)", f"x={source}", "-o", str(p)),
                     lambda b: b.startswith(b"\x93NUMPY") and struct.unpack("<f", b[-4:])[0] == 6.5,

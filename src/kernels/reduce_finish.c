@@ -6,6 +6,11 @@
 #include "kbench/half.h"
 #include "kernels/reduce_finish.h"
 
+double kb_reduce_dof(const kb_reduce_plan *plan) {
+    double dof = (double)plan->count - plan->ddof;
+    return dof > 0 ? dof : 0.0;
+}
+
 kb_status kb_reduce_store(const kb_reduce_plan *plan, const kb_partial *partial, char *out) {
     double value = partial->a;
     switch (plan->op) {
@@ -18,9 +23,7 @@ kb_status kb_reduce_store(const kb_reduce_plan *plan, const kb_partial *partial,
             break;
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD: {
-            /* NumPy divides by max(count - ddof, 0): zero gives inf or NaN, as there. */
-            double dof = (double)plan->count - plan->ddof;
-            value = partial->c / (dof > 0 ? dof : 0.0);
+            value = partial->c / kb_reduce_dof(plan);
             if (plan->op == KB_REDUCE_STD)
                 value = sqrt(value);
             break;

@@ -8,4 +8,8 @@
  * output dtype (means divide, var and std divide by count - ddof). */
 kb_status kb_reduce_store(const kb_reduce_plan *plan, const kb_partial *partial, char *out);
 
+/* What var and std divide the squared deviations by: NumPy's max(count - ddof, 0), whose zero
+ * gives inf or NaN, as there. */
+double kb_reduce_dof(const kb_reduce_plan *plan);
+
 #endif

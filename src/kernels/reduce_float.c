@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "kbench/half.h"
 #include "kbench/memory.h"
 #include "kernels/reduce_finish.h"
 #include "kernels/reduce_float.h"
@@ -49,16 +48,8 @@ static double load(const kb_reduce_plan *p, const char *x) {
             memcpy(&d, x, sizeof d);
             return d;
         }
-        case KB_INT32: {
-            int32_t i;
-            memcpy(&i, x, sizeof i);
-            return i;
-        }
-        default: {
-            uint16_t h;
-            memcpy(&h, x, sizeof h);
-            return p->in_dtype == KB_F16 ? kb_f16_to_f32(h) : kb_bf16_to_f32(h);
-        }
+        default: /* float16, bfloat16, int32: exact in double */
+            return (double)kb_element_load(p->in_dtype, x).real;
     }
 }
 
@@ -653,11 +644,18 @@ static kb_status reduce_narrow(const kb_reduce_plan *p, int threads) {
     return status == KB_OK ? KB_OK : kb_fail(status, "cannot store a reduction result");
 }
 
+/* The rows of the rows mode's batch starting at output o0. */
+static int64_t batch_rows(const kb_reduce_plan *p, int64_t o0) {
+    return p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
+}
+
 /* Rows of at most one block each (shape (N, 32) along axis 1): one run kernel call per output,
  * stored at once. The inner mode would give each row the same single block, hence the same
  * bits, but spend more on its chunk and pairwise bookkeeping than short rows cost to read. */
 static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, int threads) {
     int64_t n = p->count;
+    /* The batched forms below take KB_REDUCE_ROWS_BATCH rows a kernel call. */
+    int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
     kb_status status = KB_OK;
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
     if ((p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN) && p->nk == 1) {
@@ -665,13 +663,10 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
          * would store them. */
         const kb_sum_kernels *sk = sum_kernels(p, k);
         int stored = 1;
-        int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel) reduction(& : stored)
         for (int64_t b = 0; b < batches; b++) {
             double sums[KB_REDUCE_ROWS_BATCH];
-            int64_t o0 = b * KB_REDUCE_ROWS_BATCH;
-            int64_t rows =
-                p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
+            int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
             sk->rows(p->in + o0 * p->kin[0], rows, p->kin[0], n, sums);
             stored &= store_sums(p, k, sums, rows, p->out + o0 * p->kout[0], p->kout[0]);
         }
@@ -683,16 +678,12 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         /* Squared deviations of many rows, then their divisions (and std's roots) a vector at a
          * time: one by one, a division and a square root per row had cost more than reading
          * short rows (62% of (100000, 32) float32 std along axis 1). */
-        double dof = (double)n - p->ddof;
-        dof = dof > 0 ? dof : 0.0; /* NumPy's max(count - ddof, 0): inf or NaN beyond it */
+        double dof = kb_reduce_dof(p);
         bool f32 = p->in_dtype == KB_F32, root = p->op == KB_REDUCE_STD;
-        int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
         for (int64_t b = 0; b < batches; b++) {
             double dev[KB_REDUCE_ROWS_BATCH];
-            int64_t o0 = b * KB_REDUCE_ROWS_BATCH;
-            int64_t rows =
-                p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
+            int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
             for (int64_t i = 0; i < rows; i++)
                 dev[i] = run_block(p, k, p->in + (o0 + i) * p->kin[0], n, 0).c;
             void *out = p->out + o0 * p->kout[0];
@@ -709,12 +700,9 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         void (*rows_kernel)(const char *, int64_t, int64_t, int64_t, char *, int64_t) =
             f32 ? (max ? k->max_rows_f32 : k->min_rows_f32)
                 : (max ? k->max_rows_f64 : k->min_rows_f64);
-        int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
         for (int64_t b = 0; b < batches; b++) {
-            int64_t o0 = b * KB_REDUCE_ROWS_BATCH;
-            int64_t rows =
-                p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
+            int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
             rows_kernel(p->in + o0 * p->kin[0], rows, p->kin[0], n, p->out + o0 * p->kout[0],
                         p->kout[0]);
         }

@@ -562,6 +562,72 @@ static void numpy_cases_that_must_hold_exactly(void **state) {
     kb_array_free(&a);
 }
 
+/* kb_reduce_into's shortcut for small calls (a whole 1-d contiguous float32 or float64 array
+ * summed or averaged into a 0-d output) gives the bits of the planned path, which a (1, n)
+ * view of the same memory takes, at every SIMD level, and a value within rounding of the
+ * long double reference; lengths cross the vector widths and the one-block limit (4096). */
+static void small_calls_match_planned_path(void **state) {
+    static const int64_t lengths[] = {1,  2,  3,  7,   8,    9,    15,   16,  17,
+                                      31, 33, 64, 100, 1000, 4095, 4096, 4097};
+    static const kb_dtype types[] = {KB_F32, KB_F64};
+    static const kb_reduce_op ops[] = {KB_REDUCE_SUM, KB_REDUCE_MEAN};
+    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+        if (!kb_simd_available((kb_simd_level)level))
+            continue;
+        assert_int_equal(kb_simd_set(level), KB_OK);
+        for (size_t t = 0; t < 2; t++)
+            for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+                int64_t n = lengths[l], row[2] = {1, n};
+                size_t itemsize = kb_dtype_size(types[t]);
+                kb_array flat, wide, a, b;
+                assert_int_equal(kb_array_new(&flat, types[t], 1, &n, KB_ORDER_C), KB_OK);
+                fill_random(&flat, 0);
+                assert_int_equal(
+                    kb_array_view(&wide, types[t], 2, row, NULL, flat.data, KB_ARRAY_READONLY),
+                    KB_OK);
+                assert_int_equal(kb_array_new(&a, types[t], 0, NULL, KB_ORDER_C), KB_OK);
+                assert_int_equal(kb_array_new(&b, types[t], 0, NULL, KB_ORDER_C), KB_OK);
+                for (size_t o = 0; o < 2; o++) {
+                    kb_reduce_args args = kb_reduce_args_all(ops[o]);
+                    assert_int_equal(kb_reduce_into(&flat, &args, &a), KB_OK);
+                    assert_int_equal(kb_reduce_into(&wide, &args, &b), KB_OK);
+                    assert_memory_equal(a.data, b.data, itemsize);
+                    long double ref = 0;
+                    for (int64_t i = 0; i < n; i++)
+                        ref += value_at(types[t], (const char *)flat.data + i * (int64_t)itemsize);
+                    if (ops[o] == KB_REDUCE_MEAN)
+                        ref /= n;
+                    double got = types[t] == KB_F32 ? *(float *)a.data : *(double *)a.data;
+                    /* |x| <= 100, float32 partials of at most 16 elements: an error far
+                     * below 32 units of the type's precision per element's 100, plus the
+                     * final rounding */
+                    double tol = eps_of(types[t]) *
+                                 (fabs((double)ref) +
+                                  3200.0 * (double)n / (ops[o] == KB_REDUCE_MEAN ? n : 1));
+                    assert_true(fabs(got - (double)ref) <= tol + 1e-300);
+                }
+                kb_array_free(&a);
+                kb_array_free(&b);
+                kb_array_free(&flat);
+            }
+    }
+    assert_int_equal(kb_simd_set(KB_SIMD_AUTO_REQUEST), KB_OK);
+
+    /* Outputs the shortcut must not write: errors come from the planned path's checks. */
+    int64_t n = 8;
+    kb_array x, ro, wrong;
+    assert_int_equal(kb_array_new(&x, KB_F32, 1, &n, KB_ORDER_C), KB_OK);
+    assert_int_equal(kb_array_new(&wrong, KB_F64, 0, NULL, KB_ORDER_C), KB_OK);
+    float zero = 0;
+    assert_int_equal(kb_array_view(&ro, KB_F32, 0, NULL, NULL, &zero, KB_ARRAY_READONLY), KB_OK);
+    kb_reduce_args sum = kb_reduce_args_all(KB_REDUCE_SUM);
+    assert_int_equal(kb_reduce_into(&x, &sum, &wrong), KB_EINVAL);
+    assert_int_equal(kb_reduce_into(&x, &sum, &ro), KB_EINVAL);
+    assert_true(zero == 0);
+    kb_array_free(&wrong);
+    kb_array_free(&x);
+}
+
 static void errors_follow_numpy(void **state) {
     int64_t shape[2] = {3, 0};
     kb_array a, out;
@@ -613,6 +679,7 @@ int main(void) {
         cmocka_unit_test(shapes_that_cross_blocks_and_chunks),
         cmocka_unit_test(numpy_cases_that_must_hold_exactly),
         cmocka_unit_test(column_sums_into_strided_outputs),
+        cmocka_unit_test(small_calls_match_planned_path),
         cmocka_unit_test(errors_follow_numpy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -165,9 +165,11 @@ static inline double dsum(const __m256d *a, int n) {
 #define KB_VEC_AVX2
 #include "simd/internal.h"
 #include "kernels/reduce_sum.h"
+#include "kernels/reduce_moments.h"
+#include "kernels/reduce_cols_extreme.h"
 
-/* ---- Sums and squared deviations, on double lanes. ---- */
-#define DEFINE_SUMS(S, T)                                                                          \
+/* ---- float64 var and std of a run, in two passes (float32 takes one, reduce_moments.h). ---- */
+#define DEFINE_TWO_PASS(S, T)                                                                      \
     static double sumd_##S(const T *x, int64_t n) {                                                \
         __m256d a[NACC];                                                                           \
         UNROLL for (int k = 0; k < NACC; k++) a[k] = _mm256_setzero_pd();                          \
@@ -202,8 +204,10 @@ static inline double dsum(const __m256d *a, int n) {
             s += d * d;                                                                            \
         }                                                                                          \
         return s;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
+    }
+
+/* ---- Column sums and squared deviations of var and std, on double lanes. ---- */
+#define DEFINE_SUMS(S, T)                                                                          \
     INLINE void sumd_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {  \
         const T *x = (const T *)(const void *)bytes;                                               \
         int64_t n = rows * m;                                                                      \
@@ -327,6 +331,7 @@ static inline double dsum(const __m256d *a, int n) {
 
 DEFINE_SUMS(f32, float)
 DEFINE_SUMS(f64, double)
+DEFINE_TWO_PASS(f64, double)
 
 /* ---- min and max. OP is min or max; CMP the matching strict comparison. ---- */
 #define DEFINE_EXTREME(S, T, OP, CMP, INIT)                                                        \
@@ -403,42 +408,13 @@ DEFINE_SUMS(f64, double)
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    /* A tile that holds a NaN is left to the scalar reference. */                                 \
-    INLINE void OP##_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, T *acc) {       \
-        vec_##S a[NTILE], nan = kzero_##S();                                                       \
-        UNROLL for (int k = 0; k < nv; k++) a[k] = vload_##S(acc + k * W_##S);                     \
-        for (int64_t i = 0; i < rows; i++) {                                                       \
-            const T *r = ROW(T, x, i, stride);                                                     \
-            vec_##S v[NTILE];                                                                      \
-            UNROLL for (int k = 0; k < nv; k++) v[k] = vload_##S(r + k * W_##S);                   \
-            UNROLL for (int k = 0; k < nv; k += 2) nan =                                           \
-                kor_##S(nan, unord_##S(v[k], v[k + 1 < nv ? k + 1 : k]));                          \
-            UNROLL for (int k = 0; k < nv; k++) a[k] = vec##OP##_##S(v[k], a[k]);                  \
-        }                                                                                          \
-        if (kany_##S(nan)) {                                                                       \
-            int64_t w = (int64_t)nv * W_##S;                                                       \
-            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, stride, w, acc);                    \
-            return;                                                                                \
-        }                                                                                          \
-        UNROLL for (int k = 0; k < nv; k++) vstore_##S(acc + k * W_##S, a[k]);                     \
-    }                                                                                              \
-                                                                                                   \
-    static void OP##_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) { \
-        int64_t j = 0;                                                                             \
-        FOR_TILES(j, m, W_##S, NTILE, OP##_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,     \
-                  acc + j);                                                                        \
-        if (j < m)                                                                                 \
-            kb_reduce_kernels_scalar()->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,    \
-                                                      m - j, acc + j);                             \
-    }                                                                                              \
-                                                                                                   \
     static void OP##_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) {    \
         int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
         if (A) {                                                                                   \
             NARROW_DISPATCH(A, OP##_narrow_##S, x, rows, m, acc);                                  \
             return;                                                                                \
         }                                                                                          \
-        FOR_CHUNKS(x, rows, stride, OP##_strided_##S, stride, m, acc);                             \
+        OP##_rowwise_##S(x, rows, stride, m, acc);                                                 \
     }
 
 DEFINE_EXTREME(f32, float, min, <, INFINITY)

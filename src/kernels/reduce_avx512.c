@@ -174,9 +174,11 @@ static inline double dsum(const __m512d *a, int n) {
 #define KB_VEC_AVX512
 #include "simd/internal.h"
 #include "kernels/reduce_sum.h"
+#include "kernels/reduce_moments.h"
+#include "kernels/reduce_cols_extreme.h"
 
-/* ---- Sums and squared deviations, on double lanes. ---- */
-#define DEFINE_SUMS(S, T)                                                                          \
+/* ---- float64 var and std of a run, in two passes (float32 takes one, reduce_moments.h). ---- */
+#define DEFINE_TWO_PASS(S, T)                                                                      \
     static double sumd_##S(const T *x, int64_t n) {                                                \
         __m512d a[NACC];                                                                           \
         UNROLL for (int k = 0; k < NACC; k++) a[k] = _mm512_setzero_pd();                          \
@@ -204,8 +206,10 @@ static inline double dsum(const __m512d *a, int n) {
             a[0] = _mm512_mask3_fmadd_pd(d, d, a[0], t);                                           \
         }                                                                                          \
         return dsum(a, NACC);                                                                      \
-    }                                                                                              \
-                                                                                                   \
+    }
+
+/* ---- Column sums and squared deviations of var and std, on double lanes. ---- */
+#define DEFINE_SUMS(S, T)                                                                          \
     INLINE void sumd_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {  \
         const T *x = (const T *)(const void *)bytes;                                               \
         int64_t n = rows * m;                                                                      \
@@ -335,6 +339,7 @@ static inline double dsum(const __m512d *a, int n) {
 
 DEFINE_SUMS(f32, float)
 DEFINE_SUMS(f64, double)
+DEFINE_TWO_PASS(f64, double)
 
 /* ---- min and max. OP is min or max; CMP the matching strict comparison. ---- */
 #define DEFINE_EXTREME(S, T, OP, CMP, INIT)                                                        \
@@ -398,47 +403,13 @@ DEFINE_SUMS(f64, double)
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    /* The tile of columns j..: all whole vectors when full, else masked to m. */                  \
-    INLINE void OP##_tile_##S(int full, const char *x, int64_t rows, int64_t stride, int64_t m,    \
-                              T *acc, int64_t j) {                                                 \
-        msk_##S t[NTILE], nan = 0;                                                                 \
-        vec_##S a[NTILE];                                                                          \
-        UNROLL for (int k = 0; k < NTILE; k++) {                                                   \
-            t[k] = lanes_##S(full ? W_##S : m - j - k * W_##S);                                    \
-            a[k] = vloadz_##S(t[k], acc + j + k * W_##S);                                          \
-        }                                                                                          \
-        for (int64_t i = 0; i < rows; i++) {                                                       \
-            const T *r = ROW(T, x, i, stride) + j;                                                 \
-            vec_##S v[NTILE];                                                                      \
-            UNROLL for (int k = 0; k < NTILE; k++) v[k] =                                          \
-                (full ? vload_##S(r + k * W_##S) : vloadz_##S(t[k], r + k * W_##S));               \
-            UNROLL for (int k = 0; k < NTILE; k += 2) nan |= unord_##S(v[k], v[k + 1]);            \
-            UNROLL for (int k = 0; k < NTILE; k++) a[k] = vec##OP##_##S(v[k], a[k]);               \
-        }                                                                                          \
-        if (nan) {                                                                                 \
-            int64_t w = m - j < NTILE * W_##S ? m - j : NTILE * W_##S;                             \
-            kb_reduce_kernels_scalar()->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride, w, \
-                                                      acc + j);                                    \
-            return;                                                                                \
-        }                                                                                          \
-        UNROLL for (int k = 0; k < NTILE; k++) vstorem_##S(acc + j + k * W_##S, t[k], a[k]);       \
-    }                                                                                              \
-                                                                                                   \
-    static void OP##_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) { \
-        int64_t j = 0;                                                                             \
-        for (; j + NTILE * W_##S <= m; j += NTILE * W_##S)                                         \
-            OP##_tile_##S(1, x, rows, stride, m, acc, j);                                          \
-        if (j < m)                                                                                 \
-            OP##_tile_##S(0, x, rows, stride, m, acc, j);                                          \
-    }                                                                                              \
-                                                                                                   \
     static void OP##_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) {    \
         int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
         if (A) {                                                                                   \
             NARROW_DISPATCH(A, OP##_narrow_##S, x, rows, m, acc);                                  \
             return;                                                                                \
         }                                                                                          \
-        FOR_CHUNKS(x, rows, stride, OP##_strided_##S, stride, m, acc);                             \
+        OP##_rowwise_##S(x, rows, stride, m, acc);                                                 \
     }
 
 DEFINE_EXTREME(f32, float, min, <, INFINITY)

@@ -15,10 +15,10 @@
  * Contracts every level keeps, so that levels agree with the scalar reference:
  *   - sums: each lane adds at most 16 elements in its partial type (float32 for float32,
  *     float16 and bfloat16; float64 for float64 and int32) before its partial sum is folded
- *     into double (float32 at float32 speed, reduce_sum.h); sumd (the means of var
- *     and std) and squared deviations accumulate in double from the first element, so that
- *     data exact in double, such as a constant column, gives an exact mean and a zero
- *     deviation;
+ *     into double (float32 at float32 speed, reduce_sum.h); the moments of var and std
+ *     (sumd, squared deviations, moments_f32) accumulate in double from the first element,
+ *     so that data exact in double, such as a constant column, gives an exact mean and a
+ *     zero deviation;
  *   - min/max return NaN if any element is NaN (NumPy's propagation);
  *   - arg kernels return the first index of the extreme, or of the first NaN; the cols
  *     forms update (best, index) only on a strict improvement, or on the first NaN while
@@ -63,8 +63,13 @@ typedef struct kb_reduce_kernels {
     /* out[j] = sqrt(sums[j] / scale), rounded to the type once the root is taken: std */
     void (*store_sqrt_f32)(const double *sums, int64_t n, double scale, float *out);
     void (*store_sqrt_f64)(const double *sums, int64_t n, double scale, double *out);
-    /* sum of (x[i] - center)^2 */
-    double (*sqdev_f32)(const float *x, int64_t n, double center);
+    /* float32 var and std of a run, in one pass: *sum = sum of (x[i] - center) and
+     * *sq = sum of (x[i] - center)^2, both in double from the first element; the driver
+     * passes a value of the run as the center, so that a constant run gives 0 and 0 exactly
+     * (reduce_moments.h) */
+    void (*moments_f32)(const float *x, int64_t n, float center, double *sum, double *sq);
+    /* float64 var and std of a run, in two passes: the sum of (x[i] - center)^2 around the
+     * mean sumd_f64 gave */
     double (*sqdev_f64)(const double *x, int64_t n, double center);
     float (*min_f32)(const float *x, int64_t n);
     float (*max_f32)(const float *x, int64_t n);
@@ -107,7 +112,6 @@ typedef struct kb_reduce_kernels {
                          int64_t out_stride);
 
     /* sums accumulated in double from the first element, as the means of var and std need */
-    double (*sumd_f32)(const float *x, int64_t n);
     double (*sumd_f64)(const double *x, int64_t n);
     void (*sumd_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
     void (*sumd_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
@@ -126,7 +130,7 @@ typedef struct kb_reduce_kernels {
         .store_f16 = store_f16, .min_rows_f32 = min_rows_f32, .max_rows_f32 = max_rows_f32,        \
         .min_rows_f64 = min_rows_f64, .max_rows_f64 = max_rows_f64, .store_f32 = store_f32,        \
         .store_f64 = store_f64, .store_sqrt_f32 = store_sqrt_f32,                                  \
-        .store_sqrt_f64 = store_sqrt_f64, .sqdev_f32 = sqdev_f32, .sqdev_f64 = sqdev_f64,          \
+        .store_sqrt_f64 = store_sqrt_f64, .moments_f32 = moments_f32, .sqdev_f64 = sqdev_f64,      \
         .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64, .max_f64 = max_f64,            \
         .argmin_f32 = argmin_f32, .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64,              \
         .argmax_f64 = argmax_f64, .sqdev_cols_f32 = sqdev_cols_f32,                                \
@@ -134,8 +138,7 @@ typedef struct kb_reduce_kernels {
         .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64, .max_cols_f64 = max_cols_f64,  \
         .argmin_cols_f32 = argmin_cols_f32, .argmax_cols_f32 = argmax_cols_f32,                    \
         .argmin_cols_f64 = argmin_cols_f64, .argmax_cols_f64 = argmax_cols_f64,                    \
-        .sumd_f32 = sumd_f32, .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32,                \
-        .sumd_cols_f64 = sumd_cols_f64,                                                            \
+        .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32, .sumd_cols_f64 = sumd_cols_f64,      \
     }
 
 /* Each returns its level's table; a level that is not compiled has no definition. The

@@ -152,9 +152,11 @@ static inline double dsum(const float64x2_t *a, int n) {
 #define KB_VEC_NEON
 #include "simd/internal.h"
 #include "kernels/reduce_sum.h"
+#include "kernels/reduce_moments.h"
+#include "kernels/reduce_cols_extreme.h"
 
-/* ---- Sums and squared deviations, on double lanes. ---- */
-#define DEFINE_SUMS(S, T)                                                                          \
+/* ---- float64 var and std of a run, in two passes (float32 takes one, reduce_moments.h). ---- */
+#define DEFINE_TWO_PASS(S, T)                                                                      \
     static double sumd_##S(const T *x, int64_t n) {                                                \
         float64x2_t a[NACC];                                                                       \
         UNROLL for (int k = 0; k < NACC; k++) a[k] = vdupq_n_f64(0);                               \
@@ -189,8 +191,10 @@ static inline double dsum(const float64x2_t *a, int n) {
             s += d * d;                                                                            \
         }                                                                                          \
         return s;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
+    }
+
+/* ---- Column sums and squared deviations of var and std, on double lanes. ---- */
+#define DEFINE_SUMS(S, T)                                                                          \
     INLINE void sumd_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {  \
         const T *x = (const T *)(const void *)bytes;                                               \
         int64_t n = rows * m;                                                                      \
@@ -313,6 +317,7 @@ static inline double dsum(const float64x2_t *a, int n) {
 
 DEFINE_SUMS(f32, float)
 DEFINE_SUMS(f64, double)
+DEFINE_TWO_PASS(f64, double)
 
 /* ---- min and max. OP is min or max; CMP the matching strict comparison. The vector min/max
  * propagate NaN, so only the scalar parts test for it. ---- */
@@ -369,33 +374,13 @@ DEFINE_SUMS(f64, double)
             OP##_merge_##S(acc + c, p[e]);                                                         \
     }                                                                                              \
                                                                                                    \
-    INLINE void OP##_tile_##S(int nv, const char *x, int64_t rows, int64_t stride, T *acc) {       \
-        vec_##S a[NTILE];                                                                          \
-        UNROLL for (int k = 0; k < nv; k++) a[k] = vload_##S(acc + k * W_##S);                     \
-        for (int64_t i = 0; i < rows; i++) {                                                       \
-            const T *r = ROW(T, x, i, stride);                                                     \
-            UNROLL for (int k = 0; k < nv; k++) a[k] =                                             \
-                vec##OP##_##S(a[k], vload_##S(r + k * W_##S));                                     \
-        }                                                                                          \
-        UNROLL for (int k = 0; k < nv; k++) vstore_##S(acc + k * W_##S, a[k]);                     \
-    }                                                                                              \
-                                                                                                   \
-    static void OP##_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) { \
-        int64_t j = 0;                                                                             \
-        FOR_TILES(j, m, W_##S, NTILE, OP##_tile_##S, x + j * (int64_t)sizeof(T), rows, stride,     \
-                  acc + j);                                                                        \
-        if (j < m)                                                                                 \
-            kb_reduce_kernels_scalar()->OP##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,    \
-                                                      m - j, acc + j);                             \
-    }                                                                                              \
-                                                                                                   \
     static void OP##_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) {    \
         int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
         if (A) {                                                                                   \
             NARROW_DISPATCH(A, OP##_narrow_##S, x, rows, m, acc);                                  \
             return;                                                                                \
         }                                                                                          \
-        FOR_CHUNKS(x, rows, stride, OP##_strided_##S, stride, m, acc);                             \
+        OP##_rowwise_##S(x, rows, stride, m, acc);                                                 \
     }
 
 DEFINE_EXTREME(f32, float, min, <, INFINITY)

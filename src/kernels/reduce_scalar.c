@@ -10,23 +10,6 @@
 #define ROW(T, x, i, stride) ((const T *)(const void *)((x) + (i) * (stride)))
 
 #define DEFINE_SCALAR_KERNELS(T, S)                                                                \
-    static double sqdev_##S(const T *x, int64_t n, double c) {                                     \
-        double a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                     \
-        int64_t i = 0;                                                                             \
-        for (; i + 4 <= n; i += 4) {                                                               \
-            double d0 = x[i] - c, d1 = x[i + 1] - c, d2 = x[i + 2] - c, d3 = x[i + 3] - c;         \
-            a0 += d0 * d0;                                                                         \
-            a1 += d1 * d1;                                                                         \
-            a2 += d2 * d2;                                                                         \
-            a3 += d3 * d3;                                                                         \
-        }                                                                                          \
-        for (; i < n; i++) {                                                                       \
-            double d = x[i] - c;                                                                   \
-            a0 += d * d;                                                                           \
-        }                                                                                          \
-        return (a0 + a1) + (a2 + a3);                                                              \
-    }                                                                                              \
-                                                                                                   \
     static T min_##S(const T *x, int64_t n) {                                                      \
         T m = x[0];                                                                                \
         for (int64_t i = 1; i < n; i++) {                                                          \
@@ -205,10 +188,45 @@ static void store_sqrt_f64(const double *sums, int64_t n, double scale, double *
         out[j] = sqrt(sums[j] / scale);
 }
 
-/* These sums accumulate in double from the first element already: they are the sumd ones. */
-static double sumd_f32(const float *x, int64_t n) {
-    return sum_f32(x, n);
+/* float64 var and std: squared deviations around the mean of the sumd pass. */
+static double sqdev_f64(const double *x, int64_t n, double c) {
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        double d0 = x[i] - c, d1 = x[i + 1] - c, d2 = x[i + 2] - c, d3 = x[i + 3] - c;
+        a0 += d0 * d0;
+        a1 += d1 * d1;
+        a2 += d2 * d2;
+        a3 += d3 * d3;
+    }
+    for (; i < n; i++) {
+        double d = x[i] - c;
+        a0 += d * d;
+    }
+    return (a0 + a1) + (a2 + a3);
 }
+
+/* float32 var and std: deviations from center and their squares in one pass
+ * (reduce_moments.h says why). */
+static void moments_f32(const float *x, int64_t n, float center, double *sum, double *sq) {
+    double s[4] = {0}, q[4] = {0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) {
+            double d = (double)x[i + k] - center;
+            s[k] += d;
+            q[k] += d * d;
+        }
+    for (; i < n; i++) {
+        double d = (double)x[i] - center;
+        s[0] += d;
+        q[0] += d * d;
+    }
+    *sum = (s[0] + s[1]) + (s[2] + s[3]);
+    *sq = (q[0] + q[1]) + (q[2] + q[3]);
+}
+
+/* These sums accumulate in double from the first element already: they are the sumd ones. */
 static double sumd_f64(const double *x, int64_t n) {
     return sum_f64(x, n);
 }

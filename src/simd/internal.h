@@ -20,14 +20,18 @@
  *   vf32_load_f16(p), vf32_load_bf16(p)
  *                           VF32_LANES float16 / bfloat16 values (raw uint16_t) as floats
  *   vf64_load_i32(p)        VF64_LANES int32 values as doubles
+ *   vf64_load_f32(p)        VF64_LANES floats as doubles
  *   ..._till(p, n)          of each widening load: the first n (< lanes), zero after them
- *   vf64_set1(x), vf64_mul(a, b), vf64_div(a, b), vf64_sqrt(a)
+ *   vf64_set1(x), vf64_sub(a, b), vf64_mul(a, b), vf64_div(a, b), vf64_sqrt(a)
+ *   vf64_fma(a, b, c)       a * b + c, rounded once
  *   vf64_store_f32(p, a)    a's VF64_LANES lanes rounded to float and stored
  *   vfS_min(a, b), vfS_max(a, b)
  *                           lane-wise, for lanes without NaN (a NaN lane gives either one)
  *   vfS_hmin(a), vfS_hmax(a)
  *                           the least or greatest lane
  *   vfS_any_nan(a)          nonzero when a lane is NaN
+ *   vfS_nan_or(acc, a, b)   acc with its lanes set to NaN (all bits set) where a or b is
+ *                           NaN: a NaN detector that vfS_any_nan reads at the end
  *   vfS_load_till_or(p, n, fill)
  *                           as vfS_load_till, with fill in the lanes past n
  *   vf64_store_f16(p, a)    a's VF64_LANES lanes as float16 (raw uint16_t), each rounded

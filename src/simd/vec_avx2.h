@@ -68,11 +68,20 @@ static inline vf32 vf32_load_bf16(const uint16_t *p) {
 static inline vf64 vf64_load_i32(const int32_t *p) {
     return _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)p));
 }
+static inline vf64 vf64_load_f32(const float *p) {
+    return _mm256_cvtps_pd(_mm_loadu_ps(p));
+}
 static inline vf64 vf64_set1(double x) {
     return _mm256_set1_pd(x);
 }
+static inline vf64 vf64_sub(vf64 a, vf64 b) {
+    return _mm256_sub_pd(a, b);
+}
 static inline vf64 vf64_mul(vf64 a, vf64 b) {
     return _mm256_mul_pd(a, b);
+}
+static inline vf64 vf64_fma(vf64 a, vf64 b, vf64 c) {
+    return _mm256_fmadd_pd(a, b, c);
 }
 static inline vf64 vf64_sqrt(vf64 a) {
     return _mm256_sqrt_pd(a);
@@ -141,6 +150,12 @@ static inline double vf64_hmin(vf64 a) {
 }
 static inline double vf64_hmax(vf64 a) {
     KB_VEC_AVX2_HFOLD_PD(a, _mm_max);
+}
+static inline vf32 vf32_nan_or(vf32 acc, vf32 a, vf32 b) {
+    return _mm256_or_ps(acc, _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+}
+static inline vf64 vf64_nan_or(vf64 acc, vf64 a, vf64 b) {
+    return _mm256_or_pd(acc, _mm256_cmp_pd(a, b, _CMP_UNORD_Q));
 }
 static inline int vf32_any_nan(vf32 a) {
     return _mm256_movemask_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)) != 0;

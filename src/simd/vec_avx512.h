@@ -63,11 +63,20 @@ static inline vf32 vf32_load_bf16(const uint16_t *p) {
 static inline vf64 vf64_load_i32(const int32_t *p) {
     return _mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(const void *)p));
 }
+static inline vf64 vf64_load_f32(const float *p) {
+    return _mm512_cvtps_pd(_mm256_loadu_ps(p));
+}
 static inline vf64 vf64_set1(double x) {
     return _mm512_set1_pd(x);
 }
+static inline vf64 vf64_sub(vf64 a, vf64 b) {
+    return _mm512_sub_pd(a, b);
+}
 static inline vf64 vf64_mul(vf64 a, vf64 b) {
     return _mm512_mul_pd(a, b);
+}
+static inline vf64 vf64_fma(vf64 a, vf64 b, vf64 c) {
+    return _mm512_fmadd_pd(a, b, c);
 }
 static inline vf64 vf64_sqrt(vf64 a) {
     return _mm512_sqrt_pd(a);
@@ -122,6 +131,14 @@ static inline double vf64_hmin(vf64 a) {
 }
 static inline double vf64_hmax(vf64 a) {
     return _mm512_reduce_max_pd(a);
+}
+static inline vf32 vf32_nan_or(vf32 acc, vf32 a, vf32 b) {
+    return _mm512_mask_mov_ps(acc, _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q),
+                              _mm512_castsi512_ps(_mm512_set1_epi32(-1)));
+}
+static inline vf64 vf64_nan_or(vf64 acc, vf64 a, vf64 b) {
+    return _mm512_mask_mov_pd(acc, _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q),
+                              _mm512_castsi512_pd(_mm512_set1_epi64(-1)));
 }
 static inline int vf32_any_nan(vf32 a) {
     return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) != 0;

@@ -68,11 +68,20 @@ static inline vf32 vf32_load_bf16(const uint16_t *p) {
 static inline vf64 vf64_load_i32(const int32_t *p) {
     return vcvtq_f64_s64(vmovl_s32(vld1_s32(p)));
 }
+static inline vf64 vf64_load_f32(const float *p) {
+    return vcvt_f64_f32(vld1_f32(p));
+}
 static inline vf64 vf64_set1(double x) {
     return vdupq_n_f64(x);
 }
+static inline vf64 vf64_sub(vf64 a, vf64 b) {
+    return vsubq_f64(a, b);
+}
 static inline vf64 vf64_mul(vf64 a, vf64 b) {
     return vmulq_f64(a, b);
+}
+static inline vf64 vf64_fma(vf64 a, vf64 b, vf64 c) {
+    return vfmaq_f64(c, a, b);
 }
 static inline vf64 vf64_sqrt(vf64 a) {
     return vsqrtq_f64(a);
@@ -119,6 +128,14 @@ static inline double vf64_hmin(vf64 a) {
 }
 static inline double vf64_hmax(vf64 a) {
     return vmaxvq_f64(a);
+}
+static inline vf32 vf32_nan_or(vf32 acc, vf32 a, vf32 b) {
+    uint32x4_t ordered = vandq_u32(vceqq_f32(a, a), vceqq_f32(b, b));
+    return vreinterpretq_f32_u32(vornq_u32(vreinterpretq_u32_f32(acc), ordered));
+}
+static inline vf64 vf64_nan_or(vf64 acc, vf64 a, vf64 b) {
+    uint64x2_t ordered = vandq_u64(vceqq_f64(a, a), vceqq_f64(b, b));
+    return vreinterpretq_f64_u64(vornq_u64(vreinterpretq_u64_f64(acc), ordered));
 }
 static inline int vf32_any_nan(vf32 a) {
     return vminvq_u32(vceqq_f32(a, a)) == 0;

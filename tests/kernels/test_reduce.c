@@ -546,14 +546,15 @@ static void numpy_cases_that_must_hold_exactly(void **state) {
     kb_array_free(&out);
     kb_array_free(&a);
 
-    /* std of a constant float32 column is exactly 0, on every axis. */
+    /* std of a constant float32 column is exactly 0, on every axis and over all of it. */
     int64_t col[2] = {100003, 3};
     assert_int_equal(kb_array_new(&a, KB_F32, 2, col, KB_ORDER_C), KB_OK);
     x = a.data;
     for (int64_t i = 0; i < 300009; i++)
         x[i] = 0.1f;
-    for (int axis = 0; axis < 2; axis++) {
-        args = kb_reduce_args_axis(KB_REDUCE_STD, axis);
+    for (int axis = -1; axis < 2; axis++) {
+        args =
+            axis < 0 ? kb_reduce_args_all(KB_REDUCE_STD) : kb_reduce_args_axis(KB_REDUCE_STD, axis);
         assert_int_equal(kb_reduce(&a, &args, &out), KB_OK);
         for (int64_t i = 0; i < kb_array_size(&out); i++)
             assert_true(((float *)out.data)[i] == 0.0f);

@@ -216,21 +216,30 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
     if (!close_sum_of(f32, sum, r.sum, r.sum_abs, n))
         fail_msg("%s sum_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],
                  sum, r.sum);
-    /* sumd accumulates in double from the first element: the tight bound, float32 or not. */
-    double sumd = f32 ? t->sumd_f32(xf, n) : t->sumd_f64(xd, n);
-    if (!close_sum(sumd, r.sum, r.sum_abs, n))
-        fail_msg("%s sumd_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],
-                 sumd, r.sum);
+    /* The moments of var and std accumulate in double from the first element: the tight
+     * bound, float32 or not. float32 takes one pass around a center of the caller's choice
+     * (here a random element), float64 a sum and then the deviations around the center. */
+    long double shift_sum = r.sum - (long double)n * center;
+    long double shift_mag = r.sum_abs + (long double)n * fabs(center);
+    double sumd, dev;
+    if (f32) {
+        t->moments_f32(xf, n, (float)center, &sumd, &dev);
+    } else {
+        sumd = t->sumd_f64(xd, n) - (double)n * center;
+        dev = t->sqdev_f64(xd, n, center);
+    }
+    if (!close_sum(sumd, shift_sum, shift_mag, n))
+        fail_msg("%s moments_%s n=%lld (%s): sum got %a, want %La", name, ty, (long long)n,
+                 kind_names[k], sumd, shift_sum);
+    if (!close_sum(dev, r.sqdev, dev_mag, n))
+        fail_msg("%s moments_%s n=%lld (%s): squares got %a, want %La", name, ty, (long long)n,
+                 kind_names[k], dev, r.sqdev);
     /* The run as a single row of the rows form. */
     double row_sum;
     t->sum[f32 ? KB_SUM_F32 : KB_SUM_F64].rows(x, 1, n * (f32 ? 4 : 8), n, &row_sum);
     if (!close_sum_of(f32, row_sum, r.sum, r.sum_abs, n))
         fail_msg("%s sum_rows_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n,
                  kind_names[k], row_sum, r.sum);
-    double dev = f32 ? t->sqdev_f32(xf, n, center) : t->sqdev_f64(xd, n, center);
-    if (!close_sum(dev, r.sqdev, dev_mag, n))
-        fail_msg("%s sqdev_%s n=%lld (%s): got %a, want %La", name, ty, (long long)n, kind_names[k],
-                 dev, r.sqdev);
     double mn = f32 ? t->min_f32(xf, n) : t->min_f64(xd, n);
     double mx = f32 ? t->max_f32(xf, n) : t->max_f64(xd, n);
     if (!same_value(mn, r.min) || !same_value(mx, r.max))

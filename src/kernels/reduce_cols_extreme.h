@@ -13,12 +13,13 @@
  * sums ran at 68 (1024 x 1024 float32, Zen 4, one thread).
  *
  * NaN: the vector min and max of some instruction sets drop a NaN operand, so the lanes read
- * (the incoming extremes once, then every element) feed a detector (vfS_nan_or); a chunk of
+ * (the incoming extremes once, then every element) feed a detector (vfS_nan_or); a group of
  * rows that holds a NaN is redone by the scalar reference, which propagates it. Redoing is
  * exact because an extreme is idempotent: folding the same rows in again changes nothing but
  * the NaN lanes. Tail columns (fewer than a vector) are folded one by one, NaN-propagating. */
 
 #define KB_EXTREME_ROWS 4
+#define KB_EXTREME_GROUP 256
 
 /* acc = the extreme of acc and v, a NaN in either one kept. */
 #define KB_EXTREME_FOLD(CMP, acc, v)                                                               \
@@ -27,52 +28,67 @@
             (acc) = (v);                                                                           \
     } while (0)
 
-/* OP: min or max; CMP: the strict comparison by which v replaces the running extreme. */
+/* OP: min or max; CMP: the strict comparison by which v replaces the running extreme. Rows go
+ * in groups of KB_EXTREME_GROUP, so that a NaN sends only its group of rows to the scalar
+ * reference; a chunk whose incoming extremes hold a NaN goes there whole. */
 #define DEFINE_EXTREME_ROWWISE(S, T, OP, CMP)                                                      \
+    static void OP##_rows4_##S(const char *x, int64_t rows, int64_t stride, int64_t cw, T *a) {    \
+        enum { W = (int)(sizeof(v##S) / sizeof(T)) };                                              \
+        int64_t nv = cw / W, i = 0;                                                                \
+        v##S nan = v##S##_zero(), nan2 = v##S##_zero();                                            \
+        for (; i + KB_EXTREME_ROWS <= rows; i += KB_EXTREME_ROWS) {                                \
+            const T *r0 = SUM_ROW(T, x, i, stride), *r1 = SUM_ROW(T, x, i + 1, stride);            \
+            const T *r2 = SUM_ROW(T, x, i + 2, stride), *r3 = SUM_ROW(T, x, i + 3, stride);        \
+            for (int64_t v = 0; v < nv; v++) {                                                     \
+                v##S p0 = v##S##_load(r0 + v * W), p1 = v##S##_load(r1 + v * W);                   \
+                v##S p2 = v##S##_load(r2 + v * W), p3 = v##S##_load(r3 + v * W);                   \
+                nan = v##S##_nan_or(nan, p0, p1);                                                  \
+                nan2 = v##S##_nan_or(nan2, p2, p3);                                                \
+                v##S e = v##S##_##OP(v##S##_##OP(p0, p1), v##S##_##OP(p2, p3));                    \
+                v##S##_store(a + v * W, v##S##_##OP(e, v##S##_load(a + v * W)));                   \
+            }                                                                                      \
+            for (int64_t c = nv * W; c < cw; c++) {                                                \
+                KB_EXTREME_FOLD(CMP, a[c], r0[c]);                                                 \
+                KB_EXTREME_FOLD(CMP, a[c], r1[c]);                                                 \
+                KB_EXTREME_FOLD(CMP, a[c], r2[c]);                                                 \
+                KB_EXTREME_FOLD(CMP, a[c], r3[c]);                                                 \
+            }                                                                                      \
+        }                                                                                          \
+        for (; i < rows; i++) {                                                                    \
+            const T *r = SUM_ROW(T, x, i, stride);                                                 \
+            for (int64_t v = 0; v < nv; v++) {                                                     \
+                v##S p = v##S##_load(r + v * W);                                                   \
+                nan = v##S##_nan_or(nan, p, p);                                                    \
+                v##S##_store(a + v * W, v##S##_##OP(p, v##S##_load(a + v * W)));                   \
+            }                                                                                      \
+            for (int64_t c = nv * W; c < cw; c++)                                                  \
+                KB_EXTREME_FOLD(CMP, a[c], r[c]);                                                  \
+        }                                                                                          \
+        if (v##S##_any_nan(nan) || v##S##_any_nan(nan2))                                           \
+            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, stride, cw, a);                     \
+    }                                                                                              \
+                                                                                                   \
     static void OP##_rowwise_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) { \
         enum { W = (int)(sizeof(v##S) / sizeof(T)) };                                              \
         int64_t chunk = sum_chunk_columns(sizeof(T), W);                                           \
-        v##S nan = v##S##_zero(), nan2 = v##S##_zero();                                            \
         for (int64_t j0 = 0; j0 < m; j0 += chunk) {                                                \
-            int64_t cw = m - j0 < chunk ? m - j0 : chunk, nv = cw / W;                             \
+            int64_t cw = m - j0 < chunk ? m - j0 : chunk;                                          \
             T *a = acc + j0;                                                                       \
             const char *xj = x + j0 * (int64_t)sizeof(T);                                          \
-            for (int64_t v = 0; v < nv; v++) {                                                     \
-                v##S cur = v##S##_load(a + v * W);                                                 \
+            v##S nan = v##S##_zero();                                                              \
+            for (int64_t v = 0; v + W <= cw; v += W) {                                             \
+                v##S cur = v##S##_load(a + v);                                                     \
                 nan = v##S##_nan_or(nan, cur, cur);                                                \
             }                                                                                      \
-            int64_t i = 0;                                                                         \
-            for (; i + KB_EXTREME_ROWS <= rows; i += KB_EXTREME_ROWS) {                            \
-                const T *r0 = SUM_ROW(T, xj, i, stride), *r1 = SUM_ROW(T, xj, i + 1, stride);      \
-                const T *r2 = SUM_ROW(T, xj, i + 2, stride), *r3 = SUM_ROW(T, xj, i + 3, stride);  \
-                for (int64_t v = 0; v < nv; v++) {                                                 \
-                    v##S p0 = v##S##_load(r0 + v * W), p1 = v##S##_load(r1 + v * W);               \
-                    v##S p2 = v##S##_load(r2 + v * W), p3 = v##S##_load(r3 + v * W);               \
-                    nan = v##S##_nan_or(nan, p0, p1);                                              \
-                    nan2 = v##S##_nan_or(nan2, p2, p3);                                            \
-                    v##S e = v##S##_##OP(v##S##_##OP(p0, p1), v##S##_##OP(p2, p3));                \
-                    v##S##_store(a + v * W, v##S##_##OP(e, v##S##_load(a + v * W)));               \
-                }                                                                                  \
-                for (int64_t c = nv * W; c < cw; c++) {                                            \
-                    KB_EXTREME_FOLD(CMP, a[c], r0[c]);                                             \
-                    KB_EXTREME_FOLD(CMP, a[c], r1[c]);                                             \
-                    KB_EXTREME_FOLD(CMP, a[c], r2[c]);                                             \
-                    KB_EXTREME_FOLD(CMP, a[c], r3[c]);                                             \
-                }                                                                                  \
+            if (v##S##_any_nan(nan)) {                                                             \
+                kb_reduce_kernels_scalar()->OP##_cols_##S(xj, rows, stride, cw, a);                \
+                continue;                                                                          \
             }                                                                                      \
-            for (; i < rows; i++) {                                                                \
-                const T *r = SUM_ROW(T, xj, i, stride);                                            \
-                for (int64_t v = 0; v < nv; v++) {                                                 \
-                    v##S p = v##S##_load(r + v * W);                                               \
-                    nan = v##S##_nan_or(nan, p, p);                                                \
-                    v##S##_store(a + v * W, v##S##_##OP(p, v##S##_load(a + v * W)));               \
-                }                                                                                  \
-                for (int64_t c = nv * W; c < cw; c++)                                              \
-                    KB_EXTREME_FOLD(CMP, a[c], r[c]);                                              \
-            }                                                                                      \
+            for (int64_t i0 = 0; i0 < rows; i0 += KB_EXTREME_GROUP)                                \
+                OP##_rows4_##S(xj + i0 * stride,                                                   \
+                               rows - i0 < KB_EXTREME_GROUP ? rows - i0 : KB_EXTREME_GROUP,        \
+                               stride, cw, a);                                                     \
         }                                                                                          \
-        if (v##S##_any_nan(nan) || v##S##_any_nan(nan2))                                           \
-            kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, stride, m, acc);                    \
     }
 
 DEFINE_EXTREME_ROWWISE(f32, float, min, <)

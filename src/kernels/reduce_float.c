@@ -35,6 +35,13 @@
 #define KB_REDUCE_SPAN_BYTES_PER_COLUMN 128
 /* Rows summed per kernel call in the rows mode: its sums stay on the stack, in L1. */
 #define KB_REDUCE_ROWS_BATCH 256
+/* float32 var and std along a kept axis take one pass from this many columns: four vectors of
+ * the widest target, so that the one-pass kernel's one-by-one tail columns stay a small part. */
+#define KB_REDUCE_ONE_PASS_COLUMNS 64
+/* ... and their chunks are this many times longer than the two-pass ones: a chunk's rows of
+ * partial results (32 bytes a column) and their merges, with a division each, cost 35% of a
+ * 1024 x 1024 float32 var along axis 0 at the two-pass chunk length. */
+#define KB_REDUCE_ONE_PASS_CHUNK_BLOCKS 8
 
 static double load(const kb_reduce_plan *p, const char *x) {
     switch (p->in_dtype) {
@@ -246,13 +253,32 @@ typedef struct cols_scratch {
     } while (0)
 
 static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
-                       int64_t w, int64_t r0, int64_t r1, cols_scratch *sc) {
+                       int64_t w, int64_t r0, int64_t r1, bool one_pass, cols_scratch *sc) {
     bool f32 = p->in_dtype == KB_F32;
     int64_t stride = p->rin[p->nr - 1];
     int64_t nb = r1 - r0;
+    const char *first_row = base + kb_reduce_plan_roffset(p, p->nr, r0);
     switch (p->op) {
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD:
+            if (one_pass) {
+                /* Deviations from the block's first row, in one pass (reduce_moments.h). */
+                const float *center = (const float *)(const void *)first_row;
+                memset(sc->sum, 0, (size_t)w * sizeof *sc->sum);
+                memset(sc->dev, 0, (size_t)w * sizeof *sc->dev);
+                FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
+                    (void)first;
+                    k->moments_cols_f32(x, n, stride, w, center, sc->sum, sc->dev);
+                });
+                for (int64_t j = 0; j < w; j++) {
+                    double s1 = sc->sum[j], m2 = sc->dev[j] - s1 * (s1 / (double)nb);
+                    sc->dev[j] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
+                    sc->row[j].a = (double)nb;
+                    sc->row[j].b = (double)center[j] + s1 / (double)nb;
+                    sc->row[j].c = sc->dev[j];
+                }
+                return;
+            }
             memset(sc->sum, 0, (size_t)w * sizeof *sc->sum);
             FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
                 (void)first;
@@ -275,7 +301,6 @@ static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
             break;
     }
     /* Extremes start from the block's first row and fold in the rest. */
-    const char *first_row = base + kb_reduce_plan_roffset(p, p->nr, r0);
     if (f32)
         memcpy(sc->best32, first_row, (size_t)w * sizeof(float));
     else
@@ -313,11 +338,23 @@ static void extremes_to_row(const kb_reduce_plan *p, int64_t w, cols_scratch *sc
     }
 }
 
-/* A block's extremes (from cols_block) stored as the results, when the block is all the rows:
- * the output has the input's type (min, max) or int64 (argmin, argmax). */
-static void store_extremes(const kb_reduce_plan *p, int col, char *out, int64_t w,
-                           const cols_scratch *sc) {
+/* A block's results (from cols_block) stored as the output, when the block is all the rows:
+ * extremes in the input's type (min, max) or int64 (argmin, argmax); float32 var and std
+ * (one pass) divided, and rooted for std, by the vector stores where the output is
+ * contiguous. False when a value cannot be stored. */
+static bool store_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, int col, char *out,
+                        int64_t w, const cols_scratch *sc) {
     int64_t step = p->kout[col];
+    if (p->op == KB_REDUCE_VAR || p->op == KB_REDUCE_STD) {
+        bool root = p->op == KB_REDUCE_STD, stored = true;
+        if (p->out_dtype == KB_F32 && step == (int64_t)sizeof(float))
+            (root ? k->store_sqrt_f32 : k->store_f32)(sc->dev, w, kb_reduce_dof(p),
+                                                      (float *)(void *)out);
+        else
+            for (int64_t j = 0; j < w; j++)
+                stored &= kb_reduce_store(p, &sc->row[j], out + j * step) == KB_OK;
+        return stored;
+    }
     if (p->op == KB_REDUCE_ARGMIN || p->op == KB_REDUCE_ARGMAX)
         for (int64_t j = 0; j < w; j++)
             memcpy(out + j * step, &sc->index[j], sizeof sc->index[j]);
@@ -327,6 +364,7 @@ static void store_extremes(const kb_reduce_plan *p, int col, char *out, int64_t 
     else
         for (int64_t j = 0; j < w; j++)
             memcpy(out + j * step, &sc->best64[j], sizeof sc->best64[j]);
+    return true;
 }
 
 static void cols_scratch_free(cols_scratch *sc) {
@@ -500,10 +538,19 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     if (p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN)
         return reduce_cols_sum(p, k, col, &s, threads);
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
-    /* var and std read each block twice (its mean, then the deviations from it) while it is
-     * in cache, so their blocks are sized for L2 and combine pairwise. */
-    bool two_pass = p->op == KB_REDUCE_VAR || p->op == KB_REDUCE_STD;
-    if (!two_pass) {
+    /* float64 var and std read each block twice (its mean, then the deviations from it) while
+     * it is in cache, so their blocks are sized for L2 and combine pairwise. float32 ones take
+     * one pass over a chunk (deviations from its first row, reduce_moments.h) when there are
+     * columns enough for vectors; narrow columns keep the two-pass narrow blocks. */
+    bool moments = p->op == KB_REDUCE_VAR || p->op == KB_REDUCE_STD;
+    bool one_pass = moments && p->in_dtype == KB_F32 && s.columns >= KB_REDUCE_ONE_PASS_COLUMNS;
+    if (one_pass) {
+        /* A chunk is one block read once: longer chunks, fewer rows of partials to merge. */
+        s.chunk_blocks *= KB_REDUCE_ONE_PASS_CHUNK_BLOCKS;
+        s.chunk_blocks = s.chunk_blocks < s.blocks ? s.chunk_blocks : s.blocks;
+        s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;
+    }
+    if (!moments) {
         /* Extremes and their indices are exact in any order (the earliest row wins ties, and
          * chunks merge in row order), so no block fixes their bits: a (group, tile) is cut
          * into only as many chunks as the threads need work. Chunks of 64 rows had cost a
@@ -517,14 +564,14 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     int64_t tasks = s.groups * s.tiles * s.chunks;
     int64_t col_stride = p->kin[col];
 
-    /* Extremes of one chunk per (group, tile) go straight to the output. */
-    bool direct = !two_pass && s.chunks == 1;
+    /* Extremes and one-pass moments of one chunk per (group, tile) go straight to the output. */
+    bool direct = (!moments || one_pass) && s.chunks == 1;
     kb_partial *partials = NULL;
     if (!direct && !(partials = malloc((size_t)(tasks * s.tile) * sizeof *partials)))
         return kb_fail(KB_ENOMEM, "out of memory for %lld partial results",
                        (long long)(tasks * s.tile));
-    int failed = 0;
-#pragma omp parallel num_threads(threads) if (parallel) reduction(| : failed)
+    int failed = 0, unstored = 0;
+#pragma omp parallel num_threads(threads) if (parallel) reduction(| : failed, unstored)
     {
         cols_scratch sc;
         int depth = kb_pairwise_depth(s.chunk_blocks);
@@ -542,14 +589,17 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
             const char *base = p->in + in_off + j0 * col_stride;
             int64_t b0 = chunk * s.chunk_blocks, b1 = b0 + s.chunk_blocks;
             b1 = b1 < s.blocks ? b1 : s.blocks;
-            if (!two_pass) {
-                /* Extremes are exact in any order: the chunk is one block. */
+            if (!moments || one_pass) {
+                /* Extremes are exact in any order, and one-pass moments need no second look
+                 * at the rows: the chunk is one block. */
                 int64_t r1 = b1 * s.block_rows < s.rows ? b1 * s.block_rows : s.rows;
-                cols_block(p, k, base, w, b0 * s.block_rows, r1, &sc);
+                cols_block(p, k, base, w, b0 * s.block_rows, r1, one_pass, &sc);
                 if (direct) {
-                    store_extremes(p, col, p->out + out_off + j0 * p->kout[col], w, &sc);
+                    if (!store_block(p, k, col, p->out + out_off + j0 * p->kout[col], w, &sc))
+                        unstored = 1;
                 } else {
-                    extremes_to_row(p, w, &sc);
+                    if (!moments)
+                        extremes_to_row(p, w, &sc);
                     memcpy(partials + t * s.tile, sc.row, (size_t)w * sizeof *partials);
                 }
                 continue;
@@ -559,7 +609,7 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
             for (int64_t b = b0; b < b1; b++) {
                 int64_t r0 = b * s.block_rows;
                 int64_t r1 = r0 + s.block_rows < s.rows ? r0 + s.block_rows : s.rows;
-                cols_block(p, k, base, w, r0, r1, &sc);
+                cols_block(p, k, base, w, r0, r1, false, &sc);
                 kb_pairwise_push(&pw, sc.row);
             }
             memcpy(partials + t * s.tile, kb_pairwise_finish(&pw), (size_t)w * sizeof *partials);
@@ -572,7 +622,7 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
         return kb_fail(KB_ENOMEM, "out of memory for reduction scratch space");
     }
     if (direct)
-        return KB_OK;
+        return unstored ? kb_fail(KB_EINVAL, "cannot store a reduction result") : KB_OK;
 
     /* Chunk partials merge per (group, tile), in parallel: the tiles are independent. */
     int stored = 1;

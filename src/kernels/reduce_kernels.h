@@ -68,6 +68,10 @@ typedef struct kb_reduce_kernels {
      * passes a value of the run as the center, so that a constant run gives 0 and 0 exactly
      * (reduce_moments.h) */
     void (*moments_f32)(const float *x, int64_t n, float center, double *sum, double *sq);
+    /* the same by columns: sum[j] += sum over rows of (x[i][j] - center[j]), sq[j] += the sum
+     * of their squares; the driver passes the block's first row as the centers */
+    void (*moments_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m,
+                             const float *center, double *sum, double *sq);
     /* float64 var and std of a run, in two passes: the sum of (x[i] - center)^2 around the
      * mean sumd_f64 gave */
     double (*sqdev_f64)(const double *x, int64_t n, double center);
@@ -130,15 +134,16 @@ typedef struct kb_reduce_kernels {
         .store_f16 = store_f16, .min_rows_f32 = min_rows_f32, .max_rows_f32 = max_rows_f32,        \
         .min_rows_f64 = min_rows_f64, .max_rows_f64 = max_rows_f64, .store_f32 = store_f32,        \
         .store_f64 = store_f64, .store_sqrt_f32 = store_sqrt_f32,                                  \
-        .store_sqrt_f64 = store_sqrt_f64, .moments_f32 = moments_f32, .sqdev_f64 = sqdev_f64,      \
-        .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64, .max_f64 = max_f64,            \
-        .argmin_f32 = argmin_f32, .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64,              \
-        .argmax_f64 = argmax_f64, .sqdev_cols_f32 = sqdev_cols_f32,                                \
-        .sqdev_cols_f64 = sqdev_cols_f64, .min_cols_f32 = min_cols_f32,                            \
-        .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64, .max_cols_f64 = max_cols_f64,  \
-        .argmin_cols_f32 = argmin_cols_f32, .argmax_cols_f32 = argmax_cols_f32,                    \
-        .argmin_cols_f64 = argmin_cols_f64, .argmax_cols_f64 = argmax_cols_f64,                    \
-        .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32, .sumd_cols_f64 = sumd_cols_f64,      \
+        .store_sqrt_f64 = store_sqrt_f64, .moments_f32 = moments_f32,                              \
+        .moments_cols_f32 = moments_cols_f32, .sqdev_f64 = sqdev_f64, .min_f32 = min_f32,          \
+        .max_f32 = max_f32, .min_f64 = min_f64, .max_f64 = max_f64, .argmin_f32 = argmin_f32,      \
+        .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64, .argmax_f64 = argmax_f64,              \
+        .sqdev_cols_f32 = sqdev_cols_f32, .sqdev_cols_f64 = sqdev_cols_f64,                        \
+        .min_cols_f32 = min_cols_f32, .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64,  \
+        .max_cols_f64 = max_cols_f64, .argmin_cols_f32 = argmin_cols_f32,                          \
+        .argmax_cols_f32 = argmax_cols_f32, .argmin_cols_f64 = argmin_cols_f64,                    \
+        .argmax_cols_f64 = argmax_cols_f64, .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32,  \
+        .sumd_cols_f64 = sumd_cols_f64,                                                            \
     }
 
 /* Each returns its level's table; a level that is not compiled has no definition. The

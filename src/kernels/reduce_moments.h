@@ -47,4 +47,61 @@ static void moments_f32(const float *x, int64_t n, float center, double *sum, do
     *sq = vf64_hsum(vf64_add(vf64_add(q[0], q[1]), vf64_add(q[2], q[3])));
 }
 
+/* The cols form: for each of m columns, sum[j] += the sum over rows of (x[i][j] - center[j])
+ * and sq[j] += the sum of its squares, in one pass, four rows at a time (each pair of sums is
+ * loaded and stored once per four rows) across a chunk of columns whose two sums take half of
+ * L1 (sum_chunk_columns); tail columns (fewer than a vector) one by one. */
+#define KB_MOMENTS_ROWS 4
+
+static void moments_cols_chunk_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
+                                   const float *center, double *sum, double *sq) {
+    enum { W = VF64_LANES };
+    int64_t nv = m / W, i = 0;
+    for (; i + KB_MOMENTS_ROWS <= rows; i += KB_MOMENTS_ROWS) {
+        const float *r[KB_MOMENTS_ROWS];
+        for (int q = 0; q < KB_MOMENTS_ROWS; q++)
+            r[q] = (const float *)(const void *)(x + (i + q) * stride);
+        for (int64_t v = 0; v < nv; v++) {
+            int64_t j = v * W;
+            vf64 c = vf64_load_f32(center + j), d[KB_MOMENTS_ROWS];
+            for (int q = 0; q < KB_MOMENTS_ROWS; q++)
+                d[q] = vf64_sub(vf64_load_f32(r[q] + j), c);
+            /* as trees, so that the four rows do not wait on each other */
+            vf64 s = vf64_add(vf64_add(d[0], d[1]), vf64_add(d[2], d[3]));
+            vf64 t = vf64_add(vf64_fma(d[0], d[0], vf64_mul(d[1], d[1])),
+                              vf64_fma(d[2], d[2], vf64_mul(d[3], d[3])));
+            vf64_store(sum + j, vf64_add(vf64_load(sum + j), s));
+            vf64_store(sq + j, vf64_add(vf64_load(sq + j), t));
+        }
+        for (int64_t j = nv * W; j < m; j++)
+            for (int q = 0; q < KB_MOMENTS_ROWS; q++) {
+                double d = (double)r[q][j] - center[j];
+                sum[j] += d;
+                sq[j] += d * d;
+            }
+    }
+    for (; i < rows; i++) {
+        const float *r = (const float *)(const void *)(x + i * stride);
+        for (int64_t v = 0; v < nv; v++) {
+            int64_t j = v * W;
+            vf64 d = vf64_sub(vf64_load_f32(r + j), vf64_load_f32(center + j));
+            vf64_store(sum + j, vf64_add(vf64_load(sum + j), d));
+            vf64_store(sq + j, vf64_fma(d, d, vf64_load(sq + j)));
+        }
+        for (int64_t j = nv * W; j < m; j++) {
+            double d = (double)r[j] - center[j];
+            sum[j] += d;
+            sq[j] += d * d;
+        }
+    }
+}
+
+static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
+                             const float *center, double *sum, double *sq) {
+    int64_t chunk = sum_chunk_columns(2 * sizeof(double), VF64_LANES);
+    for (int64_t j0 = 0; j0 < m; j0 += chunk)
+        moments_cols_chunk_f32(x + j0 * (int64_t)sizeof(float), rows, stride,
+                               m - j0 < chunk ? m - j0 : chunk, center + j0, sum + j0, sq + j0);
+}
+
 #endif

@@ -226,6 +226,18 @@ static void moments_f32(const float *x, int64_t n, float center, double *sum, do
     *sq = (q[0] + q[1]) + (q[2] + q[3]);
 }
 
+static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
+                             const float *center, double *sum, double *sq) {
+    for (int64_t i = 0; i < rows; i++) {
+        const float *r = ROW(float, x, i, stride);
+        for (int64_t j = 0; j < m; j++) {
+            double d = (double)r[j] - center[j];
+            sum[j] += d;
+            sq[j] += d * d;
+        }
+    }
+}
+
 /* These sums accumulate in double from the first element already: they are the sumd ones. */
 static double sumd_f64(const double *x, int64_t n) {
     return sum_f64(x, n);

@@ -17,8 +17,9 @@ extern "C" {
  * Supported: every kb_dtype, little- or big-endian (big-endian data is converted to the
  * host's order on read), C or Fortran order, 0 to KB_MAX_DIMS dimensions. bfloat16 has no
  * NumPy type code; kbench writes it with the descr 'bfloat16', which NumPy reads once
- * ml_dtypes is imported. Everything else (object, structured, string, void, datetime and
- * complex dtypes; malformed or truncated files) is rejected with KB_EFORMAT or
+ * ml_dtypes is imported. Void items are read only as a dtype the caller names
+ * (kb_npy_read_as). Everything else (object, structured, string, datetime and complex dtypes;
+ * malformed or truncated files) is rejected with KB_EFORMAT or
  * KB_EUNSUPPORTED and a one-line message. */
 
 typedef struct kb_npy_header {
@@ -49,6 +50,13 @@ kb_status kb_npy_read(const char *path, kb_array *out, kb_npy_header *header);
 
 /* Reads only a file's header, and checks that the file's length matches it. */
 kb_status kb_npy_read_header(const char *path, kb_npy_header *header);
+
+/* The same, reading a void dtype (NumPy's untyped items, descr such as '<V2') as dtype `as`
+ * when its items have as's size: a bfloat16 array that NumPy saved without ml_dtypes has
+ * descr '<V2'. Every other descr reads as it does without `as`; a void of another size is
+ * refused with a message naming both sizes. */
+kb_status kb_npy_read_as(const char *path, kb_dtype as, kb_array *out, kb_npy_header *header);
+kb_status kb_npy_read_header_as(const char *path, kb_dtype as, kb_npy_header *header);
 
 /* Writes array to path in the given order and format version (major 1, 2 or 3; 0 picks the
  * oldest version whose header can hold the shape). The file appears whole or not at all:

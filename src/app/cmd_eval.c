@@ -23,6 +23,7 @@ typedef struct options {
     const char *output;
     const char *simd;
     int threads; /* 0: not given */
+    kb_dtype as; /* void items of the inputs read as; KB_DTYPE_COUNT: none */
     kb_arg_list arguments;
     /* NAME=FILE, copied with the '=' cut, so that a binding's name is a string of its own. */
     char **texts;
@@ -85,13 +86,16 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
          .help = "auto, scalar, avx2, avx512, neon or sve (default: KB_SIMD, or auto)"},
         {KB_OPTION_STRING, 0, "threads", "N", &o->threads, parse_threads,
          .help = "threads to use (default: KB_NUM_THREADS, or the usable cores)"},
+        {KB_OPTION_STRING, 0, "as", "D", &o->as, kb_option_as_dtype,
+         .help = "read inputs of a void dtype (untyped items, descr such as '<V2') as D, whose "
+                 "size their items have: bfloat16 saved by NumPy without ml_dtypes is '<V2'"},
         {.kind = KB_OPTION_END},
     };
     const kb_program program = {
         .name = command,
         .synopsis =
             "usage: kbench eval EXPRESSION [NAME=FILE ...] [-o FILE] [--simd LEVEL]\n"
-            "                   [--threads N]\n"
+            "                   [--threads N] [--as D]\n"
             "\n"
             "Evaluates a reduction written as in NumPy on arrays read from .npy files, and\n"
             "writes the result to a .npy file or prints it as NumPy would.\n"
@@ -157,7 +161,7 @@ static int evaluate(const options *o, kb_array *inputs) {
     int status = KB_EXIT_OK;
     int loaded = 0;
     for (; loaded < o->nbindings; loaded++) {
-        if (kb_npy_read(binding_path(o, loaded), &inputs[loaded], NULL) != KB_OK) {
+        if (kb_npy_read_as(binding_path(o, loaded), o->as, &inputs[loaded], NULL) != KB_OK) {
             status = kb_report_failure(command);
             break;
         }
@@ -180,7 +184,7 @@ static int evaluate(const options *o, kb_array *inputs) {
 }
 
 int kb_cmd_eval(int argc, char **argv) {
-    options o = {0};
+    options o = {.as = KB_DTYPE_COUNT};
     int status;
     kb_array *inputs = NULL;
     if (parse_options(argc, argv, &o, &status) && (status = apply_settings(&o)) == KB_EXIT_OK) {

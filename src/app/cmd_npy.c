@@ -15,9 +15,9 @@ static void print_shape(const kb_npy_header *h) {
     printf("%s)\n", h->ndim == 1 ? "," : "");
 }
 
-static int print_info(const char *path) {
+static int print_info(const char *path, kb_dtype as) {
     kb_npy_header h;
-    if (kb_npy_read_header(path, &h) != KB_OK)
+    if (kb_npy_read_header_as(path, as, &h) != KB_OK)
         return kb_report_failure("kbench npy");
     printf("version: %d.%d\n", h.major, h.minor);
     printf("dtype: %s\n", kb_dtype_name(h.dtype));
@@ -27,11 +27,21 @@ static int print_info(const char *path) {
     return KB_EXIT_OK;
 }
 
+/* The --as option of both subcommands. */
+#define AS_OPTION(target)                                                                          \
+    {                                                                                              \
+        KB_OPTION_STRING, 0, "as", "D", target, kb_option_as_dtype,                                \
+            .help = "read a void dtype (untyped items, descr such as '<V2') as D, whose size its " \
+                    "items "                                                                       \
+                    "have: bfloat16 saved by NumPy without ml_dtypes is '<V2'"                     \
+    }
+
 static int run_info(int argc, char **argv) {
-    const kb_option options[] = {{.kind = KB_OPTION_END}};
+    kb_dtype as = KB_DTYPE_COUNT;
+    const kb_option options[] = {AS_OPTION(&as), {.kind = KB_OPTION_END}};
     const kb_program program = {
         .name = "kbench npy info",
-        .synopsis = "usage: kbench npy info FILE\n\n"
+        .synopsis = "usage: kbench npy info FILE [--as D]\n\n"
                     "Checks FILE's header and length and prints one field per line:\n"
                     "  version: 1.0\n"
                     "  dtype: float32\n"
@@ -48,7 +58,7 @@ static int run_info(int argc, char **argv) {
         else if (files.count > 1)
             status = kb_usage_error(program.name, "expected one FILE, got %d", files.count);
         else if ((status = kb_check_settings(program.name)) == KB_EXIT_OK)
-            status = print_info(files.items[0]);
+            status = print_info(files.items[0], as);
     }
     kb_arg_list_free(&files);
     return status;
@@ -57,6 +67,7 @@ static int run_info(int argc, char **argv) {
 typedef struct copy_options {
     bool convert, reorder;
     kb_dtype dtype;
+    kb_dtype as; /* KB_DTYPE_COUNT: none */
     kb_order order;
     int version; /* 0: the oldest that holds the header */
 } copy_options;
@@ -82,7 +93,7 @@ static kb_status parse_order(const char *name, const char *value, void *target) 
 static int copy(const char *in, const char *out, copy_options *o) {
     kb_array src, converted = {0};
     kb_npy_header h;
-    if (kb_npy_read(in, &src, &h) != KB_OK)
+    if (kb_npy_read_as(in, o->as, &src, &h) != KB_OK)
         return kb_report_failure("kbench npy");
     if (!o->reorder)
         o->order = h.fortran_order ? KB_ORDER_F : KB_ORDER_C;
@@ -104,7 +115,7 @@ static int copy(const char *in, const char *out, copy_options *o) {
 }
 
 static int run_copy(int argc, char **argv) {
-    copy_options o = {.dtype = KB_F32, .order = KB_ORDER_C};
+    copy_options o = {.dtype = KB_F32, .as = KB_DTYPE_COUNT, .order = KB_ORDER_C};
     const kb_option options[] = {
         {KB_OPTION_STRING, 0, "dtype", "D", &o, parse_dtype,
          .help = "convert to D (float32, f4, bf16, int8, ...) as NumPy's astype does; NaN or "
@@ -115,12 +126,14 @@ static int run_copy(int argc, char **argv) {
          .expected = "1, 2 or 3",
          .help = "format version of OUT (default: the oldest that holds the header, which is "
                  "1.0)"},
+        AS_OPTION(&o.as),
         {.kind = KB_OPTION_END},
     };
     const kb_program program = {
         .name = "kbench npy copy",
         .synopsis =
-            "usage: kbench npy copy IN OUT [--dtype D] [--order C|F] [--version 1|2|3]\n\n"
+            "usage: kbench npy copy IN OUT [--dtype D] [--order C|F] [--version 1|2|3]\n"
+            "                           [--as D]\n\n"
             "Reads IN and writes its array to OUT, little-endian. OUT appears whole or not\n"
             "at all; on failure it is left as it was.\n\n",
         .options = options,

@@ -33,6 +33,13 @@ kb_status kb_option_bad(const char *name, const char *value, const char *expecte
     return kb_fail(KB_EINVAL, "bad %s '%s' (expected %s)", name, value, expected);
 }
 
+kb_status kb_option_as_dtype(const char *name, const char *value, void *target) {
+    if (kb_dtype_from_name(value, target) != KB_OK)
+        return kb_option_bad(name, value,
+                             "a dtype whose size the file's items have: bfloat16, ...");
+    return KB_OK;
+}
+
 static bool takes_value(const kb_option *o) {
     return o->kind != KB_OPTION_FLAG;
 }

@@ -74,6 +74,10 @@ typedef struct kb_option {
  * EXPECTED)"; for validators. */
 kb_status kb_option_bad(const char *name, const char *value, const char *expected);
 
+/* The validator of --as DTYPE (npy info, npy copy, eval): target is a kb_dtype, the type whose
+ * values a .npy file's void items hold (kb_npy_read_as). */
+kb_status kb_option_as_dtype(const char *name, const char *value, void *target);
+
 enum {
     /* The arguments start at the first one that is not an option: it and all that follow,
      * options or not, are arguments (for a program whose first argument is a subcommand). */

@@ -262,7 +262,7 @@ static const char *unsupported_kind(char kind) {
 /* A descr string is a byte order ('<', '>', '|', or '=' and none for native), a kind letter
  * and the item size in bytes, such as '<f4'; bfloat16 has no type code, and is written by
  * name as ml_dtypes registers it with NumPy. */
-static kb_status parse_descr_string(const char *s, size_t n, kb_npy_header *h) {
+static kb_status parse_descr_string(const char *s, size_t n, kb_dtype as, kb_npy_header *h) {
     char text[48];
     if (n == 8 && memcmp(s, "bfloat16", 8) == 0) {
         h->dtype = KB_BF16;
@@ -279,7 +279,7 @@ static kb_status parse_descr_string(const char *s, size_t n, kb_npy_header *h) {
         return kb_fail(KB_EFORMAT, "npy: bad descr '%s'", printable(s, n, text, sizeof text));
     char kind = s[i++];
     const char *what = unsupported_kind(kind);
-    if (what)
+    if (what && kind != 'V')
         return kb_fail(KB_EUNSUPPORTED, "npy: unsupported dtype '%s' (%s)",
                        printable(s, n, text, sizeof text), what);
     unsigned size = 0;
@@ -288,6 +288,21 @@ static kb_status parse_descr_string(const char *s, size_t n, kb_npy_header *h) {
         size = size * 10 + (unsigned)(s[i] - '0');
     if (i != n || digits == 0)
         return kb_fail(KB_EFORMAT, "npy: bad descr '%s'", printable(s, n, text, sizeof text));
+    if (kind == 'V') {
+        /* Untyped items: read as the caller's dtype, never guessed. */
+        if (as == KB_NPY_AS_NONE)
+            return kb_fail(KB_EUNSUPPORTED,
+                           "npy: unsupported dtype '%s' (void: untyped %u-byte items; if they "
+                           "hold a type such as bfloat16, name it: --as bfloat16)",
+                           printable(s, n, text, sizeof text), size);
+        if (size != kb_dtype_size(as))
+            return kb_fail(
+                KB_EINVAL, "npy: cannot read dtype '%s' (%u-byte items) as %s (%zu bytes)",
+                printable(s, n, text, sizeof text), size, kb_dtype_name(as), kb_dtype_size(as));
+        h->dtype = as;
+        h->byteorder = size == 1 ? '|' : order == '|' || order == '=' ? KB_NPY_HOST_ORDER : order;
+        return KB_OK;
+    }
     static const struct {
         char kind;
         unsigned size;
@@ -318,7 +333,7 @@ static kb_status parse_descr_string(const char *s, size_t n, kb_npy_header *h) {
     return kb_fail(KB_EFORMAT, "npy: bad descr '%s'", printable(s, n, text, sizeof text));
 }
 
-static kb_status parse_descr(cursor *c, kb_npy_header *h) {
+static kb_status parse_descr(cursor *c, kb_dtype as, kb_npy_header *h) {
     if (at(c, '[') || at(c, '('))
         return kb_fail(KB_EUNSUPPORTED, "npy: unsupported dtype: structured (descr is a list)");
     if (!at(c, '\'') && !at(c, '"')) {
@@ -331,13 +346,13 @@ static kb_status parse_descr(cursor *c, kb_npy_header *h) {
     kb_status st = parse_string(c, &s, &n);
     if (st != KB_OK)
         return st;
-    return parse_descr_string(s, n, h);
+    return parse_descr_string(s, n, as, h);
 }
 
 enum { KEY_DESCR, KEY_FORTRAN_ORDER, KEY_SHAPE, KEY_COUNT };
 static const char *const key_names[KEY_COUNT] = {"descr", "fortran_order", "shape"};
 
-static kb_status parse_dict(cursor *c, kb_npy_header *h) {
+static kb_status parse_dict(cursor *c, kb_dtype as, kb_npy_header *h) {
     skip_space(c);
     if (!at(c, '{')) {
         char what[32];
@@ -382,7 +397,7 @@ static kb_status parse_dict(cursor *c, kb_npy_header *h) {
         c->p++;
         skip_space(c);
         if (key == KEY_DESCR)
-            st = parse_descr(c, h);
+            st = parse_descr(c, as, h);
         else if (key == KEY_FORTRAN_ORDER)
             st = parse_bool(c, &h->fortran_order);
         else
@@ -415,7 +430,7 @@ static kb_status parse_dict(cursor *c, kb_npy_header *h) {
     return KB_OK;
 }
 
-kb_status kb_npy_parse_header(const void *buf, size_t size, kb_npy_header *out) {
+kb_status kb_npy_parse_header_as(const void *buf, size_t size, kb_dtype as, kb_npy_header *out) {
     if ((!buf && size > 0) || !out)
         return kb_fail(KB_EINVAL, "npy: no buffer or no header to fill");
     const unsigned char *b = buf;
@@ -441,7 +456,7 @@ kb_status kb_npy_parse_header(const void *buf, size_t size, kb_npy_header *out) 
                        end - prefix, size - prefix);
 
     cursor c = {(const char *)b + prefix, (const char *)b + end, h.major < 3};
-    kb_status st = parse_dict(&c, &h);
+    kb_status st = parse_dict(&c, as, &h);
     if (st != KB_OK)
         return st;
 
@@ -457,4 +472,8 @@ kb_status kb_npy_parse_header(const void *buf, size_t size, kb_npy_header *out) 
     h.data_size = (size_t)bytes;
     *out = h;
     return KB_OK;
+}
+
+kb_status kb_npy_parse_header(const void *buf, size_t size, kb_npy_header *out) {
+    return kb_npy_parse_header_as(buf, size, KB_NPY_AS_NONE, out);
 }

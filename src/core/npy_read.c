@@ -59,7 +59,7 @@ kb_status kb_npy_read_buffer(const void *buf, size_t size, kb_array *out, kb_npy
     if (!out)
         return kb_fail(KB_EINVAL, "npy: no array to fill");
     kb_npy_header h;
-    kb_status st = kb_npy_parse_header(buf, size, &h);
+    kb_status st = kb_npy_parse_header_as(buf, size, KB_NPY_AS_NONE, &h);
     if (st == KB_OK)
         st = check_length(&h, size);
     if (st == KB_OK)
@@ -114,11 +114,11 @@ static kb_status open_regular(const char *path, int *fd, size_t *size) {
 /* Large files are mapped copy-on-write: the array reads the page cache directly, and byte
  * swapping or writes through the array never reach the file. (As with any mapping, a file
  * truncated by another process while mapped raises SIGBUS on access.) */
-static kb_status read_mapped(int fd, size_t size, kb_array *out, kb_npy_header *h) {
+static kb_status read_mapped(int fd, size_t size, kb_dtype as, kb_array *out, kb_npy_header *h) {
     void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED)
         return kb_fail(KB_EIO, "cannot map: %s", strerror(errno));
-    kb_status st = kb_npy_parse_header(map, size, h);
+    kb_status st = kb_npy_parse_header_as(map, size, as, h);
     if (st == KB_OK)
         st = check_length(h, size);
     if (st != KB_OK) {
@@ -147,13 +147,13 @@ static kb_status read_mapped(int fd, size_t size, kb_array *out, kb_npy_header *
 
 /* Small files are read whole into one aligned buffer that the array then owns; NumPy puts
  * the data at a multiple of 64 bytes, so it is used in place, otherwise moved to the front. */
-static kb_status read_copied(int fd, size_t size, kb_array *out, kb_npy_header *h) {
+static kb_status read_copied(int fd, size_t size, kb_dtype as, kb_array *out, kb_npy_header *h) {
     unsigned char *buf = kb_aligned_alloc(size);
     if (!buf)
         return KB_ENOMEM;
     kb_status st = read_all(fd, buf, size, 0);
     if (st == KB_OK)
-        st = kb_npy_parse_header(buf, size, h);
+        st = kb_npy_parse_header_as(buf, size, as, h);
     if (st == KB_OK)
         st = check_length(h, size);
     if (st != KB_OK) {
@@ -178,9 +178,11 @@ static kb_status read_copied(int fd, size_t size, kb_array *out, kb_npy_header *
     return KB_OK;
 }
 
-kb_status kb_npy_read(const char *path, kb_array *out, kb_npy_header *header) {
+kb_status kb_npy_read_as(const char *path, kb_dtype as, kb_array *out, kb_npy_header *header) {
     if (!path || !out)
         return kb_fail(KB_EINVAL, "npy: no path or no array to fill");
+    if ((unsigned)as > KB_NPY_AS_NONE)
+        return kb_fail(KB_EINVAL, "npy: invalid dtype %d to read void items as", (int)as);
     int fd;
     size_t size;
     kb_status st = open_regular(path, &fd, &size);
@@ -188,9 +190,9 @@ kb_status kb_npy_read(const char *path, kb_array *out, kb_npy_header *header) {
         return with_path(st, path);
     kb_npy_header h;
     if (size >= KB_NPY_MMAP_THRESHOLD)
-        st = read_mapped(fd, size, out, &h);
+        st = read_mapped(fd, size, as, out, &h);
     else
-        st = read_copied(fd, size, out, &h);
+        st = read_copied(fd, size, as, out, &h);
     close(fd);
     if (st != KB_OK)
         return with_path(st, path);
@@ -199,9 +201,11 @@ kb_status kb_npy_read(const char *path, kb_array *out, kb_npy_header *header) {
     return KB_OK;
 }
 
-kb_status kb_npy_read_header(const char *path, kb_npy_header *header) {
+kb_status kb_npy_read_header_as(const char *path, kb_dtype as, kb_npy_header *header) {
     if (!path || !header)
         return kb_fail(KB_EINVAL, "npy: no path or no header to fill");
+    if ((unsigned)as > KB_NPY_AS_NONE)
+        return kb_fail(KB_EINVAL, "npy: invalid dtype %d to read void items as", (int)as);
     int fd;
     size_t size;
     kb_status st = open_regular(path, &fd, &size);
@@ -226,7 +230,7 @@ kb_status kb_npy_read_header(const char *path, kb_npy_header *header) {
     }
     kb_npy_header h;
     if (st == KB_OK)
-        st = kb_npy_parse_header(buf ? buf : prefix, want, &h);
+        st = kb_npy_parse_header_as(buf ? buf : prefix, want, as, &h);
     if (st == KB_OK)
         st = check_length(&h, size);
     free(buf);
@@ -235,4 +239,12 @@ kb_status kb_npy_read_header(const char *path, kb_npy_header *header) {
         return with_path(st, path);
     *header = h;
     return KB_OK;
+}
+
+kb_status kb_npy_read(const char *path, kb_array *out, kb_npy_header *header) {
+    return kb_npy_read_as(path, KB_NPY_AS_NONE, out, header);
+}
+
+kb_status kb_npy_read_header(const char *path, kb_npy_header *header) {
+    return kb_npy_read_header_as(path, KB_NPY_AS_NONE, header);
 }

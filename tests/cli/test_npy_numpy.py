@@ -294,6 +294,66 @@ def f16_neighbour_midpoints(dtype):
     return np.concatenate([around, -around])
 
 
+def void_as(workdir):
+    """Issue 12, bug 14: a void dtype is read only as a type the user names. np.save writes
+    ml_dtypes' bfloat16 as '<V2'; --as bfloat16 reads it for npy info, npy copy and eval, and
+    without --as the refusal names the option."""
+    a = random_array(BF16, (3, 5))
+    a[0, 0] = np.float32(-0.0)
+    src = os.path.join(workdir, "saved_bf16.npy")
+    np.save(src, a)  # descr '<V2'
+    if read_header(src)[1]["descr"] != "<V2":
+        fail(f"np.save no longer writes bfloat16 as '<V2': {read_header(src)[1]}")
+    plain = os.path.join(workdir, "plain_v2.npy")
+    np.save(plain, a.view("V2"))  # descr '|V2'
+    for path in (src, plain):
+        name = os.path.basename(path)
+        for args in (["npy", "info", path], ["npy", "copy", path,
+                                              os.path.join(workdir, "never.npy")],
+                     ["eval", "sum(x)", f"x={path}"]):
+            r = kbench(*args)
+            count()
+            if r.returncode != 1 or "--as bfloat16" not in r.stderr or r.stdout:
+                fail(f"{name} {args[:2]} without --as: exit {r.returncode}, {r.stderr!r}")
+        r = kbench("npy", "info", path, "--as", "bfloat16")
+        count()
+        if r.returncode != 0 or "dtype: bfloat16" not in r.stdout or "shape: (3, 5)" not in r.stdout:
+            fail(f"{name} info --as bfloat16: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
+        out = os.path.join(workdir, "as_out.npy")
+        r = kbench("npy", "copy", path, out, "--as", "bf16")
+        count()
+        if r.returncode != 0:
+            fail(f"{name} copy --as bf16: exit {r.returncode}, {r.stderr!r}")
+        else:
+            got = np.load(out)
+            if got.dtype != BF16 or not np.array_equal(bits(got), bits(a)):
+                fail(f"{name} copy --as bf16: {got.dtype} {got!r}, want {a!r}")
+        r = kbench("eval", "mean(x, axis=0)", f"x={path}", "--as", "bfloat16", "-o", out)
+        count()
+        want = a.astype(np.float64).mean(axis=0).astype(np.float32).astype(BF16)
+        if r.returncode != 0:
+            fail(f"{name} eval --as bfloat16: exit {r.returncode}, {r.stderr!r}")
+        elif not np.array_equal(bits(np.load(out)), bits(want)):
+            fail(f"{name} eval --as bfloat16: {np.load(out)!r}, want {want!r}")
+        for bad in ("float32", "int8"):
+            r = kbench("npy", "info", path, "--as", bad)
+            count()
+            if r.returncode != 1 or "2-byte items" not in r.stderr or bad not in r.stderr:
+                fail(f"{name} --as {bad}: exit {r.returncode}, {r.stderr!r}")
+    # --as leaves typed files as they are.
+    typed = os.path.join(workdir, "typed_f4.npy")
+    np.save(typed, np.arange(6, dtype=np.float32))
+    r = kbench("npy", "info", typed, "--as", "bfloat16")
+    count()
+    if r.returncode != 0 or "dtype: float32" not in r.stdout:
+        fail(f"typed file with --as: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
+    r = kbench("npy", "info", typed, "--as", "bogus")
+    count()
+    if r.returncode != 2 or "bad --as 'bogus'" not in r.stderr:
+        fail(f"--as bogus: exit {r.returncode}, {r.stderr!r}")
+    print("npy numpy: void dtypes read with --as")
+
+
 def main():
     workdir = tempfile.mkdtemp(prefix="kb_npy_numpy_")
     try:
@@ -330,6 +390,7 @@ def main():
                                      conversion_sources(src, dst), dst)
                     pairs += 1
         print(f"npy numpy: {pairs} dtype conversions against astype")
+        void_as(workdir)
 
         # Every float16 pattern widened, in both orders and a 2-d shape.
         f16 = np.arange(65536, dtype=np.uint16).view(np.float16)

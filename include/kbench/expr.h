@@ -16,8 +16,10 @@ extern "C" {
  *     mean(x, axis=0)    np.var(x, axis=(0, 2), ddof=1, keepdims=True)    sum(max(x, axis=-1))
  *
  * The functions are sum, prod, mean, min, max, argmin, argmax, var and std (with or without
- * NumPy's "np." prefix); each takes one array and the keywords axis (an integer, a tuple of
- * integers or None), keepdims (True or False) and, for var and std, ddof (an integer). A bare
+ * NumPy's "np." prefix); each takes one array and NumPy's parameters after it, by position or
+ * keyword: axis (an integer, a tuple of integers or None; axis 0 or -1 of a 0-d array is all
+ * of it for the ufunc reductions, as in NumPy), keepdims (True, False or an integer), for var
+ * and std ddof (an integer, a float or a bool), and dtype and out only as None. A bare
  * variable is the identity, and a number is a 0-d array (int64, float64; True and False are
  * bool). The grammar also accepts + - * / for the elementwise arithmetic to come; evaluating
  * them fails for now.
@@ -54,6 +56,15 @@ typedef struct kb_expr_binding {
  * dispatch level and thread count in force (kbench/simd.h, kbench/threads.h). */
 kb_status kb_expr_eval(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,
                        kb_array *out);
+
+/* Receives each warning NumPy would raise as a RuntimeWarning, in NumPy's words ("Mean of
+ * empty slice", "Degrees of freedom <= 0 for slice", "invalid value encountered in reduce",
+ * ...); the results are those NumPy gives (NaN, inf). */
+typedef void (*kb_expr_warning)(const char *message, void *context);
+
+/* kb_expr_eval, calling warn (when not NULL) with the warnings of each reduction. */
+kb_status kb_expr_eval_warn(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,
+                            kb_array *out, kb_expr_warning warn, void *context);
 
 #ifdef __cplusplus
 }

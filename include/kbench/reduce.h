@@ -56,7 +56,7 @@ typedef struct kb_reduce_args {
     int naxes;
     int axes[KB_MAX_DIMS];
     bool keepdims;
-    int ddof; /* var and std: divide by N - ddof */
+    double ddof; /* var and std: divide by max(N - ddof, 0), any real, as NumPy */
 } kb_reduce_args;
 
 /* Arguments for the op over all axes, keepdims false, ddof 0. */

@@ -101,10 +101,11 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
             "writes the result to a .npy file or prints it as NumPy would.\n"
             "\n"
             "  EXPRESSION         sum, prod, mean, min, max, argmin, argmax, var or std of\n"
-            "                     one array (np. prefix optional), with axis= (an integer,\n"
-            "                     a tuple or None), keepdims= (True or False) and, for var\n"
-            "                     and std, ddof=; reductions nest, and a bare NAME is its\n"
-            "                     array\n"
+            "                     one array (np. prefix optional), with NumPy's arguments\n"
+            "                     by keyword or position: axis (an integer, a tuple or\n"
+            "                     None), keepdims, ddof for var and std, dtype and out as\n"
+            "                     None; reductions nest, and a bare NAME is its array.\n"
+            "                     NumPy's RuntimeWarnings go to stderr\n"
             "  NAME=FILE          binds the variable NAME to the array in the .npy FILE\n"
             "  --                 ends the options (for an expression that starts with '-')\n"
             "\n",
@@ -154,6 +155,12 @@ static int apply_settings(const options *o) {
     return kb_check_settings(command);
 }
 
+/* NumPy's RuntimeWarnings, on stderr in its words; they do not change the exit status. */
+static void print_warning(const char *message, void *context) {
+    (void)context;
+    fprintf(stderr, "%s: RuntimeWarning: %s\n", command, message);
+}
+
 static int evaluate(const options *o, kb_array *inputs) {
     kb_expr *expr;
     if (kb_expr_parse(o->expression, &expr) != KB_OK)
@@ -168,7 +175,8 @@ static int evaluate(const options *o, kb_array *inputs) {
         o->bindings[loaded].array = &inputs[loaded];
     }
     kb_array result = {0};
-    if (status == KB_EXIT_OK && kb_expr_eval(expr, o->bindings, o->nbindings, &result) != KB_OK)
+    if (status == KB_EXIT_OK &&
+        kb_expr_eval_warn(expr, o->bindings, o->nbindings, &result, print_warning, NULL) != KB_OK)
         status = kb_report_failure(command);
     if (status == KB_EXIT_OK) {
         kb_status st = o->output ? kb_npy_write(o->output, &result, KB_ORDER_C, 0)

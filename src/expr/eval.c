@@ -1,4 +1,6 @@
 /* The eager evaluator of expression graphs. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/internal.h"
@@ -16,6 +18,8 @@ typedef struct evaluator {
     const kb_expr *expr;
     const kb_expr_binding *bindings;
     int nbindings;
+    kb_expr_warning warn;
+    void *context;
 } evaluator;
 
 typedef struct value {
@@ -59,6 +63,59 @@ static kb_status eval_literal(const kb_expr_node *n, value *out) {
     return KB_OK;
 }
 
+/* Whether a float array holds a NaN (nan) or an infinity (!nan). */
+static bool has_value(const kb_array *a, bool nan) {
+    if (!kb_dtype_is_float(a->dtype))
+        return false;
+    kb_walk w;
+    kb_walk_init(&w, a);
+    char *row;
+    while (kb_walk_next(&w, &row))
+        for (int64_t i = 0; i < w.row_length; i++) {
+            double v = (double)kb_element_load(a->dtype, row + i * w.row_stride).real;
+            if (nan ? isnan(v) : isinf(v))
+                return true;
+        }
+    return false;
+}
+
+/* NumPy's RuntimeWarnings of one reduction of in into result, in its words and order (NumPy
+ * 2.4): an empty mean, a variance with no degrees of freedom, each followed by the warnings of
+ * NumPy's divisions, and an invalid value (NaN out of inputs without one, such as inf - inf).
+ * argmin, argmax, min and max of NaN-free inputs raise none. */
+static void warn_reduction(const evaluator *ev, const kb_reduce_args *args, const kb_array *in,
+                           const kb_array *result) {
+    kb_reduce_work work;
+    if (!ev->warn || kb_reduce_work_of(in, args, &work) != KB_OK || work.outputs == 0)
+        return;
+    int64_t count = work.elements / work.outputs;
+    const char *divide = result->ndim == 0 ? "scalar divide" : "divide";
+    char message[96];
+    bool nan = has_value(result, true);
+    if (args->op == KB_REDUCE_MEAN && count == 0) {
+        ev->warn("Mean of empty slice", ev->context);
+        snprintf(message, sizeof message, "invalid value encountered in %s", divide);
+        ev->warn(message, ev->context);
+    } else if ((args->op == KB_REDUCE_VAR || args->op == KB_REDUCE_STD) &&
+               (double)count - args->ddof <= 0) {
+        ev->warn("Degrees of freedom <= 0 for slice", ev->context);
+        if (count == 0) /* the mean's 0 / 0, always an array division in NumPy */
+            ev->warn("invalid value encountered in divide", ev->context);
+        if (nan || has_value(result, false)) {
+            snprintf(message, sizeof message, "%s encountered in %s",
+                     nan ? "invalid value" : "divide by zero", divide);
+            ev->warn(message, ev->context);
+        }
+    } else if (nan && args->op != KB_REDUCE_MIN && args->op != KB_REDUCE_MAX &&
+               !has_value(in, true)) {
+        /* inf - inf: in the sum for sum, prod and mean, in the deviations for var and std */
+        bool moments = args->op == KB_REDUCE_VAR || args->op == KB_REDUCE_STD;
+        ev->warn(moments ? "invalid value encountered in subtract"
+                         : "invalid value encountered in reduce",
+                 ev->context);
+    }
+}
+
 static kb_status eval_call(const evaluator *ev, const kb_expr_node *n, int index, value *out) {
     kb_expr_reduction call;
     kb_status st = kb_expr_reduction_resolve(ev->expr, index, &call);
@@ -80,8 +137,8 @@ static kb_status eval_call(const evaluator *ev, const kb_expr_node *n, int index
         st = kb_reduce_result(&in.array, &args, &dtype, &ndim, shape);
         if (st != KB_OK)
             st = kb_expr_fail_here(st, n->column);
-        else
-            st = kb_reduce(&in.array, &args, &out->array);
+        else if ((st = kb_reduce(&in.array, &args, &out->array)) == KB_OK)
+            warn_reduction(ev, &args, &in.array, &out->array);
     }
     value_free(&in);
     return st;
@@ -113,8 +170,8 @@ static kb_status eval_node(const evaluator *ev, int index, value *out) {
     return kb_expr_fail_at(KB_EINVAL, n->column, "unexpected node in the expression");
 }
 
-kb_status kb_expr_eval(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,
-                       kb_array *out) {
+kb_status kb_expr_eval_warn(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,
+                            kb_array *out, kb_expr_warning warn, void *context) {
     memset(out, 0, sizeof *out);
     if (!expr || expr->root < 0 || nbindings < 0 || (nbindings > 0 && !bindings))
         return kb_fail(KB_EINVAL, "kb_expr_eval: invalid arguments");
@@ -122,7 +179,7 @@ kb_status kb_expr_eval(const kb_expr *expr, const kb_expr_binding *bindings, int
         if (!bindings[i].name || !bindings[i].array)
             return kb_fail(KB_EINVAL, "kb_expr_eval: binding %d has no name or no array", i);
 
-    evaluator ev = {expr, bindings, nbindings};
+    evaluator ev = {expr, bindings, nbindings, warn, context};
     value result;
     kb_status st = eval_node(&ev, expr->root, &result);
     if (st != KB_OK)
@@ -140,4 +197,9 @@ kb_status kb_expr_eval(const kb_expr *expr, const kb_expr_binding *bindings, int
     if (st != KB_OK)
         kb_array_free(out);
     return st;
+}
+
+kb_status kb_expr_eval(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,
+                       kb_array *out) {
+    return kb_expr_eval_warn(expr, bindings, nbindings, out, NULL, NULL);
 }

@@ -69,8 +69,6 @@ kb_status kb_reduce_plan_axes(const kb_array *in, const kb_reduce_args *args, bo
                        op_names[args->op]);
     if (args->ddof != 0 && args->op != KB_REDUCE_VAR && args->op != KB_REDUCE_STD)
         return kb_fail(KB_EINVAL, "ddof is only valid for var and std");
-    if (args->ddof < 0)
-        return kb_fail(KB_EINVAL, "ddof must be non-negative, not %d", args->ddof);
     for (int i = 0; i < in->ndim; i++)
         reduced[i] = args->naxes == -1;
     for (int k = 0; k < args->naxes; k++) {

@@ -16,7 +16,7 @@ typedef struct kb_reduce_plan {
     kb_reduce_op op;
     kb_dtype in_dtype, out_dtype;
     size_t itemsize;
-    int ddof;
+    double ddof;
     const char *in; /* input base after flipping negative reduced strides */
     char *out;
     int nk;

@@ -374,7 +374,7 @@ def check_errors(tmp):
            re.escape(E + "axis 2 out of range for a 2-d array at column 1"))
     expect(["np.sum(np.mean(x, axis=-3))", bx], 1,
            re.escape(E + "axis -3 out of range for a 2-d array at column 8"))
-    expect(["sum(x, keepdims=1)", bx], 1,
+    expect(["sum(x, keepdims=1.5)", bx], 1,
            re.escape(E + "keepdims must be True or False at column 17"))
     expect(["argmin(x, axis=(0, 1))", bx], 1,
            re.escape(E + "argmin takes one axis or None, not a tuple of axes at column 16"))
@@ -437,8 +437,62 @@ def check_errors(tmp):
         fail("kbench --help does not list eval: %r" % out)
 
 
+def check_numpy_forms(tmp):
+    """Issue 12, bug 7: what NumPy accepts, kbench accepts with NumPy's result, and NumPy's
+    RuntimeWarnings appear on stderr in its words (exit status unchanged): axis 0 or -1 of a
+    0-d array for the ufunc reductions, ddof negative, fractional or a bool, a positional
+    axis (and NumPy's other positional parameters as None), keepdims=1, an empty mean, no
+    degrees of freedom, inf - inf. What NumPy refuses, kbench refuses (exit 1)."""
+    arrays = {"z": np.array(3.0, np.float32), "a": np.arange(6.0).reshape(2, 3),
+              "e": np.zeros((0,)), "f": np.zeros((0, 3)), "i": np.array([np.inf, -np.inf]),
+              "j": np.array([np.inf, 1.0]), "c": np.full(6, 2.0)}
+    paths = {}
+    for name, a in arrays.items():
+        paths[name] = os.path.join(tmp, f"forms_{name}.npy")
+        save(paths[name], a)
+    exprs = ["sum(z, axis=0)", "sum(z, axis=-1)", "prod(z, axis=0)", "min(z, axis=-1)",
+             "max(z, axis=0)", "argmax(z, axis=0)", "argmin(z, axis=-1)",
+             "sum(z, axis=0, keepdims=True)", "mean(z, axis=0)", "sum(z, axis=(0,))",
+             "sum(z, axis=1)", "var(a, ddof=-1)", "var(a, ddof=1.5)", "var(a, ddof=True)",
+             "var(a, ddof=False)", "std(a, axis=1, ddof=2.5)", "sum(a, 0)", "sum(a, 1)",
+             "mean(a, -1)", "var(a, 0, None, None, 1)", "sum(a, 0, None, None, True)",
+             "argmax(a, 0)", "min(a, 1, None, True)", "std(a, None, None, None, 1, True)",
+             "sum(a, keepdims=1)", "mean(a, axis=0, keepdims=0)", "mean(e)", "mean(f, axis=0)",
+             "var(e)", "std(f, axis=0)", "var(a, ddof=6)", "var(a, ddof=7)", "var(c, ddof=6)",
+             "mean(i)", "sum(i)", "var(j)", "std(j)", "prod(i)", "max(i)", "argmax(j)"]
+    names = {op: getattr(np, op) for op in ("sum", "prod", "mean", "min", "max", "argmin",
+                                            "argmax", "var", "std")}
+    out = os.path.join(tmp, "forms_out.npy")
+    for expr in exprs:
+        count()
+        with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+            warnings.simplefilter("always")
+            try:
+                want = np.asarray(eval(expr, {"np": np, **names}, dict(arrays)))
+            except Exception:  # NumPy refuses it
+                want = None
+        messages = [str(w.message) for w in caught if w.category is RuntimeWarning]
+        args = [expr] + [f"{n}={paths[n]}" for n in arrays if n in expr.split("(", 1)[1]]
+        code, _, err = run(*args, "-o", out)
+        if want is None:
+            if code != 1:
+                fail(f"{expr}: NumPy refuses it, kbench exit {code} {err!r}")
+            continue
+        if code != 0:
+            fail(f"{expr}: exit {code}, {err!r}; NumPy gives {want!r}")
+            continue
+        got = np.load(out)
+        if got.shape != want.shape or got.dtype != want.dtype or not np.allclose(
+                got, want, rtol=1e-6, equal_nan=True):
+            fail(f"{expr}: {got!r}, NumPy {want!r}")
+        lines = [l for l in err.splitlines() if "RuntimeWarning" in l]
+        if lines != ["kbench eval: RuntimeWarning: " + m for m in messages]:
+            fail(f"{expr}: warnings {lines}, NumPy {messages}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        check_numpy_forms(tmp)
         check_reductions(tmp)
         check_nan_extremes(tmp)
         check_settings(tmp)

@@ -111,10 +111,9 @@ void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
          .help = "pin this thread and each OpenMP thread to its own core"},
         {KB_OPTION_REPEATED, 0, "baseline", "LIB", &s->baselines, add_baseline, .hidden = list,
          .help = "also time each case with numpy, numexpr, torch or jax (repeatable), "
-                 "interleaved, on the same input, and check the results agree "
-                 "(docs/baselines.md)"},
+                 "interleaved, on the same input, and check the results agree"},
 
-        {KB_OPTION_GROUP, .help = "roofline (docs/roofline.md)"},
+        {KB_OPTION_GROUP, .help = "roofline"},
         {KB_OPTION_STRING, 0, "peaks", "FILE", &o->peaks_file, .hidden = list,
          .help = "hold results against the peaks in FILE (kbench peaks --json) instead of this "
                  "machine's, cached or measured once (~45 s)"},

@@ -31,8 +31,9 @@ static char *make_synopsis(const char *program, bool list, bool builtin) {
         fprintf(f,
                 "usage: %s%s [OPTIONS]\n\n"
                 "Measures each case: calibrated samples, warm-up, interleaved implementations,\n"
-                "robust statistics (docs/measurement.md). Prints a table on stdout and progress\n"
-                "on stderr; -o writes the results (docs/results-schema.md).\n\n",
+                "robust statistics (kbench's measurement documentation). Prints a table on\n"
+                "stdout and progress on stderr; -o writes the results (their schema is in the\n"
+                "documentation).\n\n",
                 program, suites);
     if (builtin) {
         fprintf(f, "suites (default: quick):\n");

@@ -157,7 +157,7 @@ int kb_cmd_compare(int argc, char **argv) {
             "threshold, not significant), unchanged, new, missing, failed. BASE and NEW are\n"
             "kbench results files (kbench run -o FILE.json) or Google Benchmark JSON output\n"
             "(--benchmark_repetitions=N --benchmark_format=json), both of one kind.\n"
-            "docs/compare.md explains the statistics and the defaults.\n\n",
+            "kbench's compare documentation explains the statistics and the defaults.\n\n",
         .options = table,
         .epilogue = "Colour on a terminal unless NO_COLOR is set.\n"
                     "exit status: 0 compared (1 with --fail-on-regression when a case regressed),\n"

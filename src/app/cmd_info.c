@@ -186,7 +186,7 @@ int kb_cmd_info(int argc, char **argv) {
     bool json = false;
     const kb_option options[] = {
         {KB_OPTION_FLAG, 0, "json", .target = &json,
-         .help = "print one JSON object instead of text (keys: docs/cli.md)"},
+         .help = "print one JSON object instead of text (keys: the CLI documentation)"},
         {.kind = KB_OPTION_END},
     };
     const kb_program program = {
@@ -196,7 +196,9 @@ int kb_cmd_info(int argc, char **argv) {
                     "clock), the SIMD level and thread count in force, and conditions that make\n"
                     "timings unreliable. Measuring the clock takes about a tenth of a second.\n\n",
         .options = options,
-        .epilogue = "environment: KB_SIMD=auto|scalar|avx2|avx512|neon|sve, KB_NUM_THREADS=N\n",
+        .epilogue = "environment: KB_SIMD=auto|scalar|avx2|avx512|neon|sve, KB_NUM_THREADS=N\n"
+                    "exit status: 0 success, 1 failure (such as an invalid KB_SIMD), 2 bad\n"
+                    "arguments.\n",
     };
     int status;
     if (!kb_program_parse(&program, argc, argv, NULL, &status))

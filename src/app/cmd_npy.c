@@ -27,6 +27,10 @@ static int print_info(const char *path, kb_dtype as) {
     return KB_EXIT_OK;
 }
 
+#define NPY_EXIT_STATUS                                                                            \
+    "exit status: 0 success, 1 failure (a file that cannot be read, is malformed or\n"             \
+    "unsupported, or cannot be written), 2 bad arguments.\n"
+
 /* The --as option of both subcommands. */
 #define AS_OPTION(target)                                                                          \
     {                                                                                              \
@@ -49,6 +53,7 @@ static int run_info(int argc, char **argv) {
                     "  shape: (3, 4)\n"
                     "  order: C             (F for Fortran order)\n\n",
         .options = options,
+        .epilogue = NPY_EXIT_STATUS,
     };
     kb_arg_list files = {0};
     int status;
@@ -137,6 +142,7 @@ static int run_copy(int argc, char **argv) {
             "Reads IN and writes its array to OUT, little-endian. OUT appears whole or not\n"
             "at all; on failure it is left as it was.\n\n",
         .options = options,
+        .epilogue = NPY_EXIT_STATUS,
     };
     kb_arg_list files = {0};
     int status;
@@ -166,7 +172,7 @@ int kb_cmd_npy(int argc, char **argv) {
                     "  info   print a file's format version, dtype, byte order, shape and order\n"
                     "  copy   rewrite a file, converting its dtype, order or format version\n\n",
         .options = options,
-        .epilogue = "'kbench npy SUBCOMMAND --help' describes a subcommand.\n",
+        .epilogue = "'kbench npy SUBCOMMAND --help' describes a subcommand.\n" NPY_EXIT_STATUS,
         .flags = KB_OPTIONS_STOP_AT_ARGUMENT,
     };
     kb_arg_list rest = {0};

@@ -44,7 +44,7 @@ int kb_cmd_peaks(int argc, char **argv) {
     int threads = 0; /* the usable cores */
     const kb_option options[] = {
         {KB_OPTION_FLAG, 0, "json", .target = &json,
-         .help = "print one JSON object instead of tables (keys: docs/cli.md)"},
+         .help = "print one JSON object instead of tables (keys: the CLI documentation)"},
         {KB_OPTION_FLAG, 0, "refresh", .target = &refresh,
          .help = "measure again even when the cache holds this machine's peaks"},
         {KB_OPTION_FLAG, 0, "quick", .target = &quick,
@@ -63,12 +63,15 @@ int kb_cmd_peaks(int argc, char **argv) {
             "measured on this machine at 1 thread and at all cores, with the datasheet's\n"
             "theoretical peaks when kbench knows the CPU. Measured peaks are cached per\n"
             "machine and reused; measuring takes about 45 seconds. Bytes are counted as\n"
-            "likwid-bench counts them (no write-allocate traffic); see docs/roofline.md.\n\n",
+            "likwid-bench counts them (no write-allocate traffic), as the roofline page of\n"
+            "kbench's documentation describes.\n\n",
         .options = options,
         .epilogue =
             "environment: KB_CACHE_DIR (cache directory; default $XDG_CACHE_HOME/kbench or\n"
             "~/.cache/kbench), KB_DATASHEET=FILE (a datasheet table to use instead of the\n"
-            "built-in one)\n",
+            "built-in one)\n"
+            "exit status: 0 success, 1 measuring failed or KB_DATASHEET names a missing or\n"
+            "malformed file, 2 bad arguments.\n",
     };
     int status;
     if (!kb_program_parse(&program, argc, argv, NULL, &status))

@@ -7,6 +7,7 @@
 #include "app/options.h"
 #include "app/usage.h"
 #include "kbench/version.h"
+#include "util/strings.h"
 
 static const struct command {
     const char *name;
@@ -29,7 +30,7 @@ static int dispatch(int argc, char **argv) {
     char synopsis[256 + 81 * ncommands];
     size_t n = (size_t)snprintf(synopsis, sizeof synopsis,
                                 "usage: kbench COMMAND [OPTIONS]\n"
-                                "       kbench --help | --version\n\n"
+                                "       kbench --help | --version | version\n\n"
                                 "kbench measures array kernels and ships kernels worth "
                                 "measuring.\n\n"
                                 "commands:\n");
@@ -48,7 +49,8 @@ static int dispatch(int argc, char **argv) {
         .synopsis = synopsis,
         .options = options,
         .epilogue = "'kbench COMMAND --help' describes a command.\n"
-                    "environment: KB_SIMD=auto|scalar|avx2|avx512|neon|sve, KB_NUM_THREADS=N\n",
+                    "environment: KB_SIMD=auto|scalar|avx2|avx512|neon|sve, KB_NUM_THREADS=N\n"
+                    "exit status: the command's; 2 for an unknown command or bad arguments.\n",
         .flags = KB_OPTIONS_STOP_AT_ARGUMENT,
     };
     kb_arg_list rest = {0};
@@ -60,6 +62,14 @@ static int dispatch(int argc, char **argv) {
     kb_arg_list_free(&rest);
     if (!go_on)
         return status;
+    /* `kbench version` is `kbench --version`. */
+    if (ncommand >= 1 && strcmp(command[0], "version") == 0) {
+        if (ncommand > 1) {
+            fprintf(stderr, "kbench version: takes no arguments\nTry 'kbench --help'.\n");
+            return KB_EXIT_USAGE;
+        }
+        version = true;
+    }
     if (version) {
         const kb_build_info *b = kb_build_info_get();
         printf("kbench %s (%s)\n", b->version, b->git_commit);
@@ -86,7 +96,21 @@ static int dispatch(int argc, char **argv) {
         char *help_args[] = {command[1], "--help", NULL};
         return help ? commands[i].run(2, help_args) : commands[i].run(ncommand, command);
     }
-    fprintf(stderr, "kbench: unknown command '%s'\nTry 'kbench --help'.\n", name);
+    /* The nearest command within two edits, if one is that near: a typo's likely meaning. */
+    const char *nearest = NULL;
+    int best = 2;
+    for (int i = 0; i < ncommands; i++) {
+        int d = kb_edit_distance(name, commands[i].name, best);
+        if (d < best || (d == best && !nearest)) {
+            best = d;
+            nearest = commands[i].name;
+        }
+    }
+    if (nearest)
+        fprintf(stderr, "kbench: unknown command '%s' (did you mean '%s'?)\n", name, nearest);
+    else
+        fprintf(stderr, "kbench: unknown command '%s'\n", name);
+    fprintf(stderr, "Try 'kbench --help'.\n");
     return KB_EXIT_USAGE;
 }
 

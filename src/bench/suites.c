@@ -20,9 +20,7 @@ static const struct suite {
 } suites[] = {
     {"quick", "a quick selection of the reduce suite (the default; a minute or two)", add_quick},
     {"reduce", "every reduction x shape x dtype x axis x SIMD level x thread count", add_reduce},
-    {"mean_axis0",
-     "mean along axis 0 over square, tall and wide shapes in float32, float64, "
-     "int32 and float16",
+    {"mean_axis0", "mean along axis 0: square, tall, wide; f32, f64, int32, f16",
      kb_suite_mean_axis0_add},
     {"selftest", "the harness itself: an empty loop body and an empty function call",
      kb_suite_selftest_add},

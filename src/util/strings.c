@@ -1,4 +1,5 @@
-/* String copies for every layer: on the heap, failing with kb_fail, or into a fixed buffer. */
+/* Strings for every layer: copies (on the heap, failing with kb_fail, or into a fixed buffer)
+ * and the edit distance of "did you mean" hints. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,4 +24,27 @@ void kb_copy_string(char *dst, size_t size, const char *src) {
         n = size - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+
+int kb_edit_distance(const char *a, const char *b, int limit) {
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 64 || nb > 64) /* names are short; longer strings are simply far */
+        return limit + 1;
+    int row[65];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        int diagonal = row[0], best = row[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int above = row[j];
+            int cost = diagonal + (a[i - 1] != b[j - 1]);
+            int del = above + 1, ins = row[j - 1] + 1;
+            row[j] = cost < del ? (cost < ins ? cost : ins) : (del < ins ? del : ins);
+            diagonal = above;
+            best = row[j] < best ? row[j] : best;
+        }
+        if (best > limit)
+            return limit + 1;
+    }
+    return row[nb] > limit ? limit + 1 : row[nb];
 }

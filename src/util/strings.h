@@ -10,4 +10,9 @@ char *kb_strdup(const char *s);
 /* Copies src into dst of the given size, truncating; dst is always NUL-terminated. */
 void kb_copy_string(char *dst, size_t size, const char *src);
 
+/* The Levenshtein distance between a and b (insertions, deletions and substitutions of
+ * one byte each), capped at limit: any distance above limit is reported as limit + 1. For
+ * "did you mean" hints on short names. */
+int kb_edit_distance(const char *a, const char *b, int limit);
+
 #endif

@@ -1,7 +1,9 @@
 """End-to-end checks of the `kbench` command table itself: `kbench help COMMAND` prints that
 command's help (issue 12, bug 9), `kbench help` and `kbench --help` the general help, a
 mistyped command or help topic is a usage error, and every command refuses a bad KB_SIMD or
-KB_NUM_THREADS the same way (issue 12, bug 5).
+KB_NUM_THREADS the same way (issue 12, bug 5); and issue 12's polish: every help within 80
+columns with an exit-status section and no repository paths, `kbench version` as
+`kbench --version`, "did you mean" for a mistyped command.
 
 Usage: python3 test_commands.py path/to/kbench
 """
@@ -37,7 +39,32 @@ def main():
         check(r.returncode == 2 and message in r.stderr and r.stdout == "",
               f"{' '.join(args)}: exit {r.returncode}, stderr {r.stderr!r}")
     check_bad_settings()
+    check_polish()
     return finish("commands")
+
+
+def check_polish():
+    helps = [[], ["npy", "info"], ["npy", "copy"]] + [[c] for c in COMMANDS]
+    for words in helps:
+        r = kbench(*words, "--help")
+        name = " ".join(["kbench"] + words)
+        wide = [line for line in r.stdout.splitlines() if len(line) > 80]
+        check(r.returncode == 0 and not wide, f"{name} --help: lines over 80 columns: {wide}")
+        check("exit status:" in r.stdout, f"{name} --help has no exit-status section")
+        paths = re.findall(r"\b(?:docs|src|tests)/\S+", r.stdout)
+        check(not paths, f"{name} --help names repository paths: {paths}")
+    v = kbench("--version")
+    r = kbench("version")
+    check(v.returncode == 0 and v.stdout.startswith("kbench ") and r.returncode == 0
+          and r.stdout == v.stdout, f"version: {r.returncode} {r.stdout!r}, --version {v.stdout!r}")
+    r = kbench("version", "x")
+    check(r.returncode == 2 and "takes no arguments" in r.stderr, f"version x: {r.stderr!r}")
+    for typo, meant in [("runn", "run"), ("lst", "list"), ("compar", "compare"), ("evl", "eval")]:
+        r = kbench(typo)
+        check(r.returncode == 2 and f"unknown command '{typo}' (did you mean '{meant}'?)"
+              in r.stderr, f"{typo}: exit {r.returncode}, {r.stderr!r}")
+    r = kbench("xyzzy")
+    check(r.returncode == 2 and "did you mean" not in r.stderr, f"xyzzy: {r.stderr!r}")
 
 
 def check_bad_settings():

@@ -1,5 +1,6 @@
 /* util's text for people and its small helpers: durations and sizes in one style, UTC times,
- * the median and NumPy's quantile of sorted values, splitmix64, string copies. */
+ * the median and NumPy's quantile of sorted values, splitmix64, string copies and edit
+ * distances. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,6 +91,18 @@ static void strings_are_copied(void **state) {
     free(copy);
 }
 
+/* Worked out by hand: kitten -> sitting is the textbook 3 (two substitutions, an insertion). */
+static void edit_distances_are_levenshtein(void **state) {
+    assert_int_equal(kb_edit_distance("run", "run", 2), 0);
+    assert_int_equal(kb_edit_distance("runn", "run", 2), 1);
+    assert_int_equal(kb_edit_distance("lst", "list", 2), 1);
+    assert_int_equal(kb_edit_distance("lsit", "list", 2), 2);
+    assert_int_equal(kb_edit_distance("kitten", "sitting", 5), 3);
+    assert_int_equal(kb_edit_distance("kitten", "sitting", 2), 3); /* capped: limit + 1 */
+    assert_int_equal(kb_edit_distance("", "eval", 9), 4);
+    assert_int_equal(kb_edit_distance("xyzzy", "info", 2), 3);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(durations_have_three_digits),
@@ -98,6 +111,7 @@ int main(void) {
         cmocka_unit_test(medians_and_quantiles),
         cmocka_unit_test(splitmix64_matches_its_reference),
         cmocka_unit_test(strings_are_copied),
+        cmocka_unit_test(edit_distances_are_levenshtein),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,9 +42,18 @@ static void clock_text(char *buf, size_t size, double s) {
 
 static void run_started(void *arg, const kb_bench_context *c, int ncases) {
     kb_run_display *d = arg;
-    for (int i = 0; i < c->env.count; i++)
-        fprintf(d->err, "%s: warning: %s (%s)\n", d->program, c->env.warnings[i].message,
-                kb_env_code_name(c->env.warnings[i].code));
+    if (d->progress) {
+        for (int i = 0; i < c->env.count; i++)
+            fprintf(d->err, "%s: warning: %s (%s)\n", d->program, c->env.warnings[i].message,
+                    kb_env_code_name(c->env.warnings[i].code));
+    } else if (c->env.count > 0) {
+        /* -q: the conditions in one line, by code; `kbench info` words each one. */
+        fprintf(d->err, "%s: warning: %d condition%s may make timings unreliable:", d->program,
+                c->env.count, c->env.count == 1 ? "" : "s");
+        for (int i = 0; i < c->env.count; i++)
+            fprintf(d->err, "%s %s", i ? "," : "", kb_env_code_name(c->env.warnings[i].code));
+        fprintf(d->err, " (kbench info describes them)\n");
+    }
     if (d->progress) {
         char target[32];
         kb_format_duration(target, sizeof target, (double)c->sample_target_ns);

@@ -427,9 +427,31 @@ def probes(tmp):
               and doc["context"]["settings"]["probe_seconds"] == 0, "--peaks FILE: no probes")
 
 
+def quiet_warnings():
+    """-q gives the environment's conditions in one line, by the codes the full run lists one
+    per line (issue 12, polish)."""
+    loud = kbench("run", "selftest", "--filter", "selftest/empty", *FAST)
+    quiet = kbench("run", "selftest", "--filter", "selftest/empty", *FAST, "-q")
+    codes = re.findall(r"^kbench run: warning: .* \((\w+)\)$", loud.stderr, re.M)
+    summary = [l for l in quiet.stderr.splitlines() if "may make timings unreliable" in l]
+    per_line = re.findall(r"^kbench run: warning: .* \((\w+)\)$", quiet.stderr, re.M)
+    check(loud.returncode == 0 and quiet.returncode == 0, "selftest runs")
+    check(not per_line, f"-q lists conditions one per line: {quiet.stderr!r}")
+    # The load average may cross its threshold between the two runs; the rest is fixed.
+    steady = [c for c in codes if c != "load"]
+    if len(summary) == 1:
+        m = re.search(r"warning: (\d+) conditions? may make timings unreliable: (.*) \(", summary[0])
+        listed = m.group(2).split(", ") if m else []
+        check(m and int(m.group(1)) == len(listed) and
+              [c for c in listed if c != "load"] == steady, f"-q summary {summary} against {codes}")
+    else:
+        check(not summary and not steady, f"-q summaries {summary} against {codes}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         make_peaks(tmp)
+        quiet_warnings()
         run_ok(tmp)
         roofline_flags(tmp)
         stdout_formats()

@@ -153,7 +153,8 @@ bool kb_comparison_regressed(const kb_comparison *comparison);
  * measured under load (1-minute load average X on N cores): timings shift between runs and
  * regressions may be false alarms"; for a side whose bandwidth changed, "LABEL's memory
  * bandwidth changed during the run (MESSAGE): ..." (both, joined with "and", when both). False,
- * and buf empty, for a side that was neither. */
+ * and buf empty, for a side that was neither, and for NEW when its note would repeat BASE's
+ * word for word (a file compared with itself). */
 bool kb_comparison_load_note(const kb_comparison *comparison, bool head, char *buf, size_t size);
 
 /* Writes the comparison as a terminal table (colour: ANSI colours for verdicts), markdown for

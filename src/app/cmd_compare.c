@@ -25,8 +25,14 @@ static kb_status parse_threshold(const char *name, const char *value, void *targ
         v /= 100;
         end++;
     }
+    bool percent = end != value && *end == '\0' && end[-1] == '%';
     if (end == value || errno != 0 || *end != '\0' || !isfinite(v) || !(v > 0))
         return kb_option_bad(name, value, "a positive fraction or percentage: 0.05, 5%");
+    /* A bare number is a fraction: 5 would be 500%, which nobody means by it. */
+    if (!percent && v >= 1)
+        return kb_option_bad(name, value,
+                             "a fraction below 1 (0.05) or a percentage (5%); a bare 5 would "
+                             "mean 500%");
     *(double *)target = v;
     return KB_OK;
 }
@@ -99,13 +105,16 @@ static int compare(const char *base_path, const char *head_path, kb_compare_opti
     }
     for (int i = 0; i < outputs->count && status == KB_EXIT_OK; i++)
         status = write_output(&c, outputs->items[i]);
-    if (status == KB_EXIT_OK && c.ndifferences > 0)
+    /* The table and markdown on stdout state the warnings themselves; JSON, read by
+     * programs, has them on stderr as well, for the person who runs the command. */
+    bool warn = status == KB_EXIT_OK && format == KB_RESULTS_JSON;
+    if (warn && c.ndifferences > 0)
         fprintf(stderr,
                 "%s: warning: %s and %s come from different machines or "
                 "builds; compared as --allow-different-machines asks\n",
                 command, c.base_label, c.head_label);
     char note[512];
-    for (int head = 0; head < 2 && status == KB_EXIT_OK; head++)
+    for (int head = 0; head < 2 && warn; head++)
         if (kb_comparison_load_note(&c, head, note, sizeof note))
             fprintf(stderr, "%s: warning: %s\n", command, note);
     if (status == KB_EXIT_OK && fail_on_regression && kb_comparison_regressed(&c)) {
@@ -126,7 +135,7 @@ int kb_cmd_compare(int argc, char **argv) {
     const kb_option table[] = {
         {KB_OPTION_STRING, 0, "threshold", "T", &options.threshold, parse_threshold,
          .help = "smallest change that counts: 0.05 or 5% (default " KB_STRING(
-             KB_COMPARE_DEFAULT_THRESHOLD) ")"},
+             KB_COMPARE_DEFAULT_THRESHOLD) "); a bare 5 would mean 500% and is refused"},
         {KB_OPTION_DOUBLE, 0, "alpha", "A", &options.alpha, .min = DBL_TRUE_MIN,
          .max = 1 - DBL_EPSILON / 2, .expected = "a number between 0 and 1",
          .help =

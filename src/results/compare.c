@@ -130,6 +130,11 @@ static kb_status judge(kb_compare_case *c, const kb_sample_set *a, const kb_samp
                       (c->head.ci_low > c->base.ci_high || c->head.ci_high < c->base.ci_low);
     }
     bool slower = c->ratio > 1 + threshold, faster = c->ratio < 1 / (1 + threshold);
+    /* A verdict never contradicts its own interval: a change whose ratio interval still holds
+     * 1 (a test of the ranks can be significant while the bootstrap interval of the ratio of
+     * medians is not) is noisy, not regressed or improved. */
+    if (slower ? !(c->ratio_low > 1) : faster ? !(c->ratio_high < 1) : false)
+        significant = false;
     if (!slower && !faster)
         c->verdict = KB_VERDICT_UNCHANGED;
     else if (!significant)

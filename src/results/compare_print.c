@@ -63,6 +63,15 @@ bool kb_comparison_load_note(const kb_comparison *comparison, bool head, char *b
                  l->under_load ? " and its" : "'s", l->bandwidth_message);
     snprintf(buf, size, "%s%s%s%s: timings shift between runs and regressions may be false alarms",
              label, l->under_load ? " was measured under load" : "", why, changed);
+    if (head) {
+        /* A file compared with itself: its note once, as the base's. */
+        char base[sizeof why + sizeof changed + 512];
+        if (kb_comparison_load_note(comparison, false, base, sizeof base) &&
+            strcmp(base, buf) == 0) {
+            buf[0] = '\0';
+            return false;
+        }
+    }
     return true;
 }
 

@@ -117,6 +117,32 @@ def main():
         one_line_error(kbench("compare", base_path, head_path, "--filter", "("), "bad regex",
                        "bad filter")
 
+        # A verdict never contradicts its own interval. The new times are all below the old
+        # ones rank for rank (the rank test is significant), the medians 6% apart, but each
+        # side's samples split evenly between two modes, so the bootstrap interval of the
+        # ratio of medians holds 1: noisy, not improved.
+        modal = copy.deepcopy(base)
+        modal["cases"] = [modal["cases"][0]]
+        modal_new = copy.deepcopy(modal)
+        for results, low in ((modal, 100000), (modal_new, 94000)):
+            case = results["cases"][0]
+            samples = [low] * 50 + [2 * low] * 50
+            case["calls_per_sample"] = 1
+            case["samples_ns"] = [samples]
+            st = case["statistics"]
+            st.update(n=100, median_ns=1.5 * low, mean_ns=1.5 * low, min_ns=low, max_ns=2 * low,
+                      q1_ns=low, q3_ns=2 * low, ci_low_ns=low, ci_high_ns=2 * low)
+        modal_path = os.path.join(tmp, "modal.json")
+        modal_new_path = os.path.join(tmp, "modal_new.json")
+        save(modal_path, modal)
+        save(modal_new_path, modal_new)
+        r = kbench("compare", modal_path, modal_new_path, "--format", "json")
+        doc = json.loads(r.stdout) if r.returncode == 0 else {"cases": [{}]}
+        c = doc["cases"][0]
+        check(r.returncode == 0 and c.get("p_value", 1) < 0.01 and c.get("ratio", 1) < 1 / 1.05
+              and c.get("ratio_high", 0) >= 1 and c.get("verdict") == "noisy",
+              f"an interval holding 1 gives noisy: {r.returncode} {c} {r.stderr!r}")
+
         # Markdown and JSON files through -o, markdown on stdout.
         md_path, json_path = os.path.join(tmp, "c.md"), os.path.join(tmp, "c.json")
         r = kbench("compare", base_path, head_path, "--format", "markdown", "-o", md_path,
@@ -187,7 +213,8 @@ def main():
         check(r.returncode == 0 and doc["different_machines"] and
               doc["differences"][0]["what"] == "CPU model", f"allowed: {doc['differences']}")
         r = kbench("compare", base_path, other_path, "--allow-different-machines")
-        check("different machines" in r.stdout, "the table says the machines differ")
+        check("different machines" in r.stdout and "different machines" not in r.stderr,
+              f"the table says the machines differ, once: {r.stderr!r}")
         r = kbench("compare", base_path, other_path, "--allow-different-machines", "--format", "md")
         check("different machines" in r.stdout, "the markdown says the machines differ")
 
@@ -217,11 +244,16 @@ def main():
                                      "note": note}], f"under_load in JSON: {doc['under_load']}")
         r = kbench("compare", quiet_path, loaded_path, "--format", "markdown")
         check(f"- **warning**: {note}" in r.stdout.splitlines(), f"load note in markdown: {r.stdout!r}")
-        check(f"warning: {note}" in kbench("compare", quiet_path, loaded_path).stdout,
-              "load note in the table")
+        r = kbench("compare", quiet_path, loaded_path)
+        check(f"warning: {note}" in r.stdout and note not in r.stderr,
+              f"load note in the table, printed once: {r.stderr!r}")
         r = kbench("compare", quiet_path, quiet_path, "--format", "json")
         check(json.loads(r.stdout)["under_load"] == [] and "under load" not in r.stderr,
               f"no load, no note: {r.stderr!r}")
+        # A file under load compared with itself: its note once.
+        r = kbench("compare", loaded_path, loaded_path)
+        check(r.stdout.count("was measured under load") == 1,
+              f"one note for a file compared with itself: {r.stdout!r}")
         # A file written before kbench recorded the load's numbers: the message itself.
         loaded["context"]["environment_warnings"][-1]["message"] = "busy"
         del loaded["context"]["load"]
@@ -252,8 +284,9 @@ def main():
         r = kbench("compare", changed_path, quiet_path, "--format", "markdown")
         check(f"- **warning**: {note}" in r.stdout.splitlines(),
               f"bandwidth_changed in markdown: {r.stdout!r}")
-        check(f"warning: {note}" in kbench("compare", changed_path, quiet_path).stdout,
-              "bandwidth_changed in the table")
+        r = kbench("compare", changed_path, quiet_path)
+        check(f"warning: {note}" in r.stdout and note not in r.stderr,
+              f"bandwidth_changed in the table, printed once: {r.stderr!r}")
 
         # Bad input: one line on stderr, exit 2.
         one_line_error(kbench("compare", base_path, os.path.join(tmp, "absent.json")), "missing",
@@ -274,6 +307,13 @@ def main():
         one_line_error(kbench("compare", base_path, base_path, "--alpha", "2"), "alpha", "--alpha")
         one_line_error(kbench("compare", base_path, base_path, "--threshold", "x"), "threshold",
                        "--threshold")
+        # A bare number of 1 or more would be a change of 100% or more: refused, not read so.
+        for bare in ("5", "1", "1.5"):
+            one_line_error(kbench("compare", base_path, base_path, "--threshold", bare),
+                           f"threshold {bare}", "500%")
+        r = kbench("compare", base_path, base_path, "--threshold", "500%", "--format", "json")
+        check(r.returncode == 0 and json.loads(r.stdout)["settings"]["threshold"] == 5,
+              f"--threshold 500% is allowed: {r.returncode} {r.stderr!r}")
         one_line_error(kbench("compare", base_path, base_path, "--format", "csv"), "csv",
                        "--format")
         one_line_error(kbench("compare", base_path, base_path, "--bogus"), "option", "--bogus")

@@ -152,7 +152,10 @@ static int apply_settings(const options *o) {
         return kb_report_failure(command);
     /* An invalid KB_SIMD or KB_NUM_THREADS that no option overrides is reported as such,
      * before the reduction would fail on it. */
-    return kb_check_settings(command);
+    int status = kb_check_settings(command);
+    if (status == KB_EXIT_OK)
+        kb_warn_oversubscribed(command);
+    return status;
 }
 
 /* NumPy's RuntimeWarnings, on stderr in its words; they do not change the exit status. */

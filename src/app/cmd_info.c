@@ -36,6 +36,7 @@ static int gather(info *in) {
     /* The settings first: they are what can fail, and they are cheap. */
     if (kb_simd_current(&in->selected) != KB_OK || kb_threads_current(&in->threads) != KB_OK)
         return kb_report_failure("kbench info");
+    kb_warn_oversubscribed("kbench info");
     in->usable_cores = kb_usable_cores();
     kb_cores_describe(&in->cores);
     in->build = kb_build_info_get();

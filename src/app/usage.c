@@ -32,6 +32,15 @@ int kb_check_settings(const char *program) {
     return KB_EXIT_OK;
 }
 
+void kb_warn_oversubscribed(const char *program) {
+    int threads, cores = kb_usable_cores();
+    if (kb_threads_current(&threads) == KB_OK && threads > cores)
+        fprintf(stderr,
+                "%s: warning: %d threads asked for, but %d core%s usable: threads will share "
+                "cores and timings suffer\n",
+                program, threads, cores, cores == 1 ? " is" : "s are");
+}
+
 int kb_finish_stdout(const char *program, int status) {
     errno = 0;
     /* A write error may have been recorded by an earlier flush, which fflush does not

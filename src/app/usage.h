@@ -26,6 +26,10 @@ int kb_report_failure(const char *program);
  * arguments are known to be good, before any work. */
 int kb_check_settings(const char *program);
 
+/* Warns on stderr when the thread count in force is above the usable cores: allowed, but the
+ * threads share cores. Called by the commands whose kernels run with that count. */
+void kb_warn_oversubscribed(const char *program);
+
 /* The exit status once a program is done: status, unless stdout could not be written, which
  * fails a program that had succeeded (and is reported then; a program that failed has said
  * why already). Called once per process, by the kbench dispatcher and by kb_bench_main. */

@@ -8,6 +8,7 @@ columns with an exit-status section and no repository paths, `kbench version` as
 Usage: python3 test_commands.py path/to/kbench
 """
 
+import json
 import os
 import re
 import struct
@@ -101,6 +102,21 @@ def check_bad_settings():
                       f"stderr {r.stderr!r}")
             check(len(set(said.values())) == 1, f"{variable}: worded differently: {said}")
         check(not os.path.exists(out), "npy copy wrote its output despite the bad setting")
+
+        # More threads than usable cores: allowed, with one warning from the commands whose
+        # kernels or report use that count; none at the usable count.
+        cores = int(json.loads(kbench("info", "--json").stdout)["threads"]["usable_cores"])
+        many = str(cores + 1)
+        warning = f"warning: {many} threads asked for, but {cores} core"
+        for args, env in ((["info"], {"KB_NUM_THREADS": many}),
+                          (["eval", "sum(x)", f"x={npy}"], {"KB_NUM_THREADS": many}),
+                          (["eval", "sum(x)", f"x={npy}", "--threads", many], {})):
+            r = kbench(*args, env=env)
+            check(r.returncode == 0 and r.stderr.count(warning) == 1,
+                  f"{args} {env}: exit {r.returncode}, stderr {r.stderr!r}")
+            r = kbench(*args[:3], env={"KB_NUM_THREADS": str(cores)})
+            check(r.returncode == 0 and "threads asked for" not in r.stderr,
+                  f"{args} at {cores} threads: stderr {r.stderr!r}")
 
 
 if __name__ == "__main__":

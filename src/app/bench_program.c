@@ -11,6 +11,7 @@
 #include "results/internal.h"
 #include "app/run_display.h"
 #include "app/usage.h"
+#include "util/strings.h"
 
 /* The text of the help before the options: usage, what the program does, the suites; NULL
  * when out of memory. The caller frees it. */
@@ -177,8 +178,8 @@ static int check_baselines(const char *program, const kb_results *results) {
         return KB_EXIT_OK;
     fprintf(stderr,
             "%s: %d result%s differ%s from the baseline's beyond tolerance; the first, %s: %s\n",
-            program, mismatches, mismatches == 1 ? "" : "s", mismatches == 1 ? "s" : "",
-            first->name, first->check_detail);
+            program, mismatches, kb_plural(mismatches), mismatches == 1 ? "s" : "", first->name,
+            first->check_detail);
     return KB_EXIT_FAILURE;
 }
 
@@ -204,7 +205,7 @@ static int check_plausible(const char *program, const kb_bench_options *o,
         fprintf(stderr,
                 "%s: %d result%s above %.0f%% of the roofline bound (suspicious-high), %d below "
                 "%.0f%% (suspicious-low); see docs/roofline.md\n",
-                program, high, high == 1 ? "" : "s", KB_ROOFLINE_HIGH_PERCENT, low,
+                program, high, kb_plural(high), KB_ROOFLINE_HIGH_PERCENT, low,
                 KB_ROOFLINE_LOW_PERCENT);
     if (impossible == 0)
         return KB_EXIT_OK;
@@ -317,9 +318,10 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
         unstable += !results.cases[i].failed && results.cases[i].stats.unstable;
     if (unstable > 0)
         fprintf(stderr,
-                "%s: warning: %d of %d cases are unstable (MAD above %.0f%% or confidence "
+                "%s: warning: %d of %d case%s %s unstable (MAD above %.0f%% or confidence "
                 "interval wider than %.0f%% of the median); see the environment warnings\n",
-                program, unstable, results.ncases, 100 * KB_BENCH_UNSTABLE_MAD,
+                program, unstable, results.ncases, kb_plural(results.ncases),
+                unstable == 1 ? "is" : "are", 100 * KB_BENCH_UNSTABLE_MAD,
                 100 * KB_BENCH_UNSTABLE_CI);
     if (check_plausible(program, o, &results) != KB_EXIT_OK)
         status = KB_EXIT_FAILURE;
@@ -331,8 +333,9 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
         for (int i = 0; i < results.ncases && !first; i++)
             if (results.cases[i].failed)
                 first = &results.cases[i];
-        fprintf(stderr, "%s: %d of %d cases failed; the first, %s: %s\n", program, failed,
-                results.ncases, first->name, first->error ? first->error : "");
+        fprintf(stderr, "%s: %d of %d case%s failed; the first, %s: %s\n", program, failed,
+                results.ncases, kb_plural(results.ncases), first->name,
+                first->error ? first->error : "");
         status = KB_EXIT_FAILURE;
     }
     kb_results_free(&results);

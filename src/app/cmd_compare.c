@@ -13,6 +13,7 @@
 #include "app/usage.h"
 #include "core/internal.h"
 #include "kbench/compare.h"
+#include "util/strings.h"
 
 static const char *const command = "kbench compare";
 
@@ -119,7 +120,7 @@ static int compare(const char *base_path, const char *head_path, kb_compare_opti
             fprintf(stderr, "%s: warning: %s\n", command, note);
     if (status == KB_EXIT_OK && fail_on_regression && kb_comparison_regressed(&c)) {
         fprintf(stderr, "%s: %d case%s regressed\n", command, c.counts[KB_VERDICT_REGRESSED],
-                c.counts[KB_VERDICT_REGRESSED] == 1 ? "" : "s");
+                kb_plural(c.counts[KB_VERDICT_REGRESSED]));
         status = KB_EXIT_FAILURE;
     }
     kb_comparison_free(&c);

@@ -11,6 +11,7 @@
 #include "kbench/version.h"
 #include "machine/internal.h"
 #include "util/internal.h"
+#include "util/strings.h"
 
 /* A clock this far below nominal is reported as throttled: a few percent is measurement noise
  * of the add chain. */
@@ -129,13 +130,13 @@ static void spread_note(const figure *f, const kb_peak_summary *s, char *buf, si
     else if (s->spread == KB_PEAK_BIMODAL)
         snprintf(buf, size,
                  "%.47s at %d thread%s is bimodal: about %.1f or about %.1f %s (%d measurements)",
-                 f->name, f->threads, f->threads == 1 ? "" : "s", s->low_mode * 1e-9,
+                 f->name, f->threads, kb_plural(f->threads), s->low_mode * 1e-9,
                  s->high_mode * 1e-9, unit, s->count);
     else if (s->spread == KB_PEAK_VARIES)
         snprintf(buf, size,
                  "%.47s at %d thread%s varies by more than %.0f%%: between %.1f and %.1f %s (%d "
                  "measurements)",
-                 f->name, f->threads, f->threads == 1 ? "" : "s", 100 * KB_PEAK_SPREAD_MARGIN,
+                 f->name, f->threads, kb_plural(f->threads), 100 * KB_PEAK_SPREAD_MARGIN,
                  s->lowest * 1e-9, s->bound * 1e-9, unit, s->count);
 }
 
@@ -165,7 +166,7 @@ static void print_curve(const kb_peaks *p) {
            "result is\nheld against the curve at its own working set (docs/roofline.md)\n  ");
     char a[32];
     for (int s = 0; s < sets_shown; s++) {
-        snprintf(a, sizeof a, "%d thread%s", sets[s].threads, sets[s].threads == 1 ? "" : "s");
+        snprintf(a, sizeof a, "%d thread%s", sets[s].threads, kb_plural(sets[s].threads));
         printf(" | %-27s", a);
     }
     printf("\n  ");
@@ -275,7 +276,7 @@ int kb_peaks_print_text(const kb_peaks_report *r) {
     double worst = 0;
     printf("  %-5s", "");
     for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
-        snprintf(a, sizeof a, "%d thread%s", sets[s].threads, sets[s].threads == 1 ? "" : "s");
+        snprintf(a, sizeof a, "%d thread%s", sets[s].threads, kb_plural(sets[s].threads));
         printf(" | %-36s", a);
     }
     printf("\n  %-5s", "level");
@@ -311,8 +312,8 @@ int kb_peaks_print_text(const kb_peaks_report *r) {
 
     printf("\nflops, GFLOP/s: best of %d; FMA chains, 2 FLOPs per lane\n",
            sets[0].flops[0][0].repetitions);
-    snprintf(a, sizeof a, "%d thread%s", sets[0].threads, sets[0].threads == 1 ? "" : "s");
-    snprintf(b, sizeof b, "%d threads", sets[1].threads);
+    snprintf(a, sizeof a, "%d thread%s", sets[0].threads, kb_plural(sets[0].threads));
+    snprintf(b, sizeof b, "%d thread%s", sets[1].threads, kb_plural(sets[1].threads));
     printf("  %-15s %12s %12s", "", a, b);
     if (r->row)
         printf("   %s at %.0f MHz: per core, %% of it at 1 and %d threads", "datasheet",

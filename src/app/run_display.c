@@ -4,6 +4,7 @@
 
 #include "kbench/results.h"
 #include "app/run_display.h"
+#include "util/strings.h"
 
 void kb_run_display_init(kb_run_display *d, const char *program, bool table, bool progress,
                          int name_width) {
@@ -49,7 +50,7 @@ static void run_started(void *arg, const kb_bench_context *c, int ncases) {
     } else if (c->env.count > 0) {
         /* -q: the conditions in one line, by code; `kbench info` words each one. */
         fprintf(d->err, "%s: warning: %d condition%s may make timings unreliable:", d->program,
-                c->env.count, c->env.count == 1 ? "" : "s");
+                c->env.count, kb_plural(c->env.count));
         for (int i = 0; i < c->env.count; i++)
             fprintf(d->err, "%s %s", i ? "," : "", kb_env_code_name(c->env.warnings[i].code));
         fprintf(d->err, " (kbench info describes them)\n");
@@ -59,7 +60,7 @@ static void run_started(void *arg, const kb_bench_context *c, int ncases) {
         kb_format_duration(target, sizeof target, (double)c->sample_target_ns);
         fprintf(d->err,
                 "%s: %d case%s; timer resolution %.0f ns, samples of about %s, %g s per case\n",
-                d->program, ncases, ncases == 1 ? "" : "s", c->timer.resolution_ns, target,
+                d->program, ncases, kb_plural(ncases), c->timer.resolution_ns, target,
                 c->settings.min_time);
     }
     fflush(d->err);

@@ -4,6 +4,7 @@
 
 #include "bench/probe.h"
 #include "machine/internal.h"
+#include "util/strings.h"
 
 void kb_probes_check(kb_bench_context *c) {
     int changed = 0, worst = -1;
@@ -29,6 +30,6 @@ void kb_probes_check(kb_bench_context *c) {
                "%s %s bandwidth at %d thread%s went from %.1f to %.1f GB/s during the run "
                "(%+.0f%%)%s",
                kb_bw_kernel_name(w->kernel), kb_mem_level_name(w->level), w->threads,
-               w->threads == 1 ? "" : "s", w->before * 1e-9, w->after * 1e-9,
+               kb_plural(w->threads), w->before * 1e-9, w->after * 1e-9,
                100 * (w->after / w->before - 1), more);
 }

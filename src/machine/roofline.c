@@ -6,6 +6,7 @@
 #include "core/internal.h"
 #include "kbench/roofline.h"
 #include "util/internal.h"
+#include "util/strings.h"
 
 static kb_mem_level level_of(int64_t working_set, const kb_roofline_peaks *p) {
     for (int l = KB_MEM_L1; l < KB_MEM_DRAM; l++)
@@ -173,17 +174,17 @@ void kb_roofline_explain(const kb_roofline *r, char *buf, int size) {
     char highest[96];
     snprintf(highest, sizeof highest, "highest seen %.1f %s%s (%d measurement%s)",
              f->highest * 1e-9, unit, f->highest > f->value ? ", set aside as an outlier" : "",
-             f->count, f->count == 1 ? "" : "s");
+             f->count, kb_plural(f->count));
     if (!(r->flags & KB_ROOFLINE_IMPOSSIBLE)) {
         if (r->above_probe > 0)
             snprintf(buf, (size_t)size, "above this run's probe of %s at %d thread%s (%.1f %s); %s",
-                     r->figure_name, f->threads, f->threads == 1 ? "" : "s", r->above_probe * 1e-9,
-                     unit, highest);
+                     r->figure_name, f->threads, kb_plural(f->threads), r->above_probe * 1e-9, unit,
+                     highest);
         return;
     }
     char when[32] = "at an unknown time";
     if (f->measured_at <= 0 || !kb_format_utc(when, sizeof when, f->measured_at))
         snprintf(when, sizeof when, "at an unknown time");
     snprintf(buf, (size_t)size, "above %s at %d thread%s: %.1f %s measured %s; %s", r->figure_name,
-             f->threads, f->threads == 1 ? "" : "s", f->value * 1e-9, unit, when, highest);
+             f->threads, kb_plural(f->threads), f->value * 1e-9, unit, when, highest);
 }

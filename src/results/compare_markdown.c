@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "results/compare_report.h"
+#include "util/strings.h"
 
 /* Text inside a table cell: a '|' would end the cell. */
 static void cell(FILE *out, const char *s) {
@@ -53,8 +54,8 @@ kb_status kb_compare_markdown(const kb_comparison *c, FILE *out) {
     fputs("## kbench compare\n\n", out);
     fprintf(out, "**%s**", counts);
     if (c->overall.ncases > 0)
-        fprintf(out, "; geometric mean of ratios **%.3f** over %d cases", c->overall.geomean,
-                c->overall.ncases);
+        fprintf(out, "; geometric mean of ratios **%.3f** over %d case%s", c->overall.geomean,
+                c->overall.ncases, kb_plural(c->overall.ncases));
     fputs(".\n\n", out);
     fputs("- **base**: `", out);
     cell(out, c->base_label);
@@ -115,7 +116,8 @@ kb_status kb_compare_markdown(const kb_comparison *c, FILE *out) {
         fprintf(out, "\n### Not unchanged (%d)\n\n", changed);
         case_table(c, true, out);
     }
-    fprintf(out, "\n<details><summary>All %d cases</summary>\n\n", c->ncases);
+    fprintf(out, "\n<details><summary>All %d case%s</summary>\n\n", c->ncases,
+            kb_plural(c->ncases));
     case_table(c, false, out);
     fputs("\n</details>\n", out);
     if (fallback)

@@ -5,6 +5,7 @@
 
 #include "core/internal.h"
 #include "results/compare_report.h"
+#include "util/strings.h"
 
 void kb_compare_ratio_text(const kb_compare_case *c, char *buf, size_t size) {
     if (c->verdict > KB_VERDICT_UNCHANGED)
@@ -54,8 +55,8 @@ bool kb_comparison_load_note(const kb_comparison *comparison, bool head, char *b
         return false;
     char why[224] = "", changed[256] = "";
     if (l->cores > 0)
-        snprintf(why, sizeof why, " (1-minute load average %.2f on %d cores)", l->load_average,
-                 l->cores);
+        snprintf(why, sizeof why, " (1-minute load average %.2f on %d core%s)", l->load_average,
+                 l->cores, kb_plural(l->cores));
     else if (l->message[0])
         snprintf(why, sizeof why, " (%s)", l->message);
     if (l->bandwidth_changed)

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "results/compare_report.h"
+#include "util/strings.h"
 
 /* ANSI colours, only when asked (the CLI asks on a terminal without NO_COLOR). */
 static const char *verdict_colour(kb_verdict v) {
@@ -83,8 +84,8 @@ kb_status kb_compare_table(const kb_comparison *c, bool colour, FILE *out) {
     kb_compare_counts_text(c->counts, counts, sizeof counts);
     fprintf(out, "\nsummary: %s\n", counts);
     if (c->overall.ncases > 0) {
-        fprintf(out, "geometric mean of ratios: %.3f over %d cases\n", c->overall.geomean,
-                c->overall.ncases);
+        fprintf(out, "geometric mean of ratios: %.3f over %d case%s\n", c->overall.geomean,
+                c->overall.ncases, kb_plural(c->overall.ncases));
         fprintf(out, "by op, largest effect first:");
         for (int i = 0; i < c->nops; i++)
             if (c->ops[i].ncases > 0)

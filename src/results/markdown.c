@@ -5,6 +5,7 @@
 #include "results/report.h"
 #include "results/speedup.h"
 #include "util/internal.h"
+#include "util/strings.h"
 
 /* Text inside a table cell: a '|' would end the cell. */
 static void cell(FILE *out, const char *s) {
@@ -54,10 +55,11 @@ static void context(const kb_bench_context *c, FILE *out) {
         fprintf(out, ", %.0f MHz at the end", c->clock_end.mhz);
     fprintf(out,
             "\n- **settings**: min-time %g s, at least %d samples, %d repetition%s, %s "
-            "cache, %s; SIMD %s, %d threads by default\n",
+            "cache, %s; SIMD %s, %d thread%s by default\n",
             c->settings.min_time, c->settings.min_samples, c->settings.repetitions,
-            c->settings.repetitions == 1 ? "" : "s", kb_bench_cache_name(c->settings.cache),
-            c->settings.pin ? "pinned" : "not pinned", kb_simd_name(c->simd_selected), c->threads);
+            kb_plural(c->settings.repetitions), kb_bench_cache_name(c->settings.cache),
+            c->settings.pin ? "pinned" : "not pinned", kb_simd_name(c->simd_selected), c->threads,
+            kb_plural(c->threads));
     char target[32];
     kb_format_duration(target, sizeof target, (double)c->sample_target_ns);
     fprintf(out,
@@ -83,7 +85,7 @@ static void context(const kb_bench_context *c, FILE *out) {
         const kb_bench_probe *p = &c->probes[i];
         fprintf(out, "%s%s %s at %d thread%s %.1f to %.1f%s", i ? "; " : "",
                 kb_bw_kernel_name(p->kernel), kb_mem_level_name(p->level), p->threads,
-                p->threads == 1 ? "" : "s", p->before * 1e-9, p->after * 1e-9,
+                kb_plural(p->threads), p->before * 1e-9, p->after * 1e-9,
                 kb_bw_probes_disagree(p->before, p->after) ? " (**changed**)" : "");
     }
     if (c->nprobes > 0)
@@ -120,7 +122,7 @@ static kb_status speedups(const kb_results *results, FILE *out) {
 
 kb_status kb_report_markdown(const kb_results *results, FILE *out) {
     int failed = kb_results_failed(results);
-    fprintf(out, "# kbench results\n\n%d cases", results->ncases);
+    fprintf(out, "# kbench results\n\n%d case%s", results->ncases, kb_plural(results->ncases));
     if (failed)
         fprintf(out, ", **%d failed**", failed);
     fputs("; times are the median per call with its 95% confidence interval.\n\n", out);

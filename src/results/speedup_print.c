@@ -5,6 +5,7 @@
 
 #include "results/speedup.h"
 #include "util/internal.h"
+#include "util/strings.h"
 
 /* "simd=auto/threads=1": the case's name after its group's. */
 static const char *impl_of(const kb_bench_result *r) {
@@ -87,7 +88,7 @@ static void print_unsupported(const kb_speedup_report *report, FILE *out, bool m
 }
 
 static void ratio_text(char *buf, size_t size, const kb_ratio_ci *r) {
-    snprintf(buf, size, "%.2fx [%.2f, %.2f]", r->ratio, r->low, r->high);
+    snprintf(buf, size, "%.2fx (%.2f to %.2f)", r->ratio, r->low, r->high);
 }
 
 void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
@@ -104,7 +105,7 @@ void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
     fprintf(out,
             "\nSpeedup over the baselines (" KB_BASELINE_COMPARISON
             "): ratio of medians, 95%% bootstrap interval\n"
-            "%-*s %10s %-15s %10s %22s %38s %22s\n",
+            "%-*s %10s %-15s %10s %24s %40s %24s\n",
             width, "case", "time/call", "baseline", "its time", "speedup", "over the best baseline",
             "auto over scalar");
     for (int i = 0; i < report->count; i++) {
@@ -119,7 +120,7 @@ void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
         }
         if (s->scalar)
             ratio_text(sc, sizeof sc, &s->over_scalar);
-        fprintf(out, "%-*s %10s %-15s %10s %22s %38s %22s\n", width, s->own->name, own,
+        fprintf(out, "%-*s %10s %-15s %10s %24s %40s %24s\n", width, s->own->name, own,
                 label_of(s->baseline), base, sp, best_text, sc);
     }
     mean means[MAX_MEANS];
@@ -127,9 +128,9 @@ void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
     if (n > 0)
         fprintf(out, "\nGeometric mean speedup of simd=auto over each baseline:\n");
     for (int i = 0; i < n; i++)
-        fprintf(out, "  %-8s %-22s %-8s %6.2fx  (%d cases)\n", means[i].library, means[i].impl,
+        fprintf(out, "  %-8s %-22s %-8s %6.2fx  (%d case%s)\n", means[i].library, means[i].impl,
                 means[i].op[0] ? means[i].op : "all ops", exp(means[i].log_sum / means[i].count),
-                means[i].count);
+                means[i].count, kb_plural(means[i].count));
     print_unsupported(report, out, false);
 }
 
@@ -150,9 +151,10 @@ void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out) {
         char own[32], base[32], best[96] = "", sc[48] = "";
         kb_format_duration(own, sizeof own, s->own->stats.median);
         kb_format_duration(base, sizeof base, s->baseline->stats.median);
-        if (s->first)
-            snprintf(best, sizeof best, "%.2fx [%.2f, %.2f] %s", s->over_best.ratio,
-                     s->over_best.low, s->over_best.high, label_of(s->best));
+        if (s->first) {
+            ratio_text(best, sizeof best, &s->over_best);
+            snprintf(best + strlen(best), sizeof best - strlen(best), " %s", label_of(s->best));
+        }
         if (s->scalar)
             ratio_text(sc, sizeof sc, &s->over_scalar);
         fprintf(out, "| `%s` | %s | %s | %s | %.2fx | %.2f to %.2f | %s | %s |\n", s->own->name,

@@ -5,6 +5,7 @@
 #include "results/report.h"
 #include "results/speedup.h"
 #include "util/internal.h"
+#include "util/strings.h"
 
 double kb_report_ci_percent(const kb_bench_stats *s) {
     return s->median > 0 ? 50 * (s->ci_high - s->ci_low) / s->median : 0;
@@ -47,7 +48,7 @@ void kb_report_notes(const kb_bench_result *r, char *buf, size_t size) {
     if (outliers > 0) {
         size_t n = strlen(buf);
         snprintf(buf + n, size - n, "%s%lld outlier%s", n ? ", " : "", (long long)outliers,
-                 outliers == 1 ? "" : "s");
+                 kb_plural(outliers));
     }
 }
 

@@ -54,6 +54,20 @@ def check_polish():
         check("exit status:" in r.stdout, f"{name} --help has no exit-status section")
         paths = re.findall(r"\b(?:docs|src|tests)/\S+", r.stdout)
         check(not paths, f"{name} --help names repository paths: {paths}")
+    # One case is "1 case", in the results' markdown and in compare's summary.
+    with tempfile.TemporaryDirectory() as tmp:
+        md, js = os.path.join(tmp, "one.md"), os.path.join(tmp, "one.json")
+        r = kbench("run", "selftest", "-f", "^selftest/empty$", "--no-roofline", "-q",
+                   "--min-time", "0.01", "-o", md, "-o", js)
+        text = open(md).read() if os.path.exists(md) else ""
+        check(r.returncode == 0 and "\n1 case" in text and "1 cases" not in text,
+              f"markdown of one case: {r.stderr!r} {text[:200]!r}")
+        r = kbench("compare", js, js)
+        check(r.returncode == 0 and "over 1 case\n" in r.stdout and "1 cases" not in r.stdout,
+              f"compare of one case: {r.stdout!r}")
+        r = kbench("compare", js, js, "--format", "markdown")
+        check("over 1 case." in r.stdout and "All 1 case<" in r.stdout,
+              f"compare markdown of one case: {r.stdout!r}")
     v = kbench("--version")
     r = kbench("version")
     check(v.returncode == 0 and v.stdout.startswith("kbench ") and r.returncode == 0

@@ -7,6 +7,7 @@
 
 #include "core/internal.h"
 #include "kbench/peaks.h"
+#include "util/strings.h"
 
 static void prepend(kb_peak_history *h, const kb_peak_history *older) {
     kb_peak_history own = *h;
@@ -135,8 +136,8 @@ int kb_peaks_check(const kb_peaks *p, char (*lines)[160], int max) {
             if (load > 0 && copy > 0 && load < KB_PEAKS_LOAD_VS_COPY * copy)
                 finding(lines, max, &n,
                         "load %s at %d thread%s (%.1f GB/s) is below %.1fx copy (%.1f GB/s)", level,
-                        set->threads, set->threads == 1 ? "" : "s", load * 1e-9,
-                        KB_PEAKS_LOAD_VS_COPY, copy * 1e-9);
+                        set->threads, kb_plural(set->threads), load * 1e-9, KB_PEAKS_LOAD_VS_COPY,
+                        copy * 1e-9);
         }
     }
     for (int t = 0; two_sets && t < KB_FLOP_TYPE_COUNT; t++)

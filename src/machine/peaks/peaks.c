@@ -9,6 +9,7 @@
 #include "machine/peaks/peaks_threads.h"
 #include "machine/peaks/working_sets.h"
 #include "util/internal.h"
+#include "util/strings.h"
 
 /* A full measurement: 20 ms repetitions, eleven of them, the best taken as the peak. --quick
  * keeps the pipeline whole (every kernel, level and thread count) with 2 ms and three. */
@@ -52,7 +53,7 @@ static kb_status measure_curve(const kb_peaks_options *o, const kb_peaks *p, kb_
             char size[32];
             kb_format_bytes(size, sizeof size, sizes[i]);
             progress(o, "bandwidth curve, load %s (%d of %d), %d thread%s", size, i + 1,
-                     curve->count, set->threads, set->threads == 1 ? "" : "s");
+                     curve->count, set->threads, kb_plural(set->threads));
             kb_bw_peak peak;
             kb_status st =
                 kb_bw_measure(KB_BW_LOAD, p->bandwidth_simd, set->threads, sizes[i], s, &peak);

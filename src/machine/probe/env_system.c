@@ -5,6 +5,7 @@
 #include "machine/probe/env_checks.h"
 #include "kbench/machine.h"
 #include "machine/probe/sysfile.h"
+#include "util/strings.h"
 
 /* A virtual CPU shares its core with other guests and its timers are virtual: both add
  * noise that no number of repetitions removes. */
@@ -31,8 +32,8 @@ static void check_load(const kb_env_inputs *inputs, kb_env_report *report) {
             (kb_env_load){.known = true, .average = load, .usable_cores = inputs->usable_cores};
     if (load > inputs->usable_cores / 2.0)
         kb_env_add(report, KB_ENV_LOAD,
-                   "1-minute load average %.2f is above half of the %d usable cores", load,
-                   inputs->usable_cores);
+                   "1-minute load average %.2f is above half of the %d usable core%s", load,
+                   inputs->usable_cores, kb_plural(inputs->usable_cores));
 }
 
 /* With ASLR the stack and heap start at different addresses each run, so alignment (and with

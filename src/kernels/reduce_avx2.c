@@ -168,44 +168,6 @@ static inline double dsum(const __m256d *a, int n) {
 #include "kernels/reduce_moments.h"
 #include "kernels/reduce_cols_extreme.h"
 
-/* ---- float64 var and std of a run, in two passes (float32 takes one, reduce_moments.h). ---- */
-#define DEFINE_TWO_PASS(S, T)                                                                      \
-    static double sumd_##S(const T *x, int64_t n) {                                                \
-        __m256d a[NACC];                                                                           \
-        UNROLL for (int k = 0; k < NACC; k++) a[k] = _mm256_setzero_pd();                          \
-        int64_t i = 0;                                                                             \
-        for (; i + NACC * DW <= n; i += NACC * DW)                                                 \
-            UNROLL for (int k = 0; k < NACC; k++) a[k] =                                           \
-                _mm256_add_pd(a[k], dload_##S(x + i + k * DW));                                    \
-        for (; i + DW <= n; i += DW)                                                               \
-            a[0] = _mm256_add_pd(a[0], dload_##S(x + i));                                          \
-        double s = dsum(a, NACC);                                                                  \
-        for (; i < n; i++)                                                                         \
-            s += x[i];                                                                             \
-        return s;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
-    static double sqdev_##S(const T *x, int64_t n, double center) {                                \
-        __m256d c = _mm256_set1_pd(center), a[NACC];                                               \
-        UNROLL for (int k = 0; k < NACC; k++) a[k] = _mm256_setzero_pd();                          \
-        int64_t i = 0;                                                                             \
-        for (; i + NACC * DW <= n; i += NACC * DW)                                                 \
-            UNROLL for (int k = 0; k < NACC; k++) {                                                \
-                __m256d d = _mm256_sub_pd(dload_##S(x + i + k * DW), c);                           \
-                a[k] = _mm256_fmadd_pd(d, d, a[k]);                                                \
-            }                                                                                      \
-        for (; i + DW <= n; i += DW) {                                                             \
-            __m256d d = _mm256_sub_pd(dload_##S(x + i), c);                                        \
-            a[0] = _mm256_fmadd_pd(d, d, a[0]);                                                    \
-        }                                                                                          \
-        double s = dsum(a, NACC);                                                                  \
-        for (; i < n; i++) {                                                                       \
-            double d = x[i] - center;                                                              \
-            s += d * d;                                                                            \
-        }                                                                                          \
-        return s;                                                                                  \
-    }
-
 /* ---- Column sums and squared deviations of var and std, on double lanes. ---- */
 #define DEFINE_SUMS(S, T)                                                                          \
     INLINE void sumd_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {  \
@@ -331,7 +293,6 @@ static inline double dsum(const __m256d *a, int n) {
 
 DEFINE_SUMS(f32, float)
 DEFINE_SUMS(f64, double)
-DEFINE_TWO_PASS(f64, double)
 
 /* ---- min and max. OP is min or max; CMP the matching strict comparison. ---- */
 #define DEFINE_EXTREME(S, T, OP, CMP, INIT)                                                        \

@@ -177,37 +177,6 @@ static inline double dsum(const __m512d *a, int n) {
 #include "kernels/reduce_moments.h"
 #include "kernels/reduce_cols_extreme.h"
 
-/* ---- float64 var and std of a run, in two passes (float32 takes one, reduce_moments.h). ---- */
-#define DEFINE_TWO_PASS(S, T)                                                                      \
-    static double sumd_##S(const T *x, int64_t n) {                                                \
-        __m512d a[NACC];                                                                           \
-        UNROLL for (int k = 0; k < NACC; k++) a[k] = _mm512_setzero_pd();                          \
-        int64_t i = 0;                                                                             \
-        for (; i + NACC * DW <= n; i += NACC * DW)                                                 \
-            UNROLL for (int k = 0; k < NACC; k++) a[k] =                                           \
-                _mm512_add_pd(a[k], dload_##S(x + i + k * DW));                                    \
-        for (; i < n; i += DW)                                                                     \
-            a[0] = _mm512_add_pd(a[0], dloadz_##S(lanes_f64(n - i), x + i));                       \
-        return dsum(a, NACC);                                                                      \
-    }                                                                                              \
-                                                                                                   \
-    static double sqdev_##S(const T *x, int64_t n, double center) {                                \
-        __m512d c = _mm512_set1_pd(center), a[NACC];                                               \
-        UNROLL for (int k = 0; k < NACC; k++) a[k] = _mm512_setzero_pd();                          \
-        int64_t i = 0;                                                                             \
-        for (; i + NACC * DW <= n; i += NACC * DW)                                                 \
-            UNROLL for (int k = 0; k < NACC; k++) {                                                \
-                __m512d d = _mm512_sub_pd(dload_##S(x + i + k * DW), c);                           \
-                a[k] = _mm512_fmadd_pd(d, d, a[k]);                                                \
-            }                                                                                      \
-        for (; i < n; i += DW) {                                                                   \
-            __mmask8 t = lanes_f64(n - i);                                                         \
-            __m512d d = _mm512_sub_pd(dloadz_##S(t, x + i), c);                                    \
-            a[0] = _mm512_mask3_fmadd_pd(d, d, a[0], t);                                           \
-        }                                                                                          \
-        return dsum(a, NACC);                                                                      \
-    }
-
 /* ---- Column sums and squared deviations of var and std, on double lanes. ---- */
 #define DEFINE_SUMS(S, T)                                                                          \
     INLINE void sumd_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {  \
@@ -339,7 +308,6 @@ static inline double dsum(const __m512d *a, int n) {
 
 DEFINE_SUMS(f32, float)
 DEFINE_SUMS(f64, double)
-DEFINE_TWO_PASS(f64, double)
 
 /* ---- min and max. OP is min or max; CMP the matching strict comparison. ---- */
 #define DEFINE_EXTREME(S, T, OP, CMP, INIT)                                                        \

@@ -1,8 +1,9 @@
 #ifndef KB_KERNELS_REDUCE_MOMENTS_H
 #define KB_KERNELS_REDUCE_MOMENTS_H
 
-/* The one-pass moments of a float32 run (moments_f32, see reduce_kernels.h), written once over
- * the vector layer (simd/internal.h) and compiled by each per-target file after the layer.
+/* The moments of var and std: one pass for a float32 run (moments_f32, see reduce_kernels.h),
+ * two for a float64 one (sumd_f64, sqdev_f64), written once over the vector layer
+ * (simd/internal.h) and compiled by each per-target file after the layer.
  *
  * Why one pass, shifted by a value of the run. Two passes (the mean, then the squared
  * deviations around it) widen every float32 to double twice, and the widening, not memory,
@@ -14,7 +15,8 @@
  * (center - mean)^2 / variance grows, and a value of the run lies within sqrt(n) standard
  * deviations of its mean, so the relative error of M2 stays within about n double roundings:
  * below 2^-40 for a block of 4096, far below the float32 the result is rounded to. float64
- * keeps the two passes (sumd_f64, sqdev_f64), whose loads need no widening.
+ * keeps the two passes (sumd_f64, sqdev_f64, below), whose loads need no widening and whose
+ * results a shift would round to float64 itself.
  *
  * The deviations are subtracted on the adders and summed by fused multiply-adds (d * 1 + s
  * rounds as d + s does), so that both kinds of floating-point unit share the work: with
@@ -45,6 +47,60 @@ static void moments_f32(const float *x, int64_t n, float center, double *sum, do
     }
     *sum = vf64_hsum(vf64_add(vf64_add(s[0], s[1]), vf64_add(s[2], s[3])));
     *sq = vf64_hsum(vf64_add(vf64_add(q[0], q[1]), vf64_add(q[2], q[3])));
+}
+
+/* float64 var and std of a run, in two passes over a block the driver keeps in cache: the
+ * sum (sumd_f64), then the squared deviations from the mean it gives (sqdev_f64). Tails load
+ * with zeros (adding nothing) or with the center (deviating by nothing).
+ *
+ * Both passes prefetch the next block (x + n: the driver's blocks follow each other) into L2,
+ * a cache line per line read. Without it, memory idled: the hardware prefetchers run only a
+ * few lines ahead of demand, and while the second pass worked on the cached block no demand
+ * reached memory. Measured on a 4096 x 4096 float64 var at one thread (Zen 4): 20 GB/s
+ * without, 31 GB/s with, the DRAM load figure of kbench peaks being 30. Prefetching past the
+ * end of the input is harmless (a prefetch never faults). */
+#define KB_TWO_PASS_LINE 64 /* bytes a prefetch brings; every target's line is at least this */
+
+static inline void two_pass_prefetch(const double *next, int64_t i) {
+    enum { BYTES = KB_MOMENTS_NACC * VF64_LANES * (int)sizeof(double) };
+    for (int b = 0; b < BYTES; b += KB_TWO_PASS_LINE)
+        __builtin_prefetch((const char *)(next + i) + b, 0, 2);
+}
+
+static double sumd_f64(const double *x, int64_t n) {
+    vf64 a[KB_MOMENTS_NACC];
+    for (int k = 0; k < KB_MOMENTS_NACC; k++)
+        a[k] = vf64_zero();
+    int64_t i = 0;
+    for (; i + KB_MOMENTS_NACC * VF64_LANES <= n; i += KB_MOMENTS_NACC * VF64_LANES) {
+        two_pass_prefetch(x + n, i);
+        for (int k = 0; k < KB_MOMENTS_NACC; k++)
+            a[k] = vf64_add(a[k], vf64_load(x + i + k * VF64_LANES));
+    }
+    for (; i < n; i += VF64_LANES)
+        a[0] =
+            vf64_add(a[0], n - i >= VF64_LANES ? vf64_load(x + i) : vf64_load_till(x + i, n - i));
+    return vf64_hsum(vf64_add(vf64_add(a[0], a[1]), vf64_add(a[2], a[3])));
+}
+
+static double sqdev_f64(const double *x, int64_t n, double center) {
+    vf64 c = vf64_set1(center), a[KB_MOMENTS_NACC];
+    for (int k = 0; k < KB_MOMENTS_NACC; k++)
+        a[k] = vf64_zero();
+    int64_t i = 0;
+    for (; i + KB_MOMENTS_NACC * VF64_LANES <= n; i += KB_MOMENTS_NACC * VF64_LANES) {
+        two_pass_prefetch(x + n, i);
+        for (int k = 0; k < KB_MOMENTS_NACC; k++) {
+            vf64 d = vf64_sub(vf64_load(x + i + k * VF64_LANES), c);
+            a[k] = vf64_fma(d, d, a[k]);
+        }
+    }
+    for (; i < n; i += VF64_LANES) {
+        vf64 d = vf64_sub(
+            n - i >= VF64_LANES ? vf64_load(x + i) : vf64_load_till_or(x + i, n - i, center), c);
+        a[0] = vf64_fma(d, d, a[0]);
+    }
+    return vf64_hsum(vf64_add(vf64_add(a[0], a[1]), vf64_add(a[2], a[3])));
 }
 
 /* The cols form: for each of m columns, sum[j] += the sum over rows of (x[i][j] - center[j])

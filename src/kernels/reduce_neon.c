@@ -155,44 +155,6 @@ static inline double dsum(const float64x2_t *a, int n) {
 #include "kernels/reduce_moments.h"
 #include "kernels/reduce_cols_extreme.h"
 
-/* ---- float64 var and std of a run, in two passes (float32 takes one, reduce_moments.h). ---- */
-#define DEFINE_TWO_PASS(S, T)                                                                      \
-    static double sumd_##S(const T *x, int64_t n) {                                                \
-        float64x2_t a[NACC];                                                                       \
-        UNROLL for (int k = 0; k < NACC; k++) a[k] = vdupq_n_f64(0);                               \
-        int64_t i = 0;                                                                             \
-        for (; i + NACC * DW <= n; i += NACC * DW)                                                 \
-            UNROLL for (int k = 0; k < NACC; k++) a[k] =                                           \
-                vaddq_f64(a[k], dload_##S(x + i + k * DW));                                        \
-        for (; i + DW <= n; i += DW)                                                               \
-            a[0] = vaddq_f64(a[0], dload_##S(x + i));                                              \
-        double s = dsum(a, NACC);                                                                  \
-        for (; i < n; i++)                                                                         \
-            s += x[i];                                                                             \
-        return s;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
-    static double sqdev_##S(const T *x, int64_t n, double center) {                                \
-        float64x2_t c = vdupq_n_f64(center), a[NACC];                                              \
-        UNROLL for (int k = 0; k < NACC; k++) a[k] = vdupq_n_f64(0);                               \
-        int64_t i = 0;                                                                             \
-        for (; i + NACC * DW <= n; i += NACC * DW)                                                 \
-            UNROLL for (int k = 0; k < NACC; k++) {                                                \
-                float64x2_t d = vsubq_f64(dload_##S(x + i + k * DW), c);                           \
-                a[k] = vfmaq_f64(a[k], d, d);                                                      \
-            }                                                                                      \
-        for (; i + DW <= n; i += DW) {                                                             \
-            float64x2_t d = vsubq_f64(dload_##S(x + i), c);                                        \
-            a[0] = vfmaq_f64(a[0], d, d);                                                          \
-        }                                                                                          \
-        double s = dsum(a, NACC);                                                                  \
-        for (; i < n; i++) {                                                                       \
-            double d = x[i] - center;                                                              \
-            s += d * d;                                                                            \
-        }                                                                                          \
-        return s;                                                                                  \
-    }
-
 /* ---- Column sums and squared deviations of var and std, on double lanes. ---- */
 #define DEFINE_SUMS(S, T)                                                                          \
     INLINE void sumd_narrow_##S(int A, const char *bytes, int64_t rows, int64_t m, double *acc) {  \
@@ -317,7 +279,6 @@ static inline double dsum(const float64x2_t *a, int n) {
 
 DEFINE_SUMS(f32, float)
 DEFINE_SUMS(f64, double)
-DEFINE_TWO_PASS(f64, double)
 
 /* ---- min and max. OP is min or max; CMP the matching strict comparison. The vector min/max
  * propagate NaN, so only the scalar parts test for it. ---- */

@@ -1,13 +1,13 @@
 /* The expression language's lexer. */
 #include <errno.h>
 #include <locale.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "expr/fail_at.h"
 #include "expr/lexer.h"
+#include "util/internal.h"
 
 void kb_lexer_init(kb_lexer *lexer, const char *source) {
     lexer->source = source;
@@ -38,16 +38,9 @@ static kb_status unexpected_character(char c, int column) {
 
 /* strtod reads the decimal point of the process's locale, which a program embedding kbench
  * may have set to one that uses a comma; numbers in expressions always use a dot. */
-static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
-static locale_t c_locale;
-
-static void make_c_locale(void) {
-    c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-}
-
 static double parse_double(const char *s) {
-    pthread_once(&c_locale_once, make_c_locale);
-    return c_locale ? strtod_l(s, NULL, c_locale) : strtod(s, NULL);
+    locale_t c = kb_c_locale();
+    return c ? strtod_l(s, NULL, c) : strtod(s, NULL);
 }
 
 /* Python's float and int literals without underscores, prefixes or imaginary parts. The

@@ -2,9 +2,10 @@
 #define KB_UTIL_INTERNAL_H
 
 /* The util layer: infrastructure written once for every layer below it (JSON files and text,
- * typed JSON reads, the monotonic clock, the random number generator, sorting, strings, time
- * and size formatting). Other folders include this header, never util's others. */
+ * typed JSON reads, the monotonic clock, the random number generator, sorting, strings, the C
+ * locale, time and size formatting). Other folders include this header, never util's others. */
 
+#include "util/c_locale.h"
 #include "util/clock.h"
 #include "util/format.h"
 #include "util/jfield.h"

@@ -16,6 +16,7 @@
 
 #include "bench/baseline_process.h"
 #include "core/internal.h"
+#include "util/internal.h"
 
 extern char **environ;
 
@@ -301,12 +302,12 @@ static kb_status transact(kb_baseline_process *p, json_t *request, const char *c
         json_decref(request);
         return kb_fail(p->broken, "%s", p->reason);
     }
-    char *text = request ? json_dumps(request, JSON_COMPACT) : NULL;
+    char *text = request ? kb_json_dumps(request, JSON_COMPACT) : NULL;
     json_decref(request);
     if (!text)
         return kb_fail(KB_ENOMEM, "out of memory building the %s request", cmd);
     size_t size = strlen(text);
-    /* The line ends where the NUL was; json_dumps leaves no newline inside. */
+    /* The line ends where the NUL was; compact JSON has no newline inside. */
     text[size] = '\n';
     double deadline = now_seconds() + p->timeout;
     kb_status s = write_all(p, text, size + 1, cmd, deadline);

@@ -14,6 +14,7 @@
 #include "bench/probe.h"
 #include "core/internal.h"
 #include "kbench/threads.h"
+#include "util/internal.h"
 
 static double plan_cost(const kb_bench_plan *plan, int first, int end) {
     double cost = 0;
@@ -76,7 +77,7 @@ static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, cha
     if (st == KB_OK && !(env->unsupported = json_array()))
         st = kb_fail(KB_ENOMEM, "out of memory");
     if (st == KB_OK) {
-        ctx->baseline_info = json_dumps(info, JSON_COMPACT | JSON_SORT_KEYS);
+        ctx->baseline_info = kb_json_dumps(info, JSON_COMPACT | JSON_SORT_KEYS);
         if (!ctx->baseline_info)
             st = kb_fail(KB_ENOMEM, "out of memory");
     }
@@ -215,7 +216,8 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
             st = stop;
         rmdir(baseline_dir);
         kb_cleanup_forget(baseline_dir);
-        if (st == KB_OK && !(ctx->baseline_unsupported = json_dumps(env.unsupported, JSON_COMPACT)))
+        if (st == KB_OK &&
+            !(ctx->baseline_unsupported = kb_json_dumps(env.unsupported, JSON_COMPACT)))
             st = kb_fail(KB_ENOMEM, "out of memory");
         json_decref(env.unsupported);
     }

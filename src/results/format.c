@@ -63,8 +63,8 @@ static kb_status print_json(const kb_results *results, FILE *out) {
     json_t *cases = json_incref(json_object_get(root, "cases"));
     json_object_del(root, "cases");
     size_t flags = KB_JSON_EXACT;
-    char *head = json_dumps(root, flags | JSON_INDENT(2));
-    kb_status st = head ? KB_OK : kb_fail(KB_ENOMEM, "out of memory while writing JSON");
+    char *head = kb_json_dumps(root, flags | JSON_INDENT(2));
+    kb_status st = head ? KB_OK : KB_ENOMEM;
     if (st == KB_OK) {
         char *close = strrchr(head, '}'); /* the root object's own closing brace */
         *close = '\0';
@@ -74,9 +74,9 @@ static kb_status print_json(const kb_results *results, FILE *out) {
         size_t i;
         json_t *c;
         json_array_foreach(cases, i, c) {
-            char *line = json_dumps(c, flags | JSON_COMPACT);
+            char *line = kb_json_dumps(c, flags | JSON_COMPACT);
             if (!line) {
-                st = kb_fail(KB_ENOMEM, "out of memory while writing JSON");
+                st = KB_ENOMEM;
                 break;
             }
             fprintf(out, "%s\n    %s", i ? "," : "", line);

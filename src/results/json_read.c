@@ -329,13 +329,13 @@ static void read_context(jfield *f, const json_t *root, int64_t version, kb_benc
         const json_t *runner =
             json_is_object(baselines) ? json_object_get(baselines, "runner") : NULL;
         if (json_is_object(runner) &&
-            !(c->baseline_info = json_dumps(runner, JSON_COMPACT | JSON_SORT_KEYS)))
+            !(c->baseline_info = kb_json_dumps(runner, JSON_COMPACT | JSON_SORT_KEYS)))
             f->status = kb_fail(KB_ENOMEM, "out of memory");
         /* Absent from files written before PyTorch and JAX joined the baselines. */
         const json_t *unsupported =
             json_is_object(baselines) ? json_object_get(baselines, "unsupported") : NULL;
         if (json_is_array(unsupported) &&
-            !(c->baseline_unsupported = json_dumps(unsupported, JSON_COMPACT)))
+            !(c->baseline_unsupported = kb_json_dumps(unsupported, JSON_COMPACT)))
             f->status = kb_fail(KB_ENOMEM, "out of memory");
     }
     jfield_pop(f, mark);

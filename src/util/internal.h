@@ -2,13 +2,15 @@
 #define KB_UTIL_INTERNAL_H
 
 /* The util layer: infrastructure written once for every layer below it (JSON files and text,
- * typed JSON reads, the monotonic clock, the random number generator, sorting, strings, the C
- * locale, time and size formatting). Other folders include this header, never util's others. */
+ * JSON as kbench writes it, typed JSON reads, the monotonic clock, the random number
+ * generator, sorting, strings, the C locale, time and size formatting). Other folders include
+ * this header, never util's others. */
 
 #include "util/c_locale.h"
 #include "util/clock.h"
 #include "util/format.h"
 #include "util/jfield.h"
+#include "util/json_dump.h"
 #include "util/json_file.h"
 #include "util/json_text.h"
 #include "util/rng.h"

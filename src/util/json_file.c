@@ -81,9 +81,12 @@ kb_status kb_json_read_file(const char *path, bool missing_ok, kb_json_reader re
 }
 
 kb_status kb_json_write(FILE *out, const json_t *value, size_t flags) {
-    if (json_dumpf(value, out, flags) != 0 || fputc('\n', out) == EOF)
-        return kb_fail(KB_EIO, "cannot write JSON: %s", strerror(errno));
-    return KB_OK;
+    char *text = kb_json_dumps(value, flags);
+    if (!text)
+        return KB_ENOMEM;
+    bool written = fputs(text, out) != EOF && fputc('\n', out) != EOF;
+    free(text);
+    return written ? KB_OK : kb_fail(KB_EIO, "cannot write JSON: %s", strerror(errno));
 }
 
 typedef struct json_document {

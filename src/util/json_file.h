@@ -8,13 +8,7 @@
 #include <jansson.h>
 
 #include "kbench/error.h"
-
-/* How kbench writes JSON, with the layout (JSON_INDENT(2), JSON_COMPACT) added. Files that are
- * read back hold reals to 17 significant digits, which round-trip exactly; what people read
- * (kbench info --json, kbench peaks --json) holds 7. Both are ASCII only, so that no reader
- * trips over an encoding. */
-#define KB_JSON_EXACT (JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17))
-#define KB_JSON_DISPLAY (JSON_ENSURE_ASCII | JSON_REAL_PRECISION(7))
+#include "util/json_dump.h"
 
 /* Turns a parsed document into out; label names the document in messages. The document is
  * freed after the call: take references to keep parts of it. */
@@ -30,7 +24,7 @@ kb_status kb_json_read_file(const char *path, bool missing_ok, kb_json_reader re
 kb_status kb_json_read_text(const char *text, size_t length, const char *label, kb_json_reader read,
                             void *out);
 
-/* Writes value and a newline to out with the given json_dumpf flags; KB_EIO when writing
+/* Writes value and a newline to out as kb_json_dumps writes it with flags; KB_EIO when writing
  * fails. */
 kb_status kb_json_write(FILE *out, const json_t *value, size_t flags);
 

@@ -1,6 +1,7 @@
 """Helpers shared by the end-to-end tests (tests/cli) and the Python tests (tests/baselines): one
 tally of checks, running the kbench under test, the key tables of the docs with the values they
-name in kbench's JSON, and installing the build for a program of a user's.
+name in kbench's JSON, the form of the numbers in that JSON, and installing the build for a
+program of a user's.
 
 Every script in tests/cli is run as `python3 test_X.py path/to/kbench` (tests/CMakeLists.txt
 puts this folder on PYTHONPATH for them and for tests/baselines)."""
@@ -169,6 +170,17 @@ def check_documented(obj, keys, label, empty_strings=False, require_values=False
             check(values, f"{label}: {key}: no values")
         for v in values:
             check(type_ok(v, doc_type, empty_strings), f"{label}: {key} = {v!r} is not {doc_type}")
+
+
+def check_shortest_reals(text, label):
+    """Every real number in the JSON text kbench wrote (outside its strings) is written as
+    Python's repr writes it: the fewest digits that read back as the same double (0.05, not
+    jansson's 0.050000000000000003), still a real (2.0, 1e-07); the text must hold some."""
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)
+    reals = [t for t in re.findall(r"-?[0-9][0-9.eE+-]*", bare) if re.search("[.eE]", t)]
+    longer = [t for t in reals if t != repr(float(t))]
+    check(reals and not longer, f"{label}: {len(reals)} reals; not in their shortest form: "
+          f"{longer[:5]}")
 
 
 # ---- Installing the build -----------------------------------------------------------------

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness import check, finish, kbench
+from harness import check, check_shortest_reals, finish, kbench
 
 DATA = Path(__file__).resolve().parent / "data"
 TINY = "^reduce/sum/f32/64x64/axis=None/simd=scalar/"  # two cases of a few microseconds
@@ -74,6 +74,9 @@ def main():
               "A/A: ratio and p of 1")
         check(doc["settings"]["threshold"] == 0.05 and doc["settings"]["alpha"] == 0.01,
               f"defaults {doc['settings']}")
+        # Issue 12: 0.05, not jansson's 0.050000000000000003.
+        check_shortest_reals(r.stdout, "compare --format json")
+        check('"threshold": 0.05,' in r.stdout, "compare JSON: threshold not written as 0.05")
 
         # One case 30% slower, the other 30% faster.
         head = copy.deepcopy(base)

@@ -9,7 +9,8 @@ import platform
 import re
 import sys
 
-from harness import CACHE_LEVELS, check, check_documented, doc_section, finish, kbench, key_table
+from harness import (CACHE_LEVELS, check, check_documented, check_shortest_reals, doc_section,
+                     finish, kbench, key_table)
 
 SECTIONS = ["build", "system", "cpu", "simd", "threads", "warnings"]
 
@@ -60,6 +61,7 @@ def main():
             check(False, f"info --json: not JSON: {e}")
     if info is not None:
         check_documented(info, keys, "info --json")
+        check_shortest_reals(r.stdout, "info --json")
         for w in info.get("warnings", []):
             check(w.get("code") in codes, f"info --json: undocumented warning code {w.get('code')}")
         check(info["cpu"]["logical_cpus"] >= 1, "info --json: logical_cpus < 1")

@@ -13,7 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness import check, check_documented, doc_section, finish, kbench, key_table
+from harness import (check, check_documented, check_shortest_reals, doc_section, finish, kbench,
+                     key_table)
 
 KERNELS = ["load", "copy", "triad"]
 LEVELS = ["L1", "L2", "L3", "DRAM"]
@@ -93,6 +94,7 @@ def main():
         first = run(cache, "--quick", "--json", "--threads", "2")
         check(first.returncode == 0, f"first run exit {first.returncode}: {first.stderr}")
         out = json.loads(first.stdout)
+        check_shortest_reals(first.stdout, "peaks --json")
         check(out["cache"]["reused"] is False, "first run measures")
         check("kbench peaks: measuring bandwidth load L1" in first.stderr,
               f"no progress on stderr: {first.stderr[:200]}")

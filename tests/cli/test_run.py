@@ -18,7 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness import DOCS, check, check_documented, finish, kbench, key_table
+from harness import (DOCS, check, check_documented, check_shortest_reals, finish, kbench,
+                     key_table)
 
 TINY = "^reduce/sum/f32/64x64/axis=None/"  # 64x64 float32: a few microseconds per call
 ONE = TINY + "simd=scalar/threads=1$"
@@ -169,9 +170,12 @@ def run_ok(tmp):
     check("warning:" in r.stderr or "cases;" in r.stderr, "no run header on stderr")
     check(f"wrote {paths['json']}" in r.stderr, "no 'wrote' line")
 
-    with open(paths["json"]) as f:
-        results = json.load(f)
+    text = Path(paths["json"]).read_text()
+    results = json.loads(text)
     check(results["schema"] == "kbench-results" and results["schema_version"] == 2, "schema")
+    # Issue 12: reals in their shortest form, as 0.95 rather than 0.94999999999999996.
+    check_shortest_reals(text, "results file")
+    check('"ci_level":0.95,' in text, "results file: ci_level is not written as 0.95")
     check_schema(results, "tiny run")
     cases = results["cases"]
     check([c["name"] for c in cases] == listed, "file cases are the listed cases")
@@ -229,6 +233,7 @@ def stdout_formats():
     if r.returncode == 0:
         results = json.loads(r.stdout)
         check(len(results["cases"]) == 1, "one case on stdout")
+        check_shortest_reals(r.stdout, "--format json")
     r = kbench("run", "reduce", "--filter", ONE, *FAST, "--format", "csv", "-q")
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     check(r.returncode == 0 and len(rows) == 1 and rows[0]["simd"] == "scalar", "--format csv")

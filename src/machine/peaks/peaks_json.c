@@ -137,7 +137,7 @@ kb_status kb_peaks_to_json(const kb_peaks *p, char **text) {
     json_t *root = kb_peaks_json_build(p);
     if (!root)
         return kb_fail(KB_ENOMEM, "cannot build the peaks JSON");
-    *text = json_dumps(root, KB_JSON_EXACT | JSON_INDENT(2));
+    *text = kb_json_dumps(root, KB_JSON_EXACT | JSON_INDENT(2));
     json_decref(root);
     return *text ? KB_OK : kb_fail(KB_ENOMEM, "cannot write the peaks JSON");
 }

@@ -316,6 +316,14 @@ const char *kb_bench_plan_case_name(const kb_bench_plan *plan, int i);
 const char *kb_bench_plan_case_group(const kb_bench_plan *plan, int i);
 double kb_bench_plan_case_cost(const kb_bench_plan *plan, int i);
 
+/* The parameters of case i, in the order of its name: how many, and parameter j's name, value
+ * and whether it chooses an implementation (an axis flagged KB_BENCH_AXIS_IMPLEMENTATION, or
+ * "simd" or "threads"; the group's name leaves it out). kb_bench_plan_case_param returns
+ * false, setting nothing, when i or j is out of range. */
+int kb_bench_plan_case_nparams(const kb_bench_plan *plan, int i);
+bool kb_bench_plan_case_param(const kb_bench_plan *plan, int i, int j, const char **name,
+                              const char **value, bool *implementation);
+
 /* ---- Running ---- */
 
 typedef struct kb_bench_progress {

@@ -61,6 +61,21 @@ double kb_bench_plan_case_cost(const kb_bench_plan *plan, int i) {
     return i >= 0 && i < plan->count ? plan->cases[i].cost : 0;
 }
 
+int kb_bench_plan_case_nparams(const kb_bench_plan *plan, int i) {
+    return i >= 0 && i < plan->count ? plan->cases[i].nparams : 0;
+}
+
+bool kb_bench_plan_case_param(const kb_bench_plan *plan, int i, int j, const char **name,
+                              const char **value, bool *implementation) {
+    if (j < 0 || j >= kb_bench_plan_case_nparams(plan, i))
+        return false;
+    const kb_bench_spec *c = &plan->cases[i];
+    *name = c->param_names[j];
+    *value = c->param_values[j];
+    *implementation = c->param_impl[j];
+    return true;
+}
+
 int kb_plan_group_end(const kb_bench_plan *plan, int i) {
     int j = i + 1;
     while (j < plan->count && strcmp(plan->cases[j].group, plan->cases[i].group) == 0)

@@ -1,7 +1,8 @@
-/* Plans: how definitions expand into named cases and groups, how --filter selects, and that
- * --shard partitions a plan exactly, keeps groups whole and balances cost. */
+/* Plans: how definitions expand into named cases with their parameters and groups, how --filter
+ * selects, and that --shard partitions a plan exactly, keeps groups whole and balances cost. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +53,25 @@ static void names_and_groups(void **state) {
     assert_string_equal(kb_bench_plan_case_group(p, 0), "lib/op/f32/n=10");
     assert_string_equal(kb_bench_plan_case_group(p, 1), "lib/op/f32/n=10");
     assert_string_equal(kb_bench_plan_case_group(p, 7), "lib/op/f64/n=20");
+    /* The parameters in the order of the name, bare ones with their axis's name. */
+    static const struct {
+        const char *name, *value;
+        bool implementation;
+    } params[] = {{"impl", "fast", true}, {"dtype", "f32", false}, {"n", "10", false}};
+    assert_int_equal(kb_bench_plan_case_nparams(p, 1), 3);
+    const char *name = NULL, *value = NULL;
+    bool implementation = false;
+    for (int j = 0; j < 3; j++) {
+        assert_true(kb_bench_plan_case_param(p, 1, j, &name, &value, &implementation));
+        assert_string_equal(name, params[j].name);
+        assert_string_equal(value, params[j].value);
+        assert_int_equal(implementation, params[j].implementation);
+    }
+    assert_false(kb_bench_plan_case_param(p, 1, 3, &name, &value, &implementation));
+    assert_false(kb_bench_plan_case_param(p, 1, -1, &name, &value, &implementation));
+    assert_false(kb_bench_plan_case_param(p, 8, 0, &name, &value, &implementation));
+    assert_int_equal(kb_bench_plan_case_nparams(p, 8), 0);
+    assert_string_equal(name, "n"); /* untouched by the calls out of range */
     kb_bench_plan_free(p);
 }
 
@@ -71,8 +91,15 @@ static void harness_axes_expand(void **state) {
     snprintf(last, sizeof last, "x/simd=auto/threads=%d", cores);
     assert_string_equal(kb_bench_plan_case_name(p, kb_bench_plan_size(p) - 1), last);
     /* simd and threads are implementation axes: one group. */
-    for (int i = 0; i < kb_bench_plan_size(p); i++)
+    for (int i = 0; i < kb_bench_plan_size(p); i++) {
         assert_string_equal(kb_bench_plan_case_group(p, i), "x");
+        const char *name, *value;
+        bool implementation;
+        for (int j = 0; j < 2; j++) {
+            assert_true(kb_bench_plan_case_param(p, i, j, &name, &value, &implementation));
+            assert_true(implementation);
+        }
+    }
     kb_bench_plan_free(p);
 
     /* A level this machine cannot run is left out, not failed. */

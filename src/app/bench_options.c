@@ -128,8 +128,11 @@ void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
         {KB_OPTION_REPEATED, 'o', "output", "FILE", o, add_output, .hidden = list,
          .help = "also write the results to FILE, in the format its extension names: .json, "
                  ".csv or .md; repeatable"},
-        {KB_OPTION_STRING, 0, "format", "F", &o->format, parse_format, .hidden = list,
-         .help = "stdout as table (default), csv, markdown or json"},
+        {KB_OPTION_STRING, 0, "format", "F", &o->format, parse_format,
+         .help = list ? "json: a JSON array of the cases with their group, parameters and "
+                        "estimated cost; table (the default), csv or markdown: one name per "
+                        "line"
+                      : "stdout as table (default), csv, markdown or json"},
         {KB_OPTION_FLAG, 'q', "quiet", .target = &o->quiet, .hidden = list,
          .help = "no progress on stderr"},
         {.kind = KB_OPTION_END},

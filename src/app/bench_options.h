@@ -32,7 +32,7 @@ enum { KB_BENCH_OPTIONS_TABLE_SIZE = 24 };
 
 /* Sets the defaults, and fills table (of KB_BENCH_OPTIONS_TABLE_SIZE entries) with the
  * options, whose targets are o's fields. A list accepts the options of a run, so that a CI job
- * can swap one for the other, but its help leaves them out. */
+ * can swap one for the other, but its help leaves out all but --format, which it uses. */
 void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table);
 
 /* The checks that concern several options at once; KB_EINVAL with a message. */

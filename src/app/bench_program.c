@@ -8,6 +8,7 @@
 #include "kbench/results.h"
 #include "app/bench_program.h"
 #include "app/bench_options.h"
+#include "app/plan_json.h"
 #include "results/internal.h"
 #include "app/run_display.h"
 #include "app/usage.h"
@@ -24,9 +25,9 @@ static char *make_synopsis(const char *program, bool list, bool builtin) {
     const char *suites = builtin ? " [SUITE ...]" : "";
     if (list)
         fprintf(f,
-                "usage: %s%s [--filter REGEX ...] [--shard K/N]\n\n"
+                "usage: %s%s [--filter REGEX ...] [--shard K/N] [--format F]\n\n"
                 "Lists the cases a run with the same arguments would measure, one name per line,\n"
-                "in the order they run.\n\n",
+                "in the order they run; --format json lists them with their parameters.\n\n",
                 program, suites);
     else
         fprintf(f,
@@ -342,7 +343,17 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
     return status;
 }
 
-/* What the parsed options ask for: the plan's names, or its measurements. */
+/* The plan's cases for a list: as JSON, or their names one per line (the other formats of a
+ * run, accepted so that a CI job can swap list for run). */
+static int print_list(const char *program, kb_results_format format, const kb_bench_plan *plan) {
+    if (format == KB_RESULTS_JSON)
+        return kb_plan_print_json(plan, stdout) == KB_OK ? KB_EXIT_OK : kb_report_failure(program);
+    for (int i = 0; i < kb_bench_plan_size(plan); i++)
+        printf("%s\n", kb_bench_plan_case_name(plan, i));
+    return KB_EXIT_OK;
+}
+
+/* What the parsed options ask for: the plan's cases, or their measurements. */
 static int list_or_run(const char *program, const char *command_prefix, bool list,
                        const kb_bench_options *o, int argc, char **argv, const kb_bench_def *defs,
                        int ndefs) {
@@ -353,8 +364,7 @@ static int list_or_run(const char *program, const char *command_prefix, bool lis
         return status;
     kb_bench_plan *plan = make_plan(program, o, defs, ndefs, &status);
     if (plan && list) {
-        for (int i = 0; i < kb_bench_plan_size(plan); i++)
-            printf("%s\n", kb_bench_plan_case_name(plan, i));
+        status = print_list(program, o->format, plan);
     } else if (plan) {
         status = run(program, o, plan, join_command(command_prefix, argc, argv));
     }

@@ -15,10 +15,10 @@ static void print_shape(const kb_npy_header *h) {
     printf("%s)\n", h->ndim == 1 ? "," : "");
 }
 
-static int print_info(const char *path, kb_dtype as) {
+static int print_info(const char *program, const char *path, kb_dtype as) {
     kb_npy_header h;
     if (kb_npy_read_header_as(path, as, &h) != KB_OK)
-        return kb_report_failure("kbench npy");
+        return kb_report_failure(program);
     printf("version: %d.%d\n", h.major, h.minor);
     printf("dtype: %s\n", kb_dtype_name(h.dtype));
     printf("byteorder: %s\n", h.byteorder == '<' ? "little" : h.byteorder == '>' ? "big" : "none");
@@ -63,7 +63,7 @@ static int run_info(int argc, char **argv) {
         else if (files.count > 1)
             status = kb_usage_error(program.name, "expected one FILE, got %d", files.count);
         else if ((status = kb_check_settings(program.name)) == KB_EXIT_OK)
-            status = print_info(files.items[0], as);
+            status = print_info(program.name, files.items[0], as);
     }
     kb_arg_list_free(&files);
     return status;
@@ -95,11 +95,11 @@ static kb_status parse_order(const char *name, const char *value, void *target) 
     return KB_OK;
 }
 
-static int copy(const char *in, const char *out, copy_options *o) {
+static int copy(const char *program, const char *in, const char *out, copy_options *o) {
     kb_array src, converted = {0};
     kb_npy_header h;
     if (kb_npy_read_as(in, o->as, &src, &h) != KB_OK)
-        return kb_report_failure("kbench npy");
+        return kb_report_failure(program);
     if (!o->reorder)
         o->order = h.fortran_order ? KB_ORDER_F : KB_ORDER_C;
     const kb_array *result = &src;
@@ -113,7 +113,7 @@ static int copy(const char *in, const char *out, copy_options *o) {
     }
     if (st == KB_OK)
         st = kb_npy_write(out, result, o->order, o->version);
-    int code = st == KB_OK ? KB_EXIT_OK : kb_report_failure("kbench npy");
+    int code = st == KB_OK ? KB_EXIT_OK : kb_report_failure(program);
     kb_array_free(&converted);
     kb_array_free(&src);
     return code;
@@ -153,7 +153,7 @@ static int run_copy(int argc, char **argv) {
         else if (files.count > 2)
             status = kb_usage_error(program.name, "expected IN and OUT, got %d files", files.count);
         else if ((status = kb_check_settings(program.name)) == KB_EXIT_OK)
-            status = copy(files.items[0], files.items[1], &o);
+            status = copy(program.name, files.items[0], files.items[1], &o);
     }
     kb_arg_list_free(&files);
     return status;

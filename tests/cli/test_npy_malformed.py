@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """kbench npy on broken input: every malformed file must make both `kbench npy info F` and
-`kbench npy copy F out.npy` exit 1 with exactly one line on stderr that says what is wrong,
+`kbench npy copy F out.npy` exit 1 with exactly one line on stderr that says what is wrong
+(after the subcommand's name: `kbench npy info: `, `kbench npy copy: `),
 print nothing on stdout, leave no out.npy behind, and never trip a sanitizer (these tests
 also run against the ASan+UBSan build). Bad usage must exit 2, --help exit 0.
 
@@ -107,7 +108,8 @@ def check_failure(name, args, out, word):
         problems.append(f"stdout {stdout!r}")
     if stderr.count("\n") != 1 or not stderr.endswith("\n"):
         problems.append(f"stderr is not one line: {stderr!r}")
-    elif not stderr.startswith("kbench npy: ") or word.lower() not in stderr.lower():
+    elif (not stderr.startswith(f"kbench npy {args[1]}: ")
+          or word.lower() not in stderr.lower()):
         problems.append(f"message {stderr.strip()!r} does not say '{word}'")
     if any(m in stdout + stderr for m in CRASH_MARKERS):
         problems.append("crashed")

@@ -68,7 +68,11 @@ bool kb_array_is_f_contiguous(const kb_array *array);
 void *kb_array_at(const kb_array *array, const int64_t *index);
 
 /* Copies src into dst element by element, converting between dtypes as NumPy's astype does
- * (floats to integers truncate; bool is value != 0). Shapes must match. */
+ * (floats to integers truncate; bool is value != 0). Shapes must match. A float that no
+ * integer of dst's type holds (NaN, infinite or out of range) fails with KB_EINVAL and a
+ * message that names the first such element in C order by its index in the shape, as NumPy
+ * writes an index: "element (1, 2): value nan cannot be converted to int32"; the elements
+ * before it are copied. */
 kb_status kb_array_copy(kb_array *dst, const kb_array *src);
 
 /* Walks an n-d view row by row: each step yields the start of one row along the last axis

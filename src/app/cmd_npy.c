@@ -107,8 +107,9 @@ static int copy(const char *program, const char *in, const char *out, copy_optio
     if (o->convert && o->dtype != src.dtype) {
         /* Converted in the output's order, so the writer sees contiguous rows. */
         st = kb_array_new(&converted, o->dtype, src.ndim, src.shape, o->order);
-        if (st == KB_OK)
-            st = kb_array_copy(&converted, &src);
+        /* The copy names the element that cannot be converted; the file is named here. */
+        if (st == KB_OK && (st = kb_array_copy(&converted, &src)) != KB_OK)
+            kb_fail_prefix(st, in);
         result = &converted;
     }
     if (st == KB_OK)

@@ -1,9 +1,22 @@
 /* kb_array_copy: copies any view into another of the same shape, converting dtypes. */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/element.h"
 #include "core/fail.h"
 #include "kbench/array.h"
+
+/* Puts "element INDEX: " before the conversion's message, the index in NumPy's spelling: (),
+ * (4,), (0, 1). The caller names the array (a file's path, say) before that. */
+static kb_status at_element(kb_status st, int ndim, const int64_t *index) {
+    char text[16 + KB_MAX_DIMS * 22]; /* room for any index: 20 digits and ", " a dimension */
+    int n = snprintf(text, sizeof text, "element (");
+    for (int i = 0; i < ndim; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s%lld", i ? ", " : "",
+                      (long long)index[i]);
+    snprintf(text + n, sizeof text - (size_t)n, "%s)", ndim == 1 ? "," : "");
+    return kb_fail_prefix(st, text);
+}
 
 kb_status kb_array_copy(kb_array *dst, const kb_array *src) {
     if (dst->flags & KB_ARRAY_READONLY)
@@ -29,7 +42,7 @@ kb_status kb_array_copy(kb_array *dst, const kb_array *src) {
         } else {
             kb_status st = kb_element_store(dst->dtype, to, kb_element_load(src->dtype, from));
             if (st != KB_OK)
-                return st;
+                return at_element(st, src->ndim, index);
         }
         for (int i = src->ndim - 1; i >= 0; i--) {
             if (++index[i] < src->shape[i])

@@ -73,6 +73,13 @@ static float round_to_odd_float(long double x) {
     return f;
 }
 
+/* The value as NumPy prints it: every NaN is "nan", whatever its sign bit. */
+static kb_status refuse(kb_dtype dtype, long double value) {
+    if (isnan(value))
+        return kb_fail(KB_EINVAL, "value nan cannot be converted to %s", kb_dtype_name(dtype));
+    return kb_fail(KB_EINVAL, "value %Lg cannot be converted to %s", value, kb_dtype_name(dtype));
+}
+
 kb_status kb_element_store(kb_dtype dtype, char *p, kb_element e) {
     if (kb_dtype_is_float(dtype)) {
         if (dtype == KB_F64) {
@@ -99,8 +106,7 @@ kb_status kb_element_store(kb_dtype dtype, char *p, kb_element e) {
         bool fits =
             kb_dtype_is_signed(dtype) ? (t >= -0x1p63L && t < 0x1p63L) : (t >= 0 && t < 0x1p64L);
         if (isnan(e.real) || !fits)
-            return kb_fail(KB_EINVAL, "value %Lg cannot be converted to %s", e.real,
-                           kb_dtype_name(dtype));
+            return refuse(dtype, e.real);
         bits = kb_dtype_is_signed(dtype) ? (uint64_t)(int64_t)t : (uint64_t)t;
         size_t size = kb_dtype_size(dtype);
         if (size < 8) {
@@ -108,8 +114,7 @@ kb_status kb_element_store(kb_dtype dtype, char *p, kb_element e) {
             long double hi =
                 kb_dtype_is_signed(dtype) ? ldexpl(1, (int)size * 8 - 1) : ldexpl(1, (int)size * 8);
             if (t < lo || t >= hi)
-                return kb_fail(KB_EINVAL, "value %Lg cannot be converted to %s", e.real,
-                               kb_dtype_name(dtype));
+                return refuse(dtype, e.real);
         }
     }
     /* Little-endian hosts keep the low bytes first; big-endian hosts are not supported. */

@@ -174,7 +174,7 @@ static void copy_converts_like_astype(void **state) {
     double bad[2] = {-2.9, NAN};
     assert_int_equal(copy_new(&dst, KB_INT32, KB_F64, 2, bad), KB_EINVAL);
     assert_int_equal(((int32_t *)dst.data)[0], -2);
-    assert_non_null(strstr(kb_last_error(), "int32"));
+    assert_string_equal(kb_last_error(), "element (1,): value nan cannot be converted to int32");
     kb_array_free(&dst);
 
     /* uint64 above 2^53 to float32: one rounding from the exact value. */

@@ -30,6 +30,14 @@ static void group_case(const kb_bench_spec *s, kb_bench_case *c) {
     c->flop_type = s->flop_type;
 }
 
+/* The case's "threads" parameter; 0 when it has none. */
+static int spec_threads(const kb_bench_spec *s) {
+    for (int i = 0; i < s->nparams; i++)
+        if (strcmp(s->param_names[i], "threads") == 0)
+            return atoi(s->param_values[i]);
+    return 0;
+}
+
 static void impl_init(kb_impl *m, const kb_bench_spec *s, const kb_bench_case *group) {
     memset(m, 0, sizeof *m);
     m->spec = s;
@@ -41,14 +49,12 @@ static void impl_init(kb_impl *m, const kb_bench_spec *s, const kb_bench_case *g
         m->c.param_values[i] = s->param_values[i];
     }
     const char *simd = kb_bench_param(&m->c, "simd");
-    const char *threads = kb_bench_param(&m->c, "threads");
     if (simd) {
         m->has_simd = true;
         if (kb_simd_parse(simd, &m->simd_request) != KB_OK)
             kb_impl_fail(m, kb_last_error());
     }
-    if (threads)
-        m->threads = atoi(threads);
+    m->threads = spec_threads(s);
 }
 
 static bool push_sample(kb_impl *m, int64_t t) {
@@ -308,6 +314,17 @@ typedef struct baseline_group {
     bool per_thread_count[KB_MEASURE_MAX_BASELINES];
 } baseline_group;
 
+/* Adds t to the k distinct thread counts in counts, up to KB_MEASURE_MAX_THREAD_COUNTS of
+ * them; returns how many there are now. */
+static int add_thread_count(int *counts, int k, int t) {
+    for (int j = 0; j < k; j++)
+        if (counts[j] == t)
+            return k;
+    if (k < KB_MEASURE_MAX_THREAD_COUNTS)
+        counts[k++] = t;
+    return k;
+}
+
 /* The distinct thread counts of the group's implementations, in plan order; a group without
  * a threads parameter runs at the harness's current count. */
 static int thread_counts(const kb_impl *impls, int n, int *counts) {
@@ -316,13 +333,30 @@ static int thread_counts(const kb_impl *impls, int n, int *counts) {
         int t = impls[i].threads;
         if (t <= 0 && kb_threads_current(&t) != KB_OK)
             t = 1;
-        bool seen = false;
-        for (int j = 0; j < k; j++)
-            seen = seen || counts[j] == t;
-        if (!seen && k < KB_MEASURE_MAX_THREAD_COUNTS)
-            counts[k++] = t;
+        k = add_thread_count(counts, k, t);
     }
     return k;
+}
+
+/* NumPy and numexpr run once per group, PyTorch and JAX at each of its thread counts. */
+static bool per_thread_count(unsigned library) {
+    return library == KB_BASELINE_TORCH || library == KB_BASELINE_JAX;
+}
+
+int kb_measure_baselines_planned(const kb_bench_plan *plan, int first, int end,
+                                 const kb_measure_env *env) {
+    if (!env->baseline || !plan->cases[first].baseline_case)
+        return 0;
+    /* A case without a threads parameter counts apart from the others: it runs at the
+     * harness's count of the moment, which may turn out to be another case's. */
+    int counts[KB_MEASURE_MAX_THREAD_COUNTS], ncounts = 0;
+    for (int i = first; i < end; i++)
+        ncounts = add_thread_count(counts, ncounts, spec_threads(&plan->cases[i]));
+    int n = 0;
+    for (unsigned library = KB_BASELINE_NUMPY; library <= KB_BASELINE_JAX; library <<= 1)
+        if (env->settings->baselines & library)
+            n += per_thread_count(library) ? ncounts : 1;
+    return n;
 }
 
 /* A baseline the library cannot compute: named in the run's results, not timed. */
@@ -383,7 +417,7 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
         if (!(env->settings->baselines & library))
             continue;
         const char *name = kb_baseline_name(library);
-        bool per_count = library == KB_BASELINE_TORCH || library == KB_BASELINE_JAX;
+        bool per_count = per_thread_count(library);
         for (int c = 0; c < (per_count ? ncounts : 1) && st == KB_OK; c++) {
             int i = g->count;
             g->per_thread_count[i] = per_count;
@@ -585,6 +619,8 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
     }
     if (set_up && st == KB_OK)
         st = baseline_setup(lead, &group, env, impls, n, g);
+    if (st == KB_OK && env->ready)
+        env->ready(env->ready_arg, g->count);
     int all = n + g->count;
     for (int i = 0; i < all; i++) {
         /* The group's data and counts, as setup left them. */

@@ -46,6 +46,12 @@ typedef struct kb_measure_env {
      * group (its own cases first, then its baselines): how tests see the protocol. */
     void (*trace)(void *arg, kb_measure_step step, int impl);
     void *trace_arg;
+    /* NULL, or told once the group's implementations are known, before any is probed,
+     * calibrated or sampled: the group has its own cases and nbaselines baselines, fewer than
+     * kb_measure_baselines_planned when a library cannot compute the case or the group's
+     * setup failed. How progress counts what each group adds to the results. */
+    void (*ready)(void *arg, int nbaselines);
+    void *ready_arg;
 } kb_measure_env;
 
 /* PyTorch and JAX run at each thread count of the group's implementations, up to this many. */
@@ -53,6 +59,12 @@ typedef struct kb_measure_env {
 /* The most results a group can add for its baselines: NumPy, numexpr, and PyTorch and JAX at
  * each thread count. */
 #define KB_MEASURE_MAX_BASELINES (2 + 2 * KB_MEASURE_MAX_THREAD_COUNTS)
+
+/* The baselines kb_measure_group will ask the runner for, for the group of cases [first, end):
+ * NumPy and numexpr once, PyTorch and JAX at each thread count of its cases; none without a
+ * runner or when the cases' definition has no baseline_case. At least as many as it reports. */
+int kb_measure_baselines_planned(const kb_bench_plan *plan, int first, int end,
+                                 const kb_measure_env *env);
 
 /* Measures the group of cases [first, end) of the plan: one setup, each implementation
  * calibrated, then interleaved rounds until every implementation has at least min_samples

@@ -2,8 +2,9 @@
  * caches every block of samples follows an untimed call of its own implementation (or a sample
  * that left the caches as that call would), with cold caches every sample follows a flush, for
  * kbench's implementations and the baselines alike; the runner is asked for exactly that; a
- * baseline that cannot compute a case is reported. A fake runner logs the requests it gets;
- * no timing is asserted. */
+ * baseline that cannot compute a case is reported; the baselines planned for a group, and
+ * those it has, told before anything is run (what progress counts). A fake runner logs the
+ * requests it gets; no timing is asserted. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -140,6 +141,21 @@ static void record(void *arg, kb_measure_step step, int impl) {
     }
 }
 
+/* What kb_measure_env.ready was told, group after group. */
+typedef struct ready_log {
+    int n;
+    int nbaselines[4];
+    int steps_before[4]; /* the trace's length at the time */
+} ready_log;
+
+static void note_ready(void *arg, int nbaselines) {
+    ready_log *r = arg;
+    if (r->n < 4) {
+        r->steps_before[r->n] = steps.n;
+        r->nbaselines[r->n++] = nbaselines;
+    }
+}
+
 /* The group's own implementations come first: a and b. */
 static bool own(int impl) {
     return impl < 2;
@@ -168,6 +184,7 @@ static char *measure(bool cold, int *nbaselines_sum, json_t **unsupported) {
     kb_flush flush = {0};
     if (cold)
         assert_int_equal(kb_flush_init(&flush, 1 << 20), KB_OK);
+    ready_log ready = {0};
     kb_measure_env env = {.settings = &settings,
                           .target_ns = 20000,
                           .warmup_ns = 0,
@@ -175,7 +192,9 @@ static char *measure(bool cold, int *nbaselines_sum, json_t **unsupported) {
                           .baseline_dir = temp_dir,
                           .unsupported = json_array(),
                           .trace = record,
-                          .trace_arg = &steps};
+                          .trace_arg = &steps,
+                          .ready = note_ready,
+                          .ready_arg = &ready};
     assert_int_equal(kb_baseline_start(NULL, script, &env.baseline), KB_OK);
     json_t *info;
     assert_int_equal(kb_baseline_hello(env.baseline, &info), KB_OK);
@@ -186,8 +205,13 @@ static char *measure(bool cold, int *nbaselines_sum, json_t **unsupported) {
     assert_true(results && more);
     memset(&steps, 0, sizeof steps);
     int nbaselines = 0;
+    /* NumPy, and PyTorch at the one thread count of cases without a threads parameter. */
+    assert_int_equal(kb_measure_baselines_planned(plan, 0, 2, &env), 2);
     assert_int_equal(kb_measure_group(plan, 0, 2, &env, results, &nbaselines), KB_OK);
     assert_int_equal(nbaselines, 2);
+    assert_int_equal(ready.n, 1);
+    assert_int_equal(ready.nbaselines[0], 2);
+    assert_int_equal(ready.steps_before[0], 0); /* before anything was run */
     assert_string_equal(results[2].name, "order/op=sum/baseline=numpy");
     assert_string_equal(results[3].name + strlen("order/op=sum/baseline=torch/threads="),
                         results[3].params[2].value);
@@ -209,7 +233,11 @@ static char *measure(bool cold, int *nbaselines_sum, json_t **unsupported) {
     fclose(f);
     /* The mean group, traced elsewhere: PyTorch reports it cannot, and is not timed. */
     env.trace = NULL;
+    assert_int_equal(kb_measure_baselines_planned(plan, 2, 4, &env), 2);
     assert_int_equal(kb_measure_group(plan, 2, 4, &env, more, nbaselines_sum), KB_OK);
+    /* PyTorch, which cannot, comes off as the group is set up. */
+    assert_int_equal(ready.n, 2);
+    assert_int_equal(ready.nbaselines[1], *nbaselines_sum);
 
     assert_int_equal(kb_baseline_stop(env.baseline), KB_OK);
     *unsupported = env.unsupported;
@@ -310,10 +338,53 @@ static void cold_samples_follow_a_flush(void **state) {
     json_decref(unsupported);
 }
 
+static const char *const five_counts[] = {"1", "2", "3", "4", "5", NULL};
+static const kb_bench_axis threaded_axes[] = {
+    {"op", ops, 0}, {"threads", five_counts, KB_BENCH_AXIS_IMPLEMENTATION}, {NULL, NULL, 0}};
+
+/* The baselines planned for a group, before it is set up: NumPy and numexpr once, PyTorch and
+ * JAX at each thread count, up to KB_MEASURE_MAX_THREAD_COUNTS of them; none without a runner
+ * or for a definition without baseline_case. */
+static void baselines_planned_per_thread_count(void **state) {
+    kb_bench_def threaded = def, unbased = def;
+    threaded.name = "threaded";
+    threaded.axes = threaded_axes;
+    unbased.name = "unbased";
+    unbased.baseline_case = NULL;
+    kb_bench_plan *plan;
+    assert_int_equal(kb_bench_plan_new(&plan), KB_OK);
+    assert_int_equal(kb_bench_plan_add(plan, &threaded), KB_OK);
+    assert_int_equal(kb_bench_plan_add(plan, &unbased), KB_OK);
+    assert_int_equal(kb_bench_plan_size(plan), 10 + 4);
+    kb_bench_settings settings;
+    kb_bench_settings_default(&settings);
+    settings.baselines =
+        KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR | KB_BASELINE_TORCH | KB_BASELINE_JAX;
+    kb_measure_env env = {.settings = &settings};
+    assert_int_equal(kb_measure_baselines_planned(plan, 0, 5, &env), 0);
+
+    char script[1024];
+    snprintf(script, sizeof script, "%s/fake_runner.py", temp_dir);
+    FILE *f = fopen(script, "w");
+    assert_non_null(f);
+    fputs(fake_runner, f);
+    fclose(f);
+    assert_int_equal(kb_baseline_start(NULL, script, &env.baseline), KB_OK);
+    assert_int_equal(kb_measure_baselines_planned(plan, 0, 5, &env),
+                     2 + 2 * KB_MEASURE_MAX_THREAD_COUNTS);
+    assert_int_equal(kb_measure_baselines_planned(plan, 0, 2, &env), 2 + 2 * 2);
+    settings.baselines = KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR;
+    assert_int_equal(kb_measure_baselines_planned(plan, 0, 5, &env), 2);
+    assert_int_equal(kb_measure_baselines_planned(plan, 10, 12, &env), 0);
+    assert_int_equal(kb_baseline_stop(env.baseline), KB_OK);
+    kb_bench_plan_free(plan);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hot_blocks_follow_their_own_call),
         cmocka_unit_test(cold_samples_follow_a_flush),
+        cmocka_unit_test(baselines_planned_per_thread_count),
     };
     return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
 }

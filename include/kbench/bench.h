@@ -326,16 +326,24 @@ bool kb_bench_plan_case_param(const kb_bench_plan *plan, int i, int j, const cha
 
 /* ---- Running ---- */
 
+/* Counts are of results, as the table's rows and the results' cases are: the plan's cases
+ * and one for each baseline of a group. The total counts every baseline asked for; one whose
+ * library cannot compute the group's case (and all of a group whose setup fails) comes off
+ * as the group starts, so that done reaches total with the last result. */
 typedef struct kb_bench_progress {
-    int done;            /* cases finished */
-    int total;           /* cases in the plan */
+    int done;            /* results finished */
+    int total;           /* results the run will have */
+    int group_size;      /* group_started: the group's results, done + 1 to done + group_size */
     const char *current; /* group being measured, or NULL when finished */
     double elapsed_s;
-    double remaining_s; /* estimate from the cost of what is left; < 0 when unknown */
+    /* Estimate from the time the finished groups took and the cost of what is left; < 0
+     * until a group has finished. */
+    double remaining_s;
 } kb_bench_progress;
 
-/* Callbacks during a run, all optional: once the context is known (before any case),
- * before each group, and after each case. */
+/* Callbacks during a run, all optional: once the context is known (before any case; ncases
+ * is the first total), as each group starts (once its baselines are known, before anything
+ * of it is timed), and after each result. */
 typedef struct kb_bench_observer {
     void *arg;
     void (*run_started)(void *arg, const kb_bench_context *context, int ncases);

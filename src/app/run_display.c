@@ -28,10 +28,6 @@ static void clear_line(kb_run_display *d) {
 
 /* "42 s", "3:07", "1:02:03" */
 static void clock_text(char *buf, size_t size, double s) {
-    if (s < 0) {
-        snprintf(buf, size, "?");
-        return;
-    }
     long t = (long)(s + 0.5);
     if (t < 60)
         snprintf(buf, size, "%ld s", t);
@@ -70,16 +66,25 @@ static void run_started(void *arg, const kb_bench_context *c, int ncases) {
     }
 }
 
+/* "[10-18/40] 3 s elapsed, about 9 s left: GROUP": the results the group adds, of all the run
+ * will have; no estimate before a group has finished to make it from. */
 static void group_started(void *arg, const kb_bench_progress *p) {
     kb_run_display *d = arg;
     if (!d->progress)
         return;
-    char elapsed[32], left[32];
+    char range[32], elapsed[32], left[64] = "";
+    if (p->group_size > 1)
+        snprintf(range, sizeof range, "%d-%d", p->done + 1, p->done + p->group_size);
+    else
+        snprintf(range, sizeof range, "%d", p->done + 1);
     clock_text(elapsed, sizeof elapsed, p->elapsed_s);
-    clock_text(left, sizeof left, p->remaining_s);
+    if (p->remaining_s >= 0) {
+        char estimate[32];
+        clock_text(estimate, sizeof estimate, p->remaining_s);
+        snprintf(left, sizeof left, ", about %s left", estimate);
+    }
     clear_line(d);
-    fprintf(d->err, "[%d/%d] %s elapsed, about %s left: %s", p->done + 1, p->total, elapsed, left,
-            p->current);
+    fprintf(d->err, "[%s/%d] %s elapsed%s: %s", range, p->total, elapsed, left, p->current);
     if (d->tty) {
         d->line_open = true;
     } else {

@@ -23,12 +23,47 @@ static double plan_cost(const kb_bench_plan *plan, int first, int end) {
     return cost;
 }
 
+/* The estimate scales the time elapsed by the cost still to come over the cost of the groups
+ * finished: there is none before a group has finished. */
 static void progress_at(kb_bench_progress *p, int done, const char *current, int64_t start,
                         double done_cost, double total_cost) {
     p->done = done;
     p->current = current;
     p->elapsed_s = (double)(kb_bench_now_ns() - start) * 1e-9;
     p->remaining_s = done_cost > 0 ? p->elapsed_s * (total_cost - done_cost) / done_cost : -1;
+}
+
+/* The run's progress while one group is measured: what kb_measure_env.ready needs to tell the
+ * observer that the group starts, with the results it will add. */
+typedef struct group_progress {
+    const kb_bench_observer *observer;
+    kb_bench_progress *progress;
+    const char *group;
+    int own, planned; /* the group's cases, and the baselines counted for it in the total */
+    int64_t start;
+    double done_cost, total_cost;
+} group_progress;
+
+static void group_ready(void *arg, int nbaselines) {
+    group_progress *g = arg;
+    kb_bench_progress *p = g->progress;
+    p->total -= g->planned - nbaselines;
+    if (!g->observer || !g->observer->group_started)
+        return;
+    progress_at(p, p->done, g->group, g->start, g->done_cost, g->total_cost);
+    p->group_size = g->own + nbaselines;
+    g->observer->group_started(g->observer->arg, p);
+}
+
+/* The results the plan will have: its cases and the baselines asked for each group. */
+static int planned_results(const kb_bench_plan *plan, const kb_measure_env *env) {
+    int total = 0;
+    for (int i = 0; i < plan->count;) {
+        int end = kb_plan_group_end(plan, i);
+        total += end - i + kb_measure_baselines_planned(plan, i, end, env);
+        i = end;
+    }
+    return total;
 }
 
 /* Has the runner import each requested library, so that one that is missing fails the run
@@ -180,8 +215,9 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
         return st;
     }
 
+    kb_bench_progress progress = {.total = planned_results(plan, &env)};
     if (observer && observer->run_started)
-        observer->run_started(observer->arg, ctx, plan->count);
+        observer->run_started(observer->arg, ctx, progress.total);
     /* Room for each group's baselines after its own cases. */
     size_t capacity = (size_t)(plan->count ? plan->count : 1) * (1 + KB_MEASURE_MAX_BASELINES);
     results->cases = calloc(capacity, sizeof *results->cases);
@@ -189,21 +225,25 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
         st = kb_fail(KB_ENOMEM, "out of memory");
     double total_cost = plan_cost(plan, 0, plan->count), done_cost = 0;
     int64_t start = kb_bench_now_ns();
-    kb_bench_progress progress = {.total = plan->count};
+    group_progress group = {
+        .observer = observer, .progress = &progress, .start = start, .total_cost = total_cost};
+    env.ready = group_ready;
+    env.ready_arg = &group;
     for (int i = 0; i < plan->count && st == KB_OK;) {
         int end = kb_plan_group_end(plan, i);
-        if (observer && observer->group_started) {
-            progress_at(&progress, i, plan->cases[i].group, start, done_cost, total_cost);
-            observer->group_started(observer->arg, &progress);
-        }
         int first = results->ncases, nbaselines = 0;
+        progress.done = first;
+        group.group = plan->cases[i].group;
+        group.own = end - i;
+        group.planned = kb_measure_baselines_planned(plan, i, end, &env);
+        group.done_cost = done_cost;
         st = kb_measure_group(plan, i, end, &env, &results->cases[first], &nbaselines);
         results->ncases = first + (end - i) + nbaselines;
         done_cost += plan_cost(plan, i, end);
+        /* Every result is a row of the table and a case of the results, baselines too. */
         for (int k = first;
              k < results->ncases && st == KB_OK && observer && observer->case_finished; k++) {
-            int done = i + (k - first < end - i ? k - first + 1 : end - i);
-            progress_at(&progress, done, end < plan->count ? plan->cases[end].group : NULL, start,
+            progress_at(&progress, k + 1, end < plan->count ? plan->cases[end].group : NULL, start,
                         done_cost, total_cost);
             observer->case_finished(observer->arg, &results->cases[k], &progress);
         }

@@ -84,6 +84,16 @@ int64_t kb_cache_l1d_bytes(void) {
     return cache_size(&cached, 1, _SC_LEVEL1_DCACHE_SIZE, 8 * 1024, 32 * 1024);
 }
 
+#ifndef _SC_LEVEL3_CACHE_SIZE
+#define _SC_LEVEL3_CACHE_SIZE (-1)
+#endif
+
+int64_t kb_cache_llc_bytes(void) {
+    static int64_t cached;
+    /* Without an L3, the L2 is the last level. */
+    return cache_size(&cached, 3, _SC_LEVEL3_CACHE_SIZE, kb_cache_l2_bytes(), kb_cache_l2_bytes());
+}
+
 int64_t kb_cache_l2_bytes(void) {
     static int64_t cached;
     /* 1 MiB is a mid-range core's (Zen 4, Neoverse V1/V2, recent Xeons have 1-2 MiB) and errs

@@ -9,6 +9,9 @@
  * The L2 cache of one core, else 1 MiB. */
 int64_t kb_cache_l2_bytes(void);
 
+/* The last-level cache as cpu0 sees it (L3, shared by the cores of its complex), else its L2. */
+int64_t kb_cache_llc_bytes(void);
+
 /* The L1 data cache of one core, else 32 KiB. */
 int64_t kb_cache_l1d_bytes(void);
 

@@ -210,6 +210,7 @@ typedef struct cols_shape {
     int64_t block_rows;   /* rows per block */
     int64_t chunk_blocks; /* blocks per chunk */
     int64_t blocks, chunks;
+    bool far; /* the input is at least half the last-level cache: rows come from memory */
 } cols_shape;
 
 /* Input and output offsets of group g (the kept dimensions other than col). */
@@ -415,6 +416,9 @@ static cols_shape cols_shape_of(const kb_reduce_plan *p, int col) {
     if (s.chunk_blocks < 1)
         s.chunk_blocks = 1;
     s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;
+    /* Half: the last level is shared with the other cores (and, in a VM, other guests), and
+     * holds the partial sums and the output too (docs/performance.md). */
+    s.far = p->nout * p->count * (int64_t)kb_dtype_size(p->in_dtype) >= kb_cache_llc_bytes() / 2;
     return s;
 }
 
@@ -432,7 +436,7 @@ static void sum_task(const kb_reduce_plan *p, const kb_sum_kernels *sk, int col,
     int64_t r0 = chunk * chunk_rows, r1 = r0 + chunk_rows < s->rows ? r0 + chunk_rows : s->rows;
     FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
         (void)first;
-        sk->cols(x, n, stride, w, sum);
+        sk->cols(x, n, stride, w, sum, s->far);
     });
 }
 

@@ -24,6 +24,7 @@
  *     forms update (best, index) only on a strict improvement, or on the first NaN while
  *     best is not yet NaN, so the earliest row wins ties. */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kbench/simd.h"
@@ -46,8 +47,9 @@ typedef enum kb_sum_type {
 typedef struct kb_sum_kernels {
     /* the sum of n contiguous elements */
     double (*run)(const void *x, int64_t n);
-    /* acc[j] += sum over rows of x[i][j] */
-    void (*cols)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
+    /* acc[j] += sum over rows of x[i][j]; far: the rows come from beyond the last-level
+     * cache, and the kernel prefetches the rows ahead of the ones it reads (reduce_sum.h) */
+    void (*cols)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc, bool far);
     /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart */
     void (*rows)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
 } kb_sum_kernels;

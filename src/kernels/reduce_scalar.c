@@ -2,6 +2,7 @@
  * KB_SIMD=scalar selects. Four independent accumulators keep the adds pipelined without
  * depending on the compiler's vectorizer (which the build does not ask for here). */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "kbench/half.h"
@@ -132,8 +133,9 @@ DEFINE_SCALAR_KERNELS(double, f64)
         return (a0 + a1) + (a2 + a3);                                                              \
     }                                                                                              \
                                                                                                    \
-    static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
-                             double *acc) {                                                        \
+    static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc,  \
+                             bool far) {                                                           \
+        (void)far; /* the plain loop: no prefetching */                                            \
         for (int64_t i = 0; i < rows; i++) {                                                       \
             const T *r = ROW(T, x, i, stride);                                                     \
             for (int64_t j = 0; j < m; j++)                                                        \
@@ -256,10 +258,10 @@ static double sumd_f64(const double *x, int64_t n) {
     return sum_f64(x, n);
 }
 static void sumd_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc) {
-    sum_cols_f32(x, rows, stride, m, acc);
+    sum_cols_f32(x, rows, stride, m, acc, false);
 }
 static void sumd_cols_f64(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc) {
-    sum_cols_f64(x, rows, stride, m, acc);
+    sum_cols_f64(x, rows, stride, m, acc, false);
 }
 
 static const kb_reduce_kernels scalar_kernels = KB_REDUCE_KERNELS_TABLE;

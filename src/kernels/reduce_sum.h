@@ -215,14 +215,18 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
     }                                                                                              \
                                                                                                    \
     /* Rows [i, i + R) of a chunk of nv whole vectors and tail columns more, added together and    \
-     * into acc, or stored there when first. */                                                    \
+     * into acc, or stored there when first; with PF, each vector prefetches the same columns of   \
+     * the R rows that follow (sum_cols' far). */                                                  \
     static inline __attribute__((always_inline)) void sum_rows_into_##S(                           \
-        int R, int first, const char *x, int64_t i, int64_t stride, int64_t nv, int64_t tail,      \
-        sum_part_##P *acc) {                                                                       \
+        int R, int first, int PF, const char *x, int64_t i, int64_t stride, int64_t nv,            \
+        int64_t tail, sum_part_##P *acc) {                                                         \
         enum { W = SUM_LANES_##P };                                                                \
         const T *r[KB_SUM_ROWS];                                                                   \
         SUM_UNROLL for (int q = 0; q < R; q++) r[q] = SUM_ROW(T, x, i + q, stride);                \
         for (int64_t v = 0; v < nv; v++) {                                                         \
+            if (PF)                                                                                \
+                SUM_UNROLL for (int q = 0; q < R; q++)                                             \
+                    __builtin_prefetch((const char *)(r[q] + v * W) + R * stride, 0, 2);           \
             vsum_##P s = sum_rows_at_##S(R, r, v * W, 0);                                          \
             sum_store_##P(acc + v * W,                                                             \
                           first ? s : sum_add_##P(sum_part_load_##P(acc + v * W), s));             \
@@ -236,8 +240,8 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                                                                                                    \
     /* Rows stream KB_SUM_ROWS at a time across a chunk of columns whose partial sums, in T and    \
      * of at most KB_SUM_DEPTH rows each, stay in L1 (acc), then fold into out in double. */       \
-    static void sum_rowwise_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
-                                double *out) {                                                     \
+    static inline __attribute__((always_inline)) void sum_rowwise_body_##S(                        \
+        int PF, const char *x, int64_t rows, int64_t stride, int64_t m, double *out) {             \
         enum { W = SUM_LANES_##P };                                                                \
         sum_part_##P acc[KB_SUM_CHUNK_MAX] __attribute__((aligned(64)));                           \
         int64_t chunk = sum_chunk_columns(sizeof(sum_part_##P), W);                                \
@@ -248,12 +252,12 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                 const char *xi = x + i0 * stride + j0 * (int64_t)sizeof(T);                        \
                 int64_t i = 0;                                                                     \
                 if (nr >= KB_SUM_ROWS) {                                                           \
-                    sum_rows_into_##S(KB_SUM_ROWS, 1, xi, 0, stride, nv, tail, acc);               \
+                    sum_rows_into_##S(KB_SUM_ROWS, 1, PF, xi, 0, stride, nv, tail, acc);           \
                     for (i = KB_SUM_ROWS; i + KB_SUM_ROWS <= nr; i += KB_SUM_ROWS)                 \
-                        sum_rows_into_##S(KB_SUM_ROWS, 0, xi, i, stride, nv, tail, acc);           \
+                        sum_rows_into_##S(KB_SUM_ROWS, 0, PF, xi, i, stride, nv, tail, acc);       \
                 }                                                                                  \
                 for (; i < nr; i++)                                                                \
-                    sum_rows_into_##S(1, i == 0, xi, i, stride, nv, tail, acc);                    \
+                    sum_rows_into_##S(1, i == 0, 0, xi, i, stride, nv, tail, acc);                 \
                 double *o = out + j0;                                                              \
                 for (int64_t v = 0; v < nv; v++)                                                   \
                     sum_fold_mem_##P(o + v * W, sum_part_load_##P(acc + v * W));                   \
@@ -261,6 +265,14 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                     o[c] += acc[c];                                                                \
             }                                                                                      \
         }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void sum_rowwise_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
+                                double *out, bool far) {                                           \
+        if (far && rows > KB_SUM_ROWS) /* with no rows ahead, nothing to prefetch */               \
+            sum_rowwise_body_##S(1, x, rows, stride, m, out);                                      \
+        else                                                                                       \
+            sum_rowwise_body_##S(0, x, rows, stride, m, out);                                      \
     }                                                                                              \
                                                                                                    \
     /* Short rows (at most four vectors) take no run kernel call each: two accumulators, the       \
@@ -291,8 +303,8 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,               \
-                             double *out) {                                                        \
+    static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, double *out,  \
+                             bool far) {                                                           \
         enum { W = SUM_LANES_##P };                                                                \
         int A = narrow_acc(stride, m, sizeof(T), W);                                               \
         if (A) {                                                                                   \
@@ -308,7 +320,7 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                     return;                                                                        \
             }                                                                                      \
         }                                                                                          \
-        sum_rowwise_##S(x, rows, stride, m, out);                                                  \
+        sum_rowwise_##S(x, rows, stride, m, out, far);                                             \
     }
 
 DEFINE_SUM_KERNELS(f32, float, f32)

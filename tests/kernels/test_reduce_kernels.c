@@ -377,7 +377,7 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
     assert_non_null(sumd);
     memcpy(sumd, c->acc0, (size_t)m * sizeof *sumd);
     (c->f32 ? t->sumd_cols_f32 : t->sumd_cols_f64)(c->x.data, c->rows, c->stride, m, sumd);
-    t->sum[c->f32 ? KB_SUM_F32 : KB_SUM_F64].cols(c->x.data, c->rows, c->stride, m, sum);
+    t->sum[c->f32 ? KB_SUM_F32 : KB_SUM_F64].cols(c->x.data, c->rows, c->stride, m, sum, false);
     (c->f32 ? t->sqdev_cols_f32 : t->sqdev_cols_f64)(c->x.data, c->rows, c->stride, m, c->center,
                                                      dev);
     for (int64_t j = 0; j < m; j++) {
@@ -577,9 +577,17 @@ static void widened_cols(const widened *w, int64_t rows, int64_t m, bool adjacen
             want[j] += v;
             magnitude[j] += isfinite(v) ? fabsl((long double)v) : 0;
         }
+    double *far = malloc((size_t)m * sizeof *far);
+    assert_non_null(far);
     for (int l = 0; l < nlevels; l++) {
         memcpy(acc, acc0, (size_t)m * sizeof *acc);
-        levels[l].table->sum[w->type].cols(b.data, rows, stride, m, acc);
+        levels[l].table->sum[w->type].cols(b.data, rows, stride, m, acc, false);
+        /* Prefetching the rows ahead changes what is read when, never the sums' bits. */
+        memcpy(far, acc0, (size_t)m * sizeof *far);
+        levels[l].table->sum[w->type].cols(b.data, rows, stride, m, far, true);
+        if (memcmp(far, acc, (size_t)m * sizeof *acc) != 0)
+            fail_msg("%s sum_cols_%s rows=%lld m=%lld: far gives other bits",
+                     kb_simd_name(levels[l].id), w->name, (long long)rows, (long long)m);
         for (int64_t j = 0; j < m; j++)
             if (!close_sum_of(w->f32_partials, acc[j], want[j], magnitude[j], rows + 1))
                 fail_msg("%s sum_cols_%s rows=%lld m=%lld stride=%lld column %lld: got %a, "
@@ -592,6 +600,7 @@ static void widened_cols(const widened *w, int64_t rows, int64_t m, bool adjacen
     free(magnitude);
     free(acc0);
     free(acc);
+    free(far);
 }
 
 /* Every run length to 70 and longer ones to KB_REDUCE_BLOCK; cols of 1..300 rows and every m

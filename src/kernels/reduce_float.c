@@ -416,9 +416,7 @@ static cols_shape cols_shape_of(const kb_reduce_plan *p, int col) {
     if (s.chunk_blocks < 1)
         s.chunk_blocks = 1;
     s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;
-    /* Half: the last level is shared with the other cores (and, in a VM, other guests), and
-     * holds the partial sums and the output too (docs/performance.md). */
-    s.far = p->nout * p->count * (int64_t)kb_dtype_size(p->in_dtype) >= kb_cache_llc_bytes() / 2;
+    s.far = kb_reduce_far(p->nout * p->count * (int64_t)kb_dtype_size(p->in_dtype));
     return s;
 }
 

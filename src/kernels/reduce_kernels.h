@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/cache_size.h"
 #include "kbench/simd.h"
 
 #define KB_REDUCE_BLOCK 4096
@@ -42,6 +43,14 @@ typedef enum kb_sum_type {
     KB_SUM_I32,
     KB_SUM_TYPES
 } kb_sum_type;
+
+/* Whether a column kernel reading bytes of input prefetches the rows ahead of the ones it
+ * reads: from at least half the last-level cache (kb_cache_llc_bytes), where the rows come
+ * from memory (docs/performance.md). Half: the last level is shared with the other cores (and,
+ * in a VM, other guests) and holds the partial sums and the output too. */
+static inline bool kb_reduce_far(int64_t bytes) {
+    return bytes >= kb_cache_llc_bytes() / 2;
+}
 
 /* The sum kernels of one input type; every sum is returned or accumulated in double. */
 typedef struct kb_sum_kernels {

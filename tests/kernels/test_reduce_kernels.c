@@ -326,11 +326,12 @@ static double pick_accumulator(void) {
     }
 }
 
-static cols_case cols_new(bool f32, int64_t rows, int64_t m, bool adjacent, kind k,
+/* stride 0: rows m elements apart (adjacent) or a few more; else stride bytes apart. */
+static cols_case cols_new(bool f32, int64_t rows, int64_t m, bool adjacent, int64_t stride, kind k,
                           nan_place place) {
     cols_case c = {.f32 = f32, .rows = rows, .m = m, .k = k};
     int64_t size = f32 ? 4 : 8;
-    c.stride = (m + (adjacent ? 0 : 1 + test_rng_below(&rng, 9))) * size;
+    c.stride = stride ? stride : (m + (adjacent ? 0 : 1 + test_rng_below(&rng, 9))) * size;
     c.first = test_rng_below(&rng, 4) == 0 ? INT64_C(3000000000) + test_rng_below(&rng, 1000)
                                            : test_rng_below(&rng, 1000000);
     c.x = buffer_new((rows - 1) * c.stride + m * size, size);
@@ -377,7 +378,9 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
     assert_non_null(sumd);
     memcpy(sumd, c->acc0, (size_t)m * sizeof *sumd);
     (c->f32 ? t->sumd_cols_f32 : t->sumd_cols_f64)(c->x.data, c->rows, c->stride, m, sumd);
-    t->sum[c->f32 ? KB_SUM_F32 : KB_SUM_F64].cols(c->x.data, c->rows, c->stride, m, sum, false);
+    /* far as the driver sets it, so that rows far apart take the prefetching form */
+    t->sum[c->f32 ? KB_SUM_F32 : KB_SUM_F64].cols(c->x.data, c->rows, c->stride, m, sum,
+                                                  kb_reduce_far(c->rows * c->stride));
     (c->f32 ? t->sqdev_cols_f32 : t->sqdev_cols_f64)(c->x.data, c->rows, c->stride, m, c->center,
                                                      dev);
     for (int64_t j = 0; j < m; j++) {
@@ -461,7 +464,7 @@ static void check_cols_extremes(const level *lv, const cols_case *c, bool arg, b
 
 static void cols_case_run(bool f32, int64_t rows, int64_t m, bool adjacent, kind k,
                           nan_place place) {
-    cols_case c = cols_new(f32, rows, m, adjacent, k, place);
+    cols_case c = cols_new(f32, rows, m, adjacent, 0, k, place);
     for (int l = 0; l < nlevels; l++) {
         check_cols_sums(&levels[l], &c);
         for (int arg = 0; arg < 2; arg++)
@@ -491,6 +494,25 @@ static void cols(bool f32) {
         for (int rep = 0; rep < 2; rep++)
             cols_case_run(f32, 1 + test_rng_below(&rng, 40), 8193 + test_rng_below(&rng, 800),
                           adjacent, (kind)test_rng_below(&rng, KINDS), NAN_ANYWHERE);
+    }
+    /* rows far apart, spanning half the last-level cache: the column kernels prefetch the
+     * rows ahead (kb_reduce_far), past the last row too */
+    for (int rep = 0; rep < 4; rep++) {
+        int64_t rows = 5 + test_rng_below(&rng, 40), m = 1 + test_rng_below(&rng, 200);
+        int64_t stride = kb_cache_llc_bytes() / 2 / rows + 4096;
+        stride -= stride % 8;
+        static const kind kinds[] = {NANS, REAL, TIES, SPECIAL};
+        cols_case c = cols_new(f32, rows, m, false, stride, kinds[rep], NAN_ONE);
+        assert_true(kb_reduce_far(rows * stride));
+        for (int64_t j = 0; j < m; j++) /* a NaN to start from sends the call to scalar */
+            if (isnan(c.best0[j]))
+                c.best0[j] = 0;
+        for (int l = 0; l < nlevels; l++) {
+            check_cols_sums(&levels[l], &c);
+            for (int is_max = 0; is_max < 2; is_max++)
+                check_cols_extremes(&levels[l], &c, false, is_max);
+        }
+        cols_free(&c);
     }
 }
 

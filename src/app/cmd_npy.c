@@ -164,8 +164,9 @@ int kb_cmd_npy(int argc, char **argv) {
     const kb_option options[] = {{.kind = KB_OPTION_END}};
     const kb_program program = {
         .name = "kbench npy",
-        .synopsis = "usage: kbench npy info FILE\n"
-                    "       kbench npy copy IN OUT [--dtype D] [--order C|F] [--version 1|2|3]\n\n"
+        .synopsis = "usage: kbench npy info FILE [--as D]\n"
+                    "       kbench npy copy IN OUT [--dtype D] [--order C|F] [--version 1|2|3]\n"
+                    "                           [--as D]\n\n"
                     "Inspect and convert NumPy .npy files: format versions 1.0 to 3.0, bool,\n"
                     "int8..int64, uint8..uint64, float16, bfloat16, float32 and float64, either\n"
                     "byte order, C or Fortran order.\n\n"

@@ -25,6 +25,40 @@ static const struct command {
 
 enum { ncommands = sizeof commands / sizeof commands[0] };
 
+static int find_command(const char *name) {
+    for (int i = 0; i < ncommands; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return i;
+    return -1;
+}
+
+/* `kbench help ...` and `kbench version ...` are kbench's own words, and -h or --help among
+ * them (before "--") wins as it does on every command's line: `help COMMAND --help` is that
+ * command's help, anything else the general help. -1 when no help is asked for. */
+static int help_in_pseudo_command(const kb_program *program, char **words, int nwords) {
+    bool asked = false, ended = false;
+    char *topic = NULL;
+    int others = 0;
+    for (int i = 1; i < nwords; i++) {
+        if (!ended && (strcmp(words[i], "-h") == 0 || strcmp(words[i], "--help") == 0)) {
+            asked = true;
+            continue;
+        }
+        ended = ended || strcmp(words[i], "--") == 0;
+        topic = words[i];
+        others++;
+    }
+    if (!asked)
+        return -1;
+    int i = strcmp(words[0], "help") == 0 && others == 1 ? find_command(topic) : -1;
+    if (i >= 0) {
+        char *help_args[] = {topic, "--help", NULL};
+        return commands[i].run(2, help_args);
+    }
+    kb_program_print_help(program, stdout);
+    return KB_EXIT_OK;
+}
+
 static int dispatch(int argc, char **argv) {
     /* Room for the table's lines of at most 80 columns. */
     char synopsis[256 + 81 * ncommands];
@@ -62,6 +96,9 @@ static int dispatch(int argc, char **argv) {
     kb_arg_list_free(&rest);
     if (!go_on)
         return status;
+    if (ncommand >= 1 && (strcmp(command[0], "help") == 0 || strcmp(command[0], "version") == 0) &&
+        (status = help_in_pseudo_command(&program, command, ncommand)) >= 0)
+        return status;
     /* `kbench version` is `kbench --version`. */
     if (ncommand >= 1 && strcmp(command[0], "version") == 0) {
         if (ncommand > 1) {
@@ -90,11 +127,10 @@ static int dispatch(int argc, char **argv) {
         return KB_EXIT_USAGE;
     }
     const char *name = command[help ? 1 : 0];
-    for (int i = 0; i < ncommands; i++) {
-        if (strcmp(name, commands[i].name) != 0)
-            continue;
+    int found = find_command(name);
+    if (found >= 0) {
         char *help_args[] = {command[1], "--help", NULL};
-        return help ? commands[i].run(2, help_args) : commands[i].run(ncommand, command);
+        return help ? commands[found].run(2, help_args) : commands[found].run(ncommand, command);
     }
     /* The nearest command within two edits, if one is that near: a typo's likely meaning. */
     const char *nearest = NULL;

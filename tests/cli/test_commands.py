@@ -33,6 +33,19 @@ def main():
               f"{name} --help: exit {own.returncode}, stdout {own.stdout[:80]!r}")
         check(r.returncode == 0 and r.stdout == own.stdout,
               f"help {name}: exit {r.returncode}, not the output of '{name} --help'")
+    # -h or --help wins on kbench's own line too, after `help` and `version` as after any
+    # command (docs/cli.md): `help COMMAND --help` is that command's help, the rest the
+    # general help.
+    for args, expected in [(["help", "--help"], general.stdout), (["help", "-h"], general.stdout),
+                           (["version", "--help"], general.stdout),
+                           (["version", "x", "-h"], general.stdout),
+                           (["help", "nope", "--help"], general.stdout),
+                           (["help", "run", "--help"], kbench("run", "--help").stdout),
+                           (["help", "-h", "peaks"], kbench("peaks", "--help").stdout)]:
+        r = kbench(*args)
+        check(r.returncode == 0 and r.stdout == expected and r.stderr == "",
+              f"{' '.join(args)}: exit {r.returncode}, stdout {r.stdout[:80]!r}, "
+              f"stderr {r.stderr!r}")
     for args, message in [(["help", "nope"], "unknown command 'nope'"),
                           (["help", "run", "peaks"], "one command at a time"),
                           (["nope"], "unknown command 'nope'")]:
@@ -68,6 +81,12 @@ def check_polish():
         r = kbench("compare", js, js, "--format", "markdown")
         check("over 1 case." in r.stdout and "All 1 case<" in r.stdout,
               f"compare markdown of one case: {r.stdout!r}")
+    # `kbench npy --help` gives each subcommand's usage as its own help does.
+    npy = kbench("npy", "--help").stdout
+    for sub in ("info", "copy"):
+        usage = kbench("npy", sub, "--help").stdout.split("\n\n", 1)[0]
+        words = " ".join(usage.split()[1:])
+        check(words in " ".join(npy.split()), f"npy --help lacks the usage of npy {sub}: {words!r}")
     v = kbench("--version")
     r = kbench("version")
     check(v.returncode == 0 and v.stdout.startswith("kbench ") and r.returncode == 0

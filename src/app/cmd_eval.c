@@ -1,6 +1,5 @@
 /* `kbench eval`: evaluates an expression over .npy inputs and prints or saves the result. */
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,8 +69,11 @@ static kb_status parse_threads(const char *name, const char *value, void *target
     char *end;
     errno = 0;
     long v = strtol(value, &end, 10);
-    if (errno || end == value || *end || v < 1 || v > INT_MAX)
+    if (errno || end == value || *end || v < 1)
         return kb_fail(KB_EINVAL, "%s expects a positive integer, not '%s'", name, value);
+    /* KB_NUM_THREADS's bound, a usage error here rather than kb_threads_set's failure. */
+    if (v > 4096)
+        return kb_fail(KB_EINVAL, "%s expects at most 4096 threads, not '%s'", name, value);
     *(int *)target = (int)v;
     return KB_OK;
 }

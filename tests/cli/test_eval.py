@@ -408,6 +408,9 @@ def check_errors(tmp):
            re.escape(E + "--threads expects a positive integer, not '0'"))
     expect(["x", bx, "--threads", "two"], 2,
            re.escape(E + "--threads expects a positive integer, not 'two'"))
+    # Above KB_NUM_THREADS's bound is a value --threads does not take: bad usage, not a failure.
+    expect(["x", bx, "--threads", "5000"], 2,
+           re.escape(E + "--threads expects at most 4096 threads, not '5000'"))
     expect(["x", bx, "--simd", "bogus"], 2, E + r"unknown SIMD level 'bogus'.*")
     # A level kbench knows but this machine cannot run is a failure, not a usage error.
     foreign = "neon" if platform.machine() in ("x86_64", "AMD64") else "avx2"

@@ -97,7 +97,8 @@ void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
          .expected = "seconds, above 0, at most 3600", .hidden = list,
          .help = "seconds of samples per case (default " KB_STRING(KB_BENCH_DEFAULT_MIN_TIME) ")"},
         {KB_OPTION_INT, 0, "min-samples", "N", &s->min_samples, .min = KB_BENCH_MIN_SAMPLES,
-         .max = 1000000, .expected = "an integer from " KB_STRING(KB_BENCH_MIN_SAMPLES),
+         .max = 1000000,
+         .expected = "an integer from " KB_STRING(KB_BENCH_MIN_SAMPLES) " to 1000000",
          .hidden = list,
          .help = "at least N samples per case (default and minimum " KB_STRING(
              KB_BENCH_MIN_SAMPLES) ")"},

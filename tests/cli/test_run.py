@@ -291,6 +291,8 @@ def usage_errors(tmp):
         (["list", "--shard", "1/0"], "bad shard '1/0'"),
         (["run", "--min-time", "-1"], "bad --min-time '-1'"),
         (["run", "--min-samples", "5"], "bad --min-samples '5'"),
+        (["run", "--min-samples", "2000000"],
+         "bad --min-samples '2000000' (expected an integer from 10 to 1000000)"),
         (["run", "--repetitions", "0"], "bad --repetitions '0'"),
         (["run", "--cache", "warm"], "bad --cache 'warm'"),
         (["run", "--format", "xml"], "unknown format 'xml'"),

@@ -48,7 +48,8 @@ static bool reduce_small(const kb_array *in, const kb_reduce_args *args, kb_arra
     kb_simd_level level;
     if (kb_simd_current(&level) != KB_OK)
         return false;
-    double sum = kb_reduce_kernels_for(level)->sum[f32 ? KB_SUM_F32 : KB_SUM_F64].run(in->data, n);
+    double sum =
+        kb_reduce_kernels_for(level)->sum[f32 ? KB_SUM_F32 : KB_SUM_F64].run(in->data, n, false);
     double value = args->op == KB_REDUCE_MEAN ? sum / (double)n : sum;
     if (f32) {
         float f = (float)value;

@@ -43,6 +43,11 @@
  * 1024 x 1024 float32 var along axis 0 at the two-pass chunk length. */
 #define KB_REDUCE_ONE_PASS_CHUNK_BLOCKS 8
 
+/* Whether the input comes from memory rather than the caches (kb_reduce_far). */
+static bool plan_far(const kb_reduce_plan *p) {
+    return kb_reduce_far(p->nout * p->count * (int64_t)p->itemsize);
+}
+
 static double load(const kb_reduce_plan *p, const char *x) {
     switch (p->in_dtype) {
         case KB_F32: {
@@ -93,7 +98,7 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
     switch (p->op) {
         case KB_REDUCE_SUM:
         case KB_REDUCE_MEAN:
-            r.a = sum_kernels(p, k)->run(x, n);
+            r.a = sum_kernels(p, k)->run(x, n, plan_far(p));
             break;
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD:
@@ -416,7 +421,7 @@ static cols_shape cols_shape_of(const kb_reduce_plan *p, int col) {
     if (s.chunk_blocks < 1)
         s.chunk_blocks = 1;
     s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;
-    s.far = kb_reduce_far(p->nout * p->count * (int64_t)kb_dtype_size(p->in_dtype));
+    s.far = plan_far(p);
     return s;
 }
 
@@ -768,7 +773,7 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         for (int64_t b = 0; b < batches; b++) {
             double sums[KB_REDUCE_ROWS_BATCH];
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
-            sk->rows(p->in + o0 * p->kin[0], rows, p->kin[0], n, sums);
+            sk->rows(p->in + o0 * p->kin[0], rows, p->kin[0], n, sums, plan_far(p));
             stored &= store_sums(p, k, sums, rows, p->out + o0 * p->kout[0], p->kout[0]);
         }
         return stored ? KB_OK : kb_fail(KB_EINVAL, "cannot store a reduction result");

@@ -54,13 +54,14 @@ static inline bool kb_reduce_far(int64_t bytes) {
 
 /* The sum kernels of one input type; every sum is returned or accumulated in double. */
 typedef struct kb_sum_kernels {
-    /* the sum of n contiguous elements */
-    double (*run)(const void *x, int64_t n);
+    /* the sum of n contiguous elements; far: the input is at least half the last-level cache
+     * (kb_reduce_far), and the kernel prefetches ahead of its loads (reduce_sum.h) */
+    double (*run)(const void *x, int64_t n, bool far);
     /* acc[j] += sum over rows of x[i][j]; far: the rows come from beyond the last-level
      * cache, and the kernel prefetches the rows ahead of the ones it reads (reduce_sum.h) */
     void (*cols)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc, bool far);
     /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart */
-    void (*rows)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out);
+    void (*rows)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out, bool far);
 } kb_sum_kernels;
 
 typedef struct kb_reduce_kernels {

@@ -118,7 +118,8 @@ DEFINE_SCALAR_KERNELS(double, f64)
 /* The sums of every type the table serves, in double from the first element, each element
  * converted by LOAD. */
 #define DEFINE_SCALAR_SUMS(S, T, LOAD)                                                             \
-    static double sum_##S(const void *xv, int64_t n) {                                             \
+    static double sum_##S(const void *xv, int64_t n, bool far) {                                   \
+        (void)far; /* the plain loop: no prefetching */                                            \
         const T *x = xv;                                                                           \
         double a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                     \
         int64_t i = 0;                                                                             \
@@ -143,10 +144,10 @@ DEFINE_SCALAR_KERNELS(double, f64)
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,               \
-                             double *out) {                                                        \
+    static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n, double *out,  \
+                             bool far) {                                                           \
         for (int64_t i = 0; i < rows; i++)                                                         \
-            out[i] = sum_##S(x + i * stride, n);                                                   \
+            out[i] = sum_##S(x + i * stride, n, far);                                              \
     }
 
 #define AS_DOUBLE(v) ((double)(v))
@@ -255,7 +256,7 @@ static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_
 
 /* These sums accumulate in double from the first element already: they are the sumd ones. */
 static double sumd_f64(const double *x, int64_t n) {
-    return sum_f64(x, n);
+    return sum_f64(x, n, false);
 }
 static void sumd_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc) {
     sum_cols_f32(x, rows, stride, m, acc, false);

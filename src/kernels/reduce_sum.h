@@ -39,6 +39,9 @@
 #define KB_SUM_DEPTH 16
 #define KB_SUM_NACC 4 /* accumulators of a run */
 #define KB_SUM_ROWS 4 /* rows a cols pass streams at once */
+/* How far ahead a run's sum prefetches when its input is far (kb_reduce_far): 1 KiB, sixteen
+ * 64-byte lines, about the latency of memory at the rate a core sums (docs/performance.md). */
+#define KB_SUM_AHEAD 1024
 /* The most columns of a cols chunk: its partial sums (at most 16 KiB of doubles) live on the
  * stack. */
 #define KB_SUM_CHUNK_MAX 8192
@@ -144,7 +147,8 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
 
 /* The kernels of input type S (C type T) with partials of type P. */
 #define DEFINE_SUM_KERNELS(S, T, P)                                                                \
-    static double sum_##S(const void *xv, int64_t n) {                                             \
+    static inline                                                                                  \
+        __attribute__((always_inline)) double sum_body_##S(int PF, const void *xv, int64_t n) {    \
         enum { W = SUM_LANES_##P };                                                                \
         const T *x = xv;                                                                           \
         vf64 acc[2] = {vf64_zero(), vf64_zero()};                                                  \
@@ -156,8 +160,11 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
             vsum_##P a[KB_SUM_NACC];                                                               \
             SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) a[k] = sum_zero_##P();                \
             for (int64_t s = 0; s < steps; s++, i += KB_SUM_NACC * W)                              \
-                SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) a[k] =                            \
-                    sum_add_##P(a[k], sum_load_##S(x + i + k * W));                                \
+                SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) {                                 \
+                    if (PF)                                                                        \
+                        __builtin_prefetch((const char *)(x + i + k * W) + KB_SUM_AHEAD, 0, 2);    \
+                    a[k] = sum_add_##P(a[k], sum_load_##S(x + i + k * W));                         \
+                }                                                                                  \
             SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) sum_fold_##P(acc, a[k]);              \
         }                                                                                          \
         if (i < n) {                                                                               \
@@ -169,6 +176,10 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
             sum_fold_##P(acc, a);                                                                  \
         }                                                                                          \
         return vf64_hsum(vf64_add(acc[0], acc[1]));                                                \
+    }                                                                                              \
+                                                                                                   \
+    static double sum_##S(const void *x, int64_t n, bool far) {                                    \
+        return far ? sum_body_##S(1, x, n) : sum_body_##S(0, x, n);                                \
     }                                                                                              \
                                                                                                    \
     /* A narrow block with A accumulators: rounds of A vectors, folded every KB_SUM_DEPTH          \
@@ -277,12 +288,12 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                                                                                                    \
     /* Short rows (at most four vectors) take no run kernel call each: two accumulators, the       \
      * tail loaded with the first, then one fold. */                                               \
-    static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,               \
-                             double *out) {                                                        \
+    static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n, double *out,  \
+                             bool far) {                                                           \
         enum { W = SUM_LANES_##P };                                                                \
         if (n > 4 * W) {                                                                           \
             for (int64_t i = 0; i < rows; i++)                                                     \
-                out[i] = sum_##S(SUM_ROW(T, x, i, stride), n);                                     \
+                out[i] = sum_##S(SUM_ROW(T, x, i, stride), n, far);                                \
             return;                                                                                \
         }                                                                                          \
         int64_t full = n / W, tail = n % W;                                                        \

@@ -75,9 +75,27 @@ static void known_machines_are_found(void **state) {
     /* Apple M1 by either core type (cpu0 is an efficiency core); M3 by brand. */
     assert_string_equal(lookup(&d, "MIDR 0x611f0220", arm(0x61, 0x022))->id, "apple-m1");
     assert_string_equal(lookup(&d, "Apple M3", arm(-1, -1))->id, "apple-m3");
-    /* Unknown: another family, another Arm part, the brand of a row whose family differs. */
-    assert_null(lookup(&d, "AMD EPYC", x86(23, 49)));
-    assert_null(lookup(&d, "Neoverse N1", arm(0x41, 0xd0c)));
+    /* AMD generations from Zen 1 (the EPYC that KVM names only "AMD EPYC", family 23 model 1)
+     * to Zen 5; Skylake-SP and Cascade Lake share a model, the brand tells them apart. */
+    assert_string_equal(lookup(&d, "AMD EPYC", x86(23, 1))->id, "naples");
+    assert_string_equal(lookup(&d, "AMD EPYC 7742 64-Core Processor", x86(23, 0x31))->id, "rome");
+    assert_string_equal(lookup(&d, "AMD EPYC 9754 128-Core Processor", x86(25, 0xa0))->id,
+                        "bergamo");
+    assert_string_equal(lookup(&d, "AMD EPYC", x86(26, 2))->id, "turin");
+    assert_string_equal(
+        lookup(&d, "Intel(R) Xeon(R) Platinum 8180 CPU @ 2.50GHz", x86(6, 0x55))->id, "skylake-sp");
+    assert_string_equal(
+        lookup(&d, "Intel(R) Xeon(R) Platinum 8259CL CPU @ 2.50GHz", x86(6, 0x55))->id,
+        "cascade-lake-8259cl");
+    /* Neoverse N1: Graviton2 by the part, Altra by its brand over the part; AmpereOne. */
+    assert_string_equal(lookup(&d, "Neoverse N1", arm(0x41, 0xd0c))->id, "graviton2");
+    assert_string_equal(lookup(&d, "Ampere(R) Altra(R) Processor", arm(0x41, 0xd0c))->id,
+                        "ampere-altra");
+    assert_string_equal(lookup(&d, "", arm(0xc0, 0xac3))->id, "ampereone");
+    /* Unknown: another family or model, another Arm part, the brand of a row whose family
+     * differs. */
+    assert_null(lookup(&d, "AMD EPYC", x86(23, 0x71)));
+    assert_null(lookup(&d, "Cortex-A76", arm(0x41, 0xd0b)));
     /* A brand row holds only with its family too; the generation row still fits. */
     assert_string_equal(lookup(&d, "AMD EPYC 9755 128-Core Processor", x86(26, 2))->id,
                         "turin-9755");
@@ -105,6 +123,12 @@ static void theoretical_peaks(void **state) {
     assert_true(kb_datasheet_core_flops(spr, KB_FLOP_F64, KB_SIMD_AVX512, 2000) == 64e9);
     assert_true(kb_datasheet_core_flops(spr, KB_FLOP_F64, KB_SIMD_AVX2, 2000) == 32e9);
     assert_true(fabs(kb_datasheet_memory_bandwidth(spr) - 307.2e9) < 1);
+
+    /* Zen 1 at 3000 MHz: 2 pipes x 128 bits; AVX2's 256-bit operations take two halves, so
+     * float64 AVX2 2 x 2 lanes x 2 x 3e9 = 24 GFLOP/s. 8 x 8 x 2666 = 170.6 GB/s. */
+    const kb_datasheet_row *naples = lookup(&d, "AMD EPYC", x86(23, 1));
+    assert_true(kb_datasheet_core_flops(naples, KB_FLOP_F64, KB_SIMD_AVX2, 3000) == 24e9);
+    assert_true(fabs(kb_datasheet_memory_bandwidth(naples) - 170.624e9) < 1);
 
     /* Graviton3 at 2600 MHz: 4 x 128 bits; float32 NEON 4 x 4 x 2 x 2.6e9 = 83.2 GFLOP/s. */
     const kb_datasheet_row *g3 = lookup(&d, "", arm(0x41, 0xd40));

@@ -24,18 +24,21 @@ static const struct suite {
      kb_suite_mean_axis0_add},
     {"selftest", "the harness itself: an empty loop body and an empty function call",
      kb_suite_selftest_add},
-    /* For kbench's own tests (tests/cli/test_run.py runs it to check how failures are
-     * reported): selected by name like the others, but left out of the names, and so of
-     * `kbench run --help` and the message for an unknown suite, which are for users. */
+    /* For kbench's own tests (tests/cli/test_run.py runs them to check how failures are
+     * reported and that the roofline flags a kernel that does half its work): selected by
+     * name like the others, but left out of the names, and so of `kbench run --help` and the
+     * message for an unknown suite, which are for users. */
     {"failing", "cases that fail on purpose, to check how failures are reported",
      kb_suite_failing_add},
+    {"plausibility", "a sum that claims twice the bytes it reads, which must be flagged",
+     kb_suite_plausibility_add},
 };
 
 enum { nsuites = sizeof suites / sizeof suites[0] };
 
 /* The table's names again but the last, as the NULL-terminated list callers iterate over. */
 static const char *const names[] = {"quick", "reduce", "mean_axis0", "selftest", NULL};
-_Static_assert(sizeof names / sizeof names[0] == nsuites, "one name per suite for users");
+_Static_assert(sizeof names / sizeof names[0] == nsuites - 1, "one name per suite for users");
 
 const char *const *kb_bench_suite_names(void) {
     return names;

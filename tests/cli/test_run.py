@@ -107,6 +107,20 @@ def scaled_peaks(tmp, factor):
     return path
 
 
+def half_work_flagged(tmp):
+    """Issue 14: a sum of a buffer four times the last-level cache that reads only its first
+    half and claims the whole runs at about twice the memory's bandwidth on paper, and the run
+    flags it `impossible` against this machine's (quick) peaks, and fails."""
+    path = os.path.join(tmp, "plausibility.json")
+    r = kbench("run", "plausibility", "--min-time", "0.05", *PEAKS, "-q", "-o", path)
+    results = json.loads(Path(path).read_text()) if os.path.exists(path) else {"cases": []}
+    flags = {c["name"]: c["roofline"]["flags"] for c in results["cases"]}
+    half = "plausibility/half_work/threads=1"
+    check(r.returncode == 1 and "impossible" in flags.get(half, []) and
+          "plausibility/half_work/threads=1, at" in r.stderr,
+          f"half the work flagged: exit {r.returncode}, flags {flags}, {r.stderr!r}")
+
+
 def roofline_flags(tmp):
     # Peaks a million times too low: every result is above 100% of its bound.
     slow = scaled_peaks(tmp, 1e-6)
@@ -462,6 +476,7 @@ def main():
         quiet_warnings()
         run_ok(tmp)
         roofline_flags(tmp)
+        half_work_flagged(tmp)
         stdout_formats()
         settings_recorded(tmp)
         failures_exit_1(tmp)

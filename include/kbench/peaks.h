@@ -256,6 +256,17 @@ typedef struct kb_bw_curve {
 int kb_bw_curve_working_sets(const kb_cache caches[KB_CACHE_LEVEL_COUNT], int logical_cpus,
                              int threads, bool quick, int64_t *sizes, int max);
 
+/* The effective capacity of the L1, L2 and L3 levels for threads threads, from the curve's
+ * knees rather than from the sizes the OS reports (docs/roofline.md): for each level, its
+ * plateau (the best bound among the working sets the OS says it holds) and the next level's
+ * (or memory's, the curve's last point); when the plateau is at least KB_CURVE_KNEE_DROP times
+ * the next one, the capacity is the largest working set, from the plateau on, whose bound has
+ * lost at most a quarter of the ratio between the two. Otherwise, and for a level the curve does
+ * not show, the OS's size (kb_level_capacity's); capacities only grow from level to level. */
+#define KB_CURVE_KNEE_DROP 1.25
+void kb_bw_curve_capacities(const kb_bw_curve *curve, const kb_cache caches[KB_CACHE_LEVEL_COUNT],
+                            int threads, int64_t capacity[KB_MEM_DRAM]);
+
 /* One thread count's peaks. */
 typedef struct kb_peak_set {
     int threads;

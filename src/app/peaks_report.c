@@ -181,6 +181,30 @@ static void print_curve(const kb_peaks *p) {
     }
 }
 
+/* The levels' effective capacities of each set, from the curve's knees, beside the OS's. */
+static void print_capacities(const kb_peaks *p) {
+    const kb_peak_set *sets = p->sets;
+    int sets_shown = sets[1].threads == sets[0].threads ? 1 : KB_PEAKS_SET_COUNT;
+    if (sets[0].load_curve.count == 0)
+        return;
+    printf("\neffective capacities, from the load curve's knees (the OS's sizes in brackets):\n");
+    for (int s = 0; s < sets_shown; s++) {
+        int64_t cap[KB_MEM_DRAM];
+        kb_bw_curve_capacities(&sets[s].load_curve, p->caches, sets[s].threads, cap);
+        char t[32];
+        snprintf(t, sizeof t, "%d thread%s", sets[s].threads, kb_plural(sets[s].threads));
+        printf("  %-10s", t);
+        for (int l = 0; l < KB_MEM_DRAM; l++) {
+            char a[32], b[32];
+            kb_format_bytes(a, sizeof a, cap[l]);
+            kb_format_bytes(b, sizeof b,
+                            kb_level_capacity(p->caches, (kb_mem_level)l, sets[s].threads));
+            printf("  %s %s (%s)", kb_mem_level_name((kb_mem_level)l), a, b);
+        }
+        printf("\n");
+    }
+}
+
 /* The history of every figure: how many measurements, their range, the typical recent one
  * and the bound results are held against; then what the spread and the checks say. */
 static void print_history(const kb_peaks *p) {
@@ -309,6 +333,7 @@ int kb_peaks_print_text(const kb_peaks_report *r) {
                sets[KB_PEAKS_ALL_THREADS].threads, 100 * dram->best / memory);
     }
     print_curve(p);
+    print_capacities(p);
 
     printf("\nflops, GFLOP/s: best of %d; FMA chains, 2 FLOPs per lane\n",
            sets[0].flops[0][0].repetitions);

@@ -142,14 +142,6 @@ static inline __m256d dload_f64(const double *p) {
     return _mm256_loadu_pd(p);
 }
 
-static inline double dsum(const __m256d *a, int n) {
-    __m256d s = a[0];
-    for (int k = 1; k < n; k++)
-        s = _mm256_add_pd(s, a[k]);
-    __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
-    return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
-}
-
 /* ---- Narrow blocks. When rows are adjacent and m is small, a block is one run of rows*m
  * elements in which lane l of a vector loaded at element offset e belongs to column
  * (e + l) % m. With A accumulators of w lanes and A*w a multiple of m, every group of A

@@ -153,13 +153,6 @@ static inline __m512d dloadz_f64(__mmask8 k, const double *p) {
     return _mm512_maskz_loadu_pd(k, p);
 }
 
-static inline double dsum(const __m512d *a, int n) {
-    __m512d s = a[0];
-    for (int k = 1; k < n; k++)
-        s = _mm512_add_pd(s, a[k]);
-    return _mm512_reduce_add_pd(s);
-}
-
 /* ---- Narrow blocks. When rows are adjacent and m is small, a block is one run of rows*m
  * elements in which lane l of a vector loaded at element offset e belongs to column
  * (e + l) % m. With A accumulators of w lanes and A*w a multiple of m, every group of A

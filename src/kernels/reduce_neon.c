@@ -130,13 +130,6 @@ static inline float64x2_t dload_f64(const double *p) {
     return vld1q_f64(p);
 }
 
-static inline double dsum(const float64x2_t *a, int n) {
-    float64x2_t s = a[0];
-    for (int k = 1; k < n; k++)
-        s = vaddq_f64(s, a[k]);
-    return vaddvq_f64(s);
-}
-
 /* ---- Narrow blocks. When rows are adjacent and m is small, a block is one run of rows*m
  * elements in which lane l of a vector loaded at element offset e belongs to column
  * (e + l) % m. With A accumulators of w lanes and A*w a multiple of m, every group of A

@@ -104,8 +104,9 @@ kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kerne
     kb_roofline_figure fa = figure(&all->flops_history[type][level], all->flops[type][level].best,
                                    all->threads, peaks->measured_at);
     out->flops_per_second = between(&fo, &fa, threads, &out->flops_figure);
-    for (int l = 0; l < KB_MEM_DRAM; l++)
-        out->capacity[l] = kb_level_capacity(peaks->caches, (kb_mem_level)l, threads);
+    /* The levels' capacities from the knees of the curve of the nearer thread count. */
+    const kb_bw_curve *curve = threads == 1 ? &one->load_curve : &all->load_curve;
+    kb_bw_curve_capacities(curve, peaks->caches, threads, out->capacity);
     if (traffic == KB_BW_LOAD)
         curve_bounds(peaks, threads, out);
     return KB_OK;

@@ -55,7 +55,7 @@ static json_t *summary_json(const kb_peak_history *h, double scale) {
                      kb_peak_spread_name(s.spread));
 }
 
-static json_t *set_json(const kb_peak_set *set) {
+static json_t *set_json(const kb_peak_set *set, const kb_cache caches[KB_CACHE_LEVEL_COUNT]) {
     json_t *bw = json_array();
     for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
         kb_bw_traffic t;
@@ -106,8 +106,15 @@ static json_t *set_json(const kb_peak_set *set) {
                                                history_json(&p->history, 1e-9), "history_summary",
                                                summary_json(&p->history, 1e-9)));
     }
-    return json_pack("{s:i, s:o, s:o, s:o}", "threads", set->threads, "bandwidth", bw, "flops",
-                     flops, "load_curve", curve);
+    /* Derived from the curve, for people and reports; not read back. */
+    int64_t cap[KB_MEM_DRAM];
+    kb_bw_curve_capacities(&set->load_curve, caches, set->threads, cap);
+    json_t *capacities = json_object();
+    for (int l = 0; l < KB_MEM_DRAM; l++)
+        json_object_set_new(capacities, kb_mem_level_name((kb_mem_level)l),
+                            json_integer((json_int_t)cap[l]));
+    return json_pack("{s:i, s:o, s:o, s:o, s:o}", "threads", set->threads, "bandwidth", bw, "flops",
+                     flops, "load_curve", curve, "effective_capacities", capacities);
 }
 
 json_t *kb_peaks_json_build(const kb_peaks *p) {
@@ -123,7 +130,7 @@ json_t *kb_peaks_json_build(const kb_peaks *p) {
                                       p->caches[c].line_size, "shared_by", p->caches[c].shared_by));
     json_t *sets = json_array();
     for (int s = 0; s < KB_PEAKS_SET_COUNT; s++)
-        json_array_append_new(sets, set_json(&p->sets[s]));
+        json_array_append_new(sets, set_json(&p->sets[s], p->caches));
     return json_pack("{s:s, s:s, s:o, s:b, s:s, s:o, s:i, s:o, s:o}", "format", KB_PEAKS_FORMAT,
                      "measured_at", when, "load_average",
                      p->load_average >= 0 ? json_real(p->load_average) : json_null(), "quick",
@@ -261,10 +268,11 @@ static kb_status read_curve(json_t *a, int64_t measured_at, kb_bw_curve *curve) 
 }
 
 static kb_status read_set(json_t *obj, int64_t measured_at, kb_peak_set *set) {
-    json_t *bw, *flops, *curve = NULL;
+    json_t *bw, *flops, *curve = NULL, *capacities = NULL; /* derived: not read back */
     json_error_t e;
-    if (json_unpack_ex(obj, &e, JSON_STRICT, "{s:i, s:o, s:o, s?o}", "threads", &set->threads,
-                       "bandwidth", &bw, "flops", &flops, "load_curve", &curve) != 0)
+    if (json_unpack_ex(obj, &e, JSON_STRICT, "{s:i, s:o, s:o, s?o, s?o}", "threads", &set->threads,
+                       "bandwidth", &bw, "flops", &flops, "load_curve", &curve,
+                       "effective_capacities", &capacities) != 0)
         return kb_fail(KB_EFORMAT, "peaks JSON: sets: %s", e.text);
     if (set->threads < 1 || set->threads > KB_PEAKS_MAX_CPUS || !json_is_array(bw) ||
         !json_is_array(flops))

@@ -13,6 +13,7 @@
 #include "kbench/environment.h"
 #include "kbench/error.h"
 #include "kbench/expr.h"
+#include "kbench/gpus.h"
 #include "kbench/half.h"
 #include "kbench/machine.h"
 #include "kbench/memory.h"

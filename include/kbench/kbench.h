@@ -26,6 +26,7 @@
 #include "kbench/significance.h"
 #include "kbench/simd.h"
 #include "kbench/threads.h"
+#include "kbench/trace.h"
 #include "kbench/version.h"
 
 #endif

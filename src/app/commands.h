@@ -11,5 +11,6 @@ int kb_cmd_run(int argc, char **argv);
 int kb_cmd_list(int argc, char **argv);
 int kb_cmd_peaks(int argc, char **argv);
 int kb_cmd_compare(int argc, char **argv);
+int kb_cmd_trace(int argc, char **argv);
 
 #endif

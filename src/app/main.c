@@ -21,6 +21,7 @@ static const struct command {
     {"list", kb_cmd_list, "list the benchmark cases a run would measure"},
     {"compare", kb_cmd_compare, "compare two runs: ratios, significance, verdicts; a CI gate"},
     {"peaks", kb_cmd_peaks, "measure peak bandwidth and FLOP/s; compare with the datasheet"},
+    {"trace", kb_cmd_trace, "hold profiler traces against the GPU datasheet; diff two"},
 };
 
 enum { ncommands = sizeof commands / sizeof commands[0] };

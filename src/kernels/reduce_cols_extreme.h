@@ -10,7 +10,7 @@
  * a group of KB_EXTREME_GROUP (16) rows is done before the next group, as the column sums do:
  * memory sees four sequential streams over whole rows, and each running extreme is loaded and
  * stored once per four rows; from an input of at least half the last-level cache, each vector
- * also prefetches the four rows that come next (kb_reduce_far, as the column sums do). Tiles of 8
+ * also prefetches the four rows that come next (kb_cache_far, as the column sums do). Tiles of 8
  * vectors held in registers, which
  * this replaced, read each row in 512- or 256-byte pieces and ran at 40 GB/s from L3 where the
  * sums ran at 68 (1024 x 1024 float32, Zen 4, one thread).
@@ -89,7 +89,7 @@
             return;                                                                                \
         }                                                                                          \
         int64_t chunk = sum_chunk_columns(sizeof(T), W);                                           \
-        bool far = rows > KB_EXTREME_ROWS && kb_reduce_far(rows * stride);                         \
+        bool far = rows > KB_EXTREME_ROWS && kb_cache_far(rows * stride);                          \
         for (int64_t i0 = 0; i0 < rows; i0 += KB_EXTREME_GROUP)                                    \
             for (int64_t j0 = 0; j0 < m; j0 += chunk) {                                            \
                 const char *xi = x + i0 * stride + j0 * (int64_t)sizeof(T);                        \

@@ -43,9 +43,9 @@
  * 1024 x 1024 float32 var along axis 0 at the two-pass chunk length. */
 #define KB_REDUCE_ONE_PASS_CHUNK_BLOCKS 8
 
-/* Whether the input comes from memory rather than the caches (kb_reduce_far). */
+/* Whether the input comes from memory rather than the caches (kb_cache_far). */
 static bool plan_far(const kb_reduce_plan *p) {
-    return kb_reduce_far(p->nout * p->count * (int64_t)p->itemsize);
+    return kb_cache_far(p->nout * p->count * (int64_t)p->itemsize);
 }
 
 static double load(const kb_reduce_plan *p, const char *x) {

@@ -44,18 +44,10 @@ typedef enum kb_sum_type {
     KB_SUM_TYPES
 } kb_sum_type;
 
-/* Whether a column kernel reading bytes of input prefetches the rows ahead of the ones it
- * reads: from at least half the last-level cache (kb_cache_llc_bytes), where the rows come
- * from memory (docs/performance.md). Half: the last level is shared with the other cores (and,
- * in a VM, other guests) and holds the partial sums and the output too. */
-static inline bool kb_reduce_far(int64_t bytes) {
-    return bytes >= kb_cache_llc_bytes() / 2;
-}
-
 /* The sum kernels of one input type; every sum is returned or accumulated in double. */
 typedef struct kb_sum_kernels {
     /* the sum of n contiguous elements; far: the input is at least half the last-level cache
-     * (kb_reduce_far), and the kernel prefetches ahead of its loads (reduce_sum.h) */
+     * (kb_cache_far), and the kernel prefetches ahead of its loads (reduce_sum.h) */
     double (*run)(const void *x, int64_t n, bool far);
     /* acc[j] += sum over rows of x[i][j]; far: the rows come from beyond the last-level
      * cache, and the kernel prefetches the rows ahead of the ones it reads (reduce_sum.h) */

@@ -39,9 +39,6 @@
 #define KB_SUM_DEPTH 16
 #define KB_SUM_NACC 4 /* accumulators of a run */
 #define KB_SUM_ROWS 4 /* rows a cols pass streams at once */
-/* How far ahead a run's sum prefetches when its input is far (kb_reduce_far): 1 KiB, sixteen
- * 64-byte lines, about the latency of memory at the rate a core sums (docs/performance.md). */
-#define KB_SUM_AHEAD 1024
 /* The most columns of a cols chunk: its partial sums (at most 16 KiB of doubles) live on the
  * stack. */
 #define KB_SUM_CHUNK_MAX 8192
@@ -162,7 +159,8 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
             for (int64_t s = 0; s < steps; s++, i += KB_SUM_NACC * W)                              \
                 SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) {                                 \
                     if (PF)                                                                        \
-                        __builtin_prefetch((const char *)(x + i + k * W) + KB_SUM_AHEAD, 0, 2);    \
+                        __builtin_prefetch((const char *)(x + i + k * W) + KB_FAR_AHEAD_BYTES, 0,  \
+                                           2);                                                     \
                     a[k] = sum_add_##P(a[k], sum_load_##S(x + i + k * W));                         \
                 }                                                                                  \
             SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) sum_fold_##P(acc, a[k]);              \

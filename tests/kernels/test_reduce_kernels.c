@@ -386,7 +386,7 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
     (c->f32 ? t->sumd_cols_f32 : t->sumd_cols_f64)(c->x.data, c->rows, c->stride, m, sumd);
     /* far as the driver sets it, so that rows far apart take the prefetching form */
     t->sum[c->f32 ? KB_SUM_F32 : KB_SUM_F64].cols(c->x.data, c->rows, c->stride, m, sum,
-                                                  kb_reduce_far(c->rows * c->stride));
+                                                  kb_cache_far(c->rows * c->stride));
     (c->f32 ? t->sqdev_cols_f32 : t->sqdev_cols_f64)(c->x.data, c->rows, c->stride, m, c->center,
                                                      dev);
     for (int64_t j = 0; j < m; j++) {
@@ -502,14 +502,14 @@ static void cols(bool f32) {
                           adjacent, (kind)test_rng_below(&rng, KINDS), NAN_ANYWHERE);
     }
     /* rows far apart, spanning half the last-level cache: the column kernels prefetch the
-     * rows ahead (kb_reduce_far), past the last row too */
+     * rows ahead (kb_cache_far), past the last row too */
     for (int rep = 0; rep < 4; rep++) {
         int64_t rows = 5 + test_rng_below(&rng, 40), m = 1 + test_rng_below(&rng, 200);
         int64_t stride = kb_cache_llc_bytes() / 2 / rows + 4096;
         stride -= stride % 8;
         static const kind kinds[] = {NANS, REAL, TIES, SPECIAL};
         cols_case c = cols_new(f32, rows, m, false, stride, kinds[rep], NAN_ONE);
-        assert_true(kb_reduce_far(rows * stride));
+        assert_true(kb_cache_far(rows * stride));
         for (int64_t j = 0; j < m; j++) /* a NaN to start from sends the call to scalar */
             if (isnan(c.best0[j]))
                 c.best0[j] = 0;

@@ -48,11 +48,11 @@ static const kb_bw_kernels *kernels_for(kb_simd_level level) {
     return tables[kb_simd_table_level(KB_SIMD_FAMILY_BANDWIDTH, level)];
 }
 
-static double sweep(const kb_bw_kernels *k, kb_bw_kernel kernel, int64_t n, double *a,
+static double sweep(const kb_bw_kernels *k, kb_bw_kernel kernel, int64_t n, bool far, double *a,
                     const double *b, const double *c) {
     switch (kernel) {
         case KB_BW_LOAD:
-            return k->load(a, n);
+            return k->load(a, n, far);
         case KB_BW_COPY:
             k->copy(a, b, n);
             return a[n - 1];
@@ -78,7 +78,7 @@ kb_status kb_bw_run(kb_bw_kernel kernel, kb_simd_level level, int64_t n, int64_t
                        kb_simd_name(level));
     double last = 0;
     for (int64_t s = 0; s < sweeps && n > 0; s++)
-        last = sweep(k, kernel, n, a, b, c);
+        last = sweep(k, kernel, n, kb_cache_far(n * (int64_t)sizeof(double)), a, b, c);
     kb_bw_traffic t;
     kb_bw_kernel_traffic(kernel, &t);
     double elements = (double)n * (double)sweeps;
@@ -96,6 +96,7 @@ typedef struct bw_context {
     const kb_bw_kernels *kernels;
     kb_bw_kernel kernel;
     int64_t n; /* elements per array and thread */
+    bool far;  /* the working set comes from memory (kb_cache_far): load prefetches */
 } bw_context;
 
 /* Array i starts i x 1344 bytes (21 cache lines) into its allocation, as STREAM offsets its
@@ -146,7 +147,8 @@ static double bw_run(void *context, void *state, int64_t count) {
     bw_state *s = state;
     double keep = 0;
     for (int64_t i = 0; i < count; i++)
-        keep += sweep(ctx->kernels, ctx->kernel, ctx->n, s->array[0], s->array[1], s->array[2]);
+        keep += sweep(ctx->kernels, ctx->kernel, ctx->n, ctx->far, s->array[0], s->array[1],
+                      s->array[2]);
     return keep;
 }
 
@@ -174,7 +176,7 @@ kb_status kb_bw_measure(kb_bw_kernel kernel, kb_simd_level level, int threads,
     int64_t n = per_array / KB_BW_BLOCK_ELEMENTS * KB_BW_BLOCK_ELEMENTS;
     if (n < KB_BW_BLOCK_ELEMENTS)
         n = KB_BW_BLOCK_ELEMENTS;
-    bw_context ctx = {k, kernel, n};
+    bw_context ctx = {k, kernel, n, kb_cache_far(working_set_bytes)};
     kb_team_job job = {threads, s, &ctx, bw_prepare, bw_run, bw_finish};
     double rates[KB_MEASURE_MAX_REPETITIONS];
     st = kb_team_time(&job, rates);

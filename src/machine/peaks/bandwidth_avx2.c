@@ -5,10 +5,13 @@
 
 /* Four vectors (one 128-byte block, two cache lines) per iteration; load keeps four
  * independent sums, enough to hide the add latency at two loads per cycle. */
-static double load(const double *a, int64_t n) {
+static double load(const double *a, int64_t n, bool far) {
     __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
+        if (far)
+            for (int k = 0; k < 16; k += 8)
+                __builtin_prefetch((const char *)(a + i + k) + KB_FAR_AHEAD_BYTES, 0, 2);
         s0 = _mm256_add_pd(s0, _mm256_loadu_pd(a + i));
         s1 = _mm256_add_pd(s1, _mm256_loadu_pd(a + i + 4));
         s2 = _mm256_add_pd(s2, _mm256_loadu_pd(a + i + 8));

@@ -5,10 +5,13 @@
 
 /* Four vectors (four cache lines) per iteration, as likwid-bench's load_avx512 does; load keeps
  * four independent sums so that one add per load never waits on the previous one. */
-static double load(const double *a, int64_t n) {
+static double load(const double *a, int64_t n, bool far) {
     __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
+        if (far)
+            for (int k = 0; k < 32; k += 8)
+                __builtin_prefetch((const char *)(a + i + k) + KB_FAR_AHEAD_BYTES, 0, 2);
         s0 = _mm512_add_pd(s0, _mm512_loadu_pd(a + i));
         s1 = _mm512_add_pd(s1, _mm512_loadu_pd(a + i + 8));
         s2 = _mm512_add_pd(s2, _mm512_loadu_pd(a + i + 16));

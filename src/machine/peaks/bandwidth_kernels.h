@@ -1,14 +1,20 @@
 #ifndef KB_MACHINE_PEAKS_BANDWIDTH_KERNELS_H
 #define KB_MACHINE_PEAKS_BANDWIDTH_KERNELS_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "core/cache_size.h"
 
 /* The inner loops of the bandwidth kernels, one set per instruction set (bandwidth_<isa>.c,
  * each compiled with its own flags). One call is one sweep over n elements; the driver
- * (bandwidth.c) repeats them. Plain loads and stores: no non-temporal stores and no software
- * prefetch, so that the numbers are those of the code kernels are written as. */
+ * (bandwidth.c) repeats them. Plain loads and stores, no non-temporal stores: the numbers are
+ * those of the code kernels are written as. That code prefetches when it streams a working set
+ * from memory (kb_cache_far), and so does load when far is set, KB_FAR_AHEAD_BYTES ahead of
+ * each line it reads: without it, kbench's own sums read memory faster than the peak they are
+ * held against (docs/roofline.md). */
 typedef struct kb_bw_kernels {
-    double (*load)(const double *a, int64_t n);
+    double (*load)(const double *a, int64_t n, bool far);
     void (*copy)(double *a, const double *b, int64_t n);
     void (*triad)(double *a, const double *b, const double *c, double s, int64_t n);
 } kb_bw_kernels;

@@ -113,8 +113,9 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
                     r.c = 0;
             } else {
                 /* Two passes over a block that is still in cache: mean, then deviations. */
-                r.b = k->sumd_f64(xd, n) / (double)n;
-                r.c = k->sqdev_f64(xd, n, r.b);
+                bool far = plan_far(p);
+                r.b = k->sumd_f64(xd, n, far) / (double)n;
+                r.c = k->sqdev_f64(xd, n, r.b, far);
             }
             break;
         case KB_REDUCE_MIN:

@@ -77,8 +77,8 @@ typedef struct kb_reduce_kernels {
     void (*moments_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m,
                              const float *center, double *sum, double *sq);
     /* float64 var and std of a run, in two passes: the sum of (x[i] - center)^2 around the
-     * mean sumd_f64 gave */
-    double (*sqdev_f64)(const double *x, int64_t n, double center);
+     * mean sumd_f64 gave; far: the input comes from memory, prefetch the next block */
+    double (*sqdev_f64)(const double *x, int64_t n, double center, bool far);
     float (*min_f32)(const float *x, int64_t n);
     float (*max_f32)(const float *x, int64_t n);
     double (*min_f64)(const double *x, int64_t n);
@@ -120,7 +120,7 @@ typedef struct kb_reduce_kernels {
                          int64_t out_stride);
 
     /* sums accumulated in double from the first element, as the means of var and std need */
-    double (*sumd_f64)(const double *x, int64_t n);
+    double (*sumd_f64)(const double *x, int64_t n, bool far);
     void (*sumd_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
     void (*sumd_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
 } kb_reduce_kernels;

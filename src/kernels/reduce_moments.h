@@ -53,12 +53,13 @@ static void moments_f32(const float *x, int64_t n, float center, double *sum, do
  * sum (sumd_f64), then the squared deviations from the mean it gives (sqdev_f64). Tails load
  * with zeros (adding nothing) or with the center (deviating by nothing).
  *
- * Both passes prefetch the next block (x + n: the driver's blocks follow each other) into L2,
- * a cache line per line read. Without it, memory idled: the hardware prefetchers run only a
- * few lines ahead of demand, and while the second pass worked on the cached block no demand
- * reached memory. Measured on a 4096 x 4096 float64 var at one thread (Zen 4): 20 GB/s
- * without, 31 GB/s with, the DRAM load figure of kbench peaks being 30. Prefetching past the
- * end of the input is harmless (a prefetch never faults). */
+ * With far (an input from memory, kb_cache_far), both passes prefetch the next block (x + n:
+ * the driver's blocks follow each other) into L2, a cache line per line read; a cached input
+ * would pay for the prefetches (float64 std of 65536 elements: 8-9 against 10-11 us). Without it,
+ * memory idled: the hardware prefetchers run only a few lines ahead of demand, and while the second
+ * pass worked on the cached block no demand reached memory. Measured on a 4096 x 4096 float64 var
+ * at one thread (Zen 4): 20 GB/s without, 31 GB/s with, the DRAM load figure of kbench peaks
+ * being 30. Prefetching past the end of the input is harmless (a prefetch never faults). */
 #define KB_TWO_PASS_LINE 64 /* bytes a prefetch brings; every target's line is at least this */
 
 static inline void two_pass_prefetch(const double *next, int64_t i) {
@@ -67,13 +68,15 @@ static inline void two_pass_prefetch(const double *next, int64_t i) {
         __builtin_prefetch((const char *)(next + i) + b, 0, 2);
 }
 
-static double sumd_f64(const double *x, int64_t n) {
+static inline __attribute__((always_inline)) double sumd_body_f64(int PF, const double *x,
+                                                                  int64_t n) {
     vf64 a[KB_MOMENTS_NACC];
     for (int k = 0; k < KB_MOMENTS_NACC; k++)
         a[k] = vf64_zero();
     int64_t i = 0;
     for (; i + KB_MOMENTS_NACC * VF64_LANES <= n; i += KB_MOMENTS_NACC * VF64_LANES) {
-        two_pass_prefetch(x + n, i);
+        if (PF)
+            two_pass_prefetch(x + n, i);
         for (int k = 0; k < KB_MOMENTS_NACC; k++)
             a[k] = vf64_add(a[k], vf64_load(x + i + k * VF64_LANES));
     }
@@ -83,13 +86,19 @@ static double sumd_f64(const double *x, int64_t n) {
     return vf64_hsum(vf64_add(vf64_add(a[0], a[1]), vf64_add(a[2], a[3])));
 }
 
-static double sqdev_f64(const double *x, int64_t n, double center) {
+static double sumd_f64(const double *x, int64_t n, bool far) {
+    return far ? sumd_body_f64(1, x, n) : sumd_body_f64(0, x, n);
+}
+
+static inline __attribute__((always_inline)) double sqdev_body_f64(int PF, const double *x,
+                                                                   int64_t n, double center) {
     vf64 c = vf64_set1(center), a[KB_MOMENTS_NACC];
     for (int k = 0; k < KB_MOMENTS_NACC; k++)
         a[k] = vf64_zero();
     int64_t i = 0;
     for (; i + KB_MOMENTS_NACC * VF64_LANES <= n; i += KB_MOMENTS_NACC * VF64_LANES) {
-        two_pass_prefetch(x + n, i);
+        if (PF)
+            two_pass_prefetch(x + n, i);
         for (int k = 0; k < KB_MOMENTS_NACC; k++) {
             vf64 d = vf64_sub(vf64_load(x + i + k * VF64_LANES), c);
             a[k] = vf64_fma(d, d, a[k]);
@@ -101,6 +110,10 @@ static double sqdev_f64(const double *x, int64_t n, double center) {
         a[0] = vf64_fma(d, d, a[0]);
     }
     return vf64_hsum(vf64_add(vf64_add(a[0], a[1]), vf64_add(a[2], a[3])));
+}
+
+static double sqdev_f64(const double *x, int64_t n, double center, bool far) {
+    return far ? sqdev_body_f64(1, x, n, center) : sqdev_body_f64(0, x, n, center);
 }
 
 /* The cols form: for each of m columns, sum[j] += the sum over rows of (x[i][j] - center[j])

@@ -192,7 +192,8 @@ static void store_sqrt_f64(const double *sums, int64_t n, double scale, double *
 }
 
 /* float64 var and std: squared deviations around the mean of the sumd pass. */
-static double sqdev_f64(const double *x, int64_t n, double c) {
+static double sqdev_f64(const double *x, int64_t n, double c, bool far) {
+    (void)far; /* the plain loop: no prefetching */
     double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     int64_t i = 0;
     for (; i + 4 <= n; i += 4) {
@@ -255,8 +256,8 @@ static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_
 }
 
 /* These sums accumulate in double from the first element already: they are the sumd ones. */
-static double sumd_f64(const double *x, int64_t n) {
-    return sum_f64(x, n, false);
+static double sumd_f64(const double *x, int64_t n, bool far) {
+    return sum_f64(x, n, far);
 }
 static void sumd_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc) {
     sum_cols_f32(x, rows, stride, m, acc, false);

@@ -63,6 +63,10 @@ static kb_trace_op_status fail(kb_trace_work *w, kb_trace_op_status status, cons
     va_start(args, format);
     vsnprintf(w->why, sizeof w->why, format, args);
     va_end(args);
+    /* A reason is one line of text, whatever the trace's names hold (a newline, an escape). */
+    for (char *c = w->why; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return status;
 }
 

@@ -43,11 +43,6 @@
  * 1024 x 1024 float32 var along axis 0 at the two-pass chunk length. */
 #define KB_REDUCE_ONE_PASS_CHUNK_BLOCKS 8
 
-/* Whether the input comes from memory rather than the caches (kb_cache_far). */
-static bool plan_far(const kb_reduce_plan *p) {
-    return kb_cache_far(p->nout * p->count * (int64_t)p->itemsize);
-}
-
 static double load(const kb_reduce_plan *p, const char *x) {
     switch (p->in_dtype) {
         case KB_F32: {
@@ -98,7 +93,7 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
     switch (p->op) {
         case KB_REDUCE_SUM:
         case KB_REDUCE_MEAN:
-            r.a = sum_kernels(p, k)->run(x, n, plan_far(p));
+            r.a = sum_kernels(p, k)->run(x, n, p->far);
             break;
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD:
@@ -113,7 +108,7 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
                     r.c = 0;
             } else {
                 /* Two passes over a block that is still in cache: mean, then deviations. */
-                bool far = plan_far(p);
+                bool far = p->far;
                 r.b = k->sumd_f64(xd, n, far) / (double)n;
                 r.c = k->sqdev_f64(xd, n, r.b, far);
             }
@@ -422,7 +417,7 @@ static cols_shape cols_shape_of(const kb_reduce_plan *p, int col) {
     if (s.chunk_blocks < 1)
         s.chunk_blocks = 1;
     s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;
-    s.far = plan_far(p);
+    s.far = p->far;
     return s;
 }
 
@@ -774,7 +769,7 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         for (int64_t b = 0; b < batches; b++) {
             double sums[KB_REDUCE_ROWS_BATCH];
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
-            sk->rows(p->in + o0 * p->kin[0], rows, p->kin[0], n, sums, plan_far(p));
+            sk->rows(p->in + o0 * p->kin[0], rows, p->kin[0], n, sums, p->far);
             stored &= store_sums(p, k, sums, rows, p->out + o0 * p->kout[0], p->kout[0]);
         }
         return stored ? KB_OK : kb_fail(KB_EINVAL, "cannot store a reduction result");

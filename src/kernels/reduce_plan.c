@@ -1,6 +1,7 @@
 /* The plan of a reduction: kept and reduced dimensions, simplified and ordered for streaming. */
 #include <string.h>
 
+#include "core/cache_size.h"
 #include "kernels/reduce_plan.h"
 
 static bool order_free(kb_reduce_op op) {
@@ -44,6 +45,8 @@ void kb_reduce_plan_build(kb_reduce_plan *plan, const kb_array *in, const kb_red
     }
     if (plan->count == 0 || plan->nout == 0)
         return;
+    /* Once per call: the kernels ask for every block. */
+    plan->far = kb_cache_far(plan->nout * plan->count * (int64_t)plan->itemsize);
 
     if (order_free(plan->op)) {
         for (int i = 0; i < plan->nr; i++) {

@@ -25,6 +25,8 @@ typedef struct kb_reduce_plan {
     int64_t rshape[KB_MAX_DIMS], rin[KB_MAX_DIMS];
     int64_t count; /* elements reduced into each output */
     int64_t nout;  /* number of outputs */
+    bool far;      /* the input comes from memory, not the caches (kb_cache_far): kernels that
+                      stream it prefetch */
 } kb_reduce_plan;
 
 /* Validates the axes and fills reduced[i] for each input dimension. */

@@ -177,21 +177,6 @@ int kb_cmd_npy(int argc, char **argv) {
         .epilogue = "'kbench npy SUBCOMMAND --help' describes a subcommand.\n" NPY_EXIT_STATUS,
         .flags = KB_OPTIONS_STOP_AT_ARGUMENT,
     };
-    kb_arg_list rest = {0};
-    int status;
-    if (kb_program_parse(&program, argc, argv, &rest, &status)) {
-        /* The subcommand and what follows it are the end of argv, which the subcommand
-         * parses as its own command line. */
-        char **sub = argv + (argc - rest.count);
-        if (rest.count == 0)
-            status = kb_usage_error(program.name, "missing subcommand (info or copy)");
-        else if (strcmp(sub[0], "info") == 0)
-            status = run_info(rest.count, sub);
-        else if (strcmp(sub[0], "copy") == 0)
-            status = run_copy(rest.count, sub);
-        else
-            status = kb_usage_error(program.name, "unknown subcommand '%s'", sub[0]);
-    }
-    kb_arg_list_free(&rest);
-    return status;
+    static const kb_subcommand subcommands[2] = {{"info", run_info}, {"copy", run_copy}};
+    return kb_program_run_subcommand(&program, argc, argv, subcommands);
 }

@@ -2,7 +2,6 @@
  * traces' kernels side by side (diff). */
 #include <float.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "app/commands.h"
 #include "app/options.h"
@@ -190,19 +189,6 @@ int kb_cmd_trace(int argc, char **argv) {
         .epilogue = "'kbench trace SUBCOMMAND --help' describes a subcommand.\n" TRACE_EXIT_STATUS,
         .flags = KB_OPTIONS_STOP_AT_ARGUMENT,
     };
-    kb_arg_list rest = {0};
-    int status;
-    if (kb_program_parse(&program, argc, argv, &rest, &status)) {
-        char **sub = argv + (argc - rest.count);
-        if (rest.count == 0)
-            status = kb_usage_error(program.name, "missing subcommand (analyze or diff)");
-        else if (strcmp(sub[0], "analyze") == 0)
-            status = run_analyze(rest.count, sub);
-        else if (strcmp(sub[0], "diff") == 0)
-            status = run_diff(rest.count, sub);
-        else
-            status = kb_usage_error(program.name, "unknown subcommand '%s'", sub[0]);
-    }
-    kb_arg_list_free(&rest);
-    return status;
+    static const kb_subcommand subcommands[2] = {{"analyze", run_analyze}, {"diff", run_diff}};
+    return kb_program_run_subcommand(&program, argc, argv, subcommands);
 }

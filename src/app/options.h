@@ -113,4 +113,17 @@ void kb_program_print_help(const kb_program *p, FILE *out);
 bool kb_program_parse(const kb_program *p, int argc, char **argv, kb_arg_list *arguments,
                       int *status);
 
+/* A subcommand of a command such as `kbench npy`: its name and the function that parses the
+ * rest of the command line as its own (argv[0] is the subcommand). */
+typedef struct kb_subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} kb_subcommand;
+
+/* Parses the command line of a command of two subcommands (p's flags hold
+ * KB_OPTIONS_STOP_AT_ARGUMENT) and runs the one it names; "missing subcommand (A or B)" and
+ * "unknown subcommand 'X'" are usage errors. Returns the exit status. */
+int kb_program_run_subcommand(const kb_program *p, int argc, char **argv,
+                              const kb_subcommand subcommands[2]);
+
 #endif

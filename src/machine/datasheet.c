@@ -111,14 +111,8 @@ static kb_status parse_lines(kb_csv_reader *p, kb_datasheet *out) {
     bool more;
     kb_status st;
     while ((st = kb_csv_next(p, &more)) == KB_OK && more) {
-        if (out->count == capacity) {
-            int grown = capacity ? 2 * capacity : 16;
-            kb_datasheet_row *rows = realloc(out->rows, (size_t)grown * sizeof *rows);
-            if (!rows)
-                return kb_fail(KB_ENOMEM, "out of memory reading %s", p->name);
-            out->rows = rows;
-            capacity = grown;
-        }
+        if ((st = kb_csv_reserve(p, &out->rows, out->count, &capacity, sizeof *out->rows)) != KB_OK)
+            return st;
         kb_datasheet_row *r = &out->rows[out->count];
         if ((st = parse_row(p, r)) != KB_OK)
             return st;

@@ -86,14 +86,7 @@ static kb_status parse_rows(kb_csv_reader *p, kb_gpus *out) {
     bool more;
     kb_status st;
     while ((st = kb_csv_next(p, &more)) == KB_OK && more) {
-        if (out->count == capacity) {
-            int grown = capacity ? 2 * capacity : 16;
-            kb_gpu_row *rows = realloc(out->rows, (size_t)grown * sizeof *rows);
-            if (!rows)
-                return kb_fail(KB_ENOMEM, "out of memory reading %s", p->name);
-            out->rows = rows;
-            capacity = grown;
-        }
+        TRY(kb_csv_reserve(p, &out->rows, out->count, &capacity, sizeof *out->rows));
         kb_gpu_row *r = &out->rows[out->count];
         TRY(parse_row(p, r));
         for (int i = 0; i < out->count; i++)

@@ -9,30 +9,14 @@
 
 #include "core/internal.h"
 #include "results/trace_scan.h"
+#include "util/internal.h"
 
 static kb_status read_stream(const char *path, FILE *f, kb_trace_text *out) {
-    size_t cap = 1 << 16, used = 0;
-    char *buf = NULL;
-    for (;;) {
-        char *grown = realloc(buf, cap);
-        if (!grown) {
-            free(buf);
-            return kb_fail(KB_ENOMEM, "%s: out of memory", path);
-        }
-        buf = grown;
-        used += fread(buf + used, 1, cap - used, f);
-        if (ferror(f)) {
-            kb_status st = kb_fail(KB_EIO, "%s: cannot read: %s", path, strerror(errno));
-            free(buf);
-            return st;
-        }
-        if (used < cap)
-            break;
-        cap *= 2;
-    }
-    out->text = out->buffer = buf;
-    out->length = used;
-    return KB_OK;
+    char *buf;
+    kb_status st = kb_file_read_all(path, f, &buf, &out->length);
+    if (st == KB_OK)
+        out->text = out->buffer = buf;
+    return st;
 }
 
 kb_status kb_trace_text_open(const char *path, kb_trace_text *out) {

@@ -2,9 +2,9 @@
 #define KB_UTIL_INTERNAL_H
 
 /* The util layer: infrastructure written once for every layer below it (JSON files and text,
- * JSON as kbench writes it, typed JSON reads, the CSV tables of data/, the monotonic clock, the random number
- * generator, sorting, strings, the C locale, time and size formatting). Other folders include
- * this header, never util's others. */
+ * JSON as kbench writes it, typed JSON reads, the CSV tables of data/, the monotonic clock, the
+ * random number generator, sorting, strings, the C locale, time and size formatting). Other folders
+ * include this header, never util's others. */
 
 #include "util/c_locale.h"
 #include "util/csv_table.h"

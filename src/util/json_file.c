@@ -7,9 +7,7 @@
 #include "core/internal.h"
 #include "util/json_file.h"
 
-/* The whole file into a heap buffer, so that a failed read reports its errno, which
- * jansson's own reader does not keep. */
-static kb_status read_all(const char *path, FILE *f, char **text, size_t *length) {
+kb_status kb_file_read_all(const char *path, FILE *f, char **text, size_t *length) {
     struct stat sb;
     if (fstat(fileno(f), &sb) != 0)
         return kb_fail(KB_EIO, "%s: cannot read: %s", path, strerror(errno));
@@ -71,7 +69,7 @@ kb_status kb_json_read_file(const char *path, bool missing_ok, kb_json_reader re
     }
     char *text = NULL;
     size_t length = 0;
-    kb_status st = read_all(path, f, &text, &length);
+    kb_status st = kb_file_read_all(path, f, &text, &length);
     fclose(f);
     if (st != KB_OK)
         return st;

@@ -14,6 +14,12 @@
  * freed after the call: take references to keep parts of it. */
 typedef kb_status (*kb_json_reader)(json_t *root, const char *label, void *out);
 
+/* The rest of the open stream f into a heap buffer (*text, the caller frees it; *length
+ * bytes), so that a failed read reports its errno, which jansson's own reader does not keep.
+ * path names the file in messages: KB_EIO, "PATH: cannot read: REASON" (a directory, a read
+ * error), KB_ENOMEM, "PATH: out of memory". */
+kb_status kb_file_read_all(const char *path, FILE *f, char **text, size_t *length);
+
 /* Parses the JSON document at path, refusing duplicate keys, and hands it to read with path as
  * the label. Fails with KB_EIO, "PATH: cannot read: REASON" (a missing file, a directory, a
  * read error), KB_EFORMAT, "PATH: not valid JSON: REASON (line L, column C)", or what read

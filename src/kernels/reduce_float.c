@@ -108,9 +108,8 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
                     r.c = 0;
             } else {
                 /* Two passes over a block that is still in cache: mean, then deviations. */
-                bool far = p->far;
-                r.b = k->sumd_f64(xd, n, far) / (double)n;
-                r.c = k->sqdev_f64(xd, n, r.b, far);
+                r.b = k->sumd_f64(xd, n, p->far) / (double)n;
+                r.c = k->sqdev_f64(xd, n, r.b, p->far);
             }
             break;
         case KB_REDUCE_MIN:
@@ -211,7 +210,6 @@ typedef struct cols_shape {
     int64_t block_rows;   /* rows per block */
     int64_t chunk_blocks; /* blocks per chunk */
     int64_t blocks, chunks;
-    bool far; /* the input is at least half the last-level cache: rows come from memory */
 } cols_shape;
 
 /* Input and output offsets of group g (the kept dimensions other than col). */
@@ -417,7 +415,6 @@ static cols_shape cols_shape_of(const kb_reduce_plan *p, int col) {
     if (s.chunk_blocks < 1)
         s.chunk_blocks = 1;
     s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;
-    s.far = p->far;
     return s;
 }
 
@@ -435,7 +432,7 @@ static void sum_task(const kb_reduce_plan *p, const kb_sum_kernels *sk, int col,
     int64_t r0 = chunk * chunk_rows, r1 = r0 + chunk_rows < s->rows ? r0 + chunk_rows : s->rows;
     FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
         (void)first;
-        sk->cols(x, n, stride, w, sum, s->far);
+        sk->cols(x, n, stride, w, sum, p->far);
     });
 }
 

@@ -38,6 +38,14 @@ kb_status kb_results_print(const kb_results *results, kb_results_format format, 
 /* Writes results to a file: whole or not at all (a temporary beside it, then renamed). */
 kb_status kb_results_save(const kb_results *results, kb_results_format format, const char *path);
 
+/* Writes the run's timeline to path as a Chrome trace (JSON object format: Perfetto and
+ * chrome://tracing open it), whole or not at all: each block of samples is a complete event on
+ * the track of its library (kbench, or a baseline's process), with the samples' count, their
+ * median and rates, and the case's bytes, FLOPs, rates and roofline as arguments; the untimed
+ * call before a block is a "warm-up" event inside it. Only results measured in this process
+ * have blocks: a results file read back has none. */
+kb_status kb_results_save_trace(const kb_results *results, const char *path);
+
 /* Reads a results file, checking it against the schema: KB_EIO when it cannot be read,
  * KB_EFORMAT with a message naming the file and the field ("r.json: cases[3].samples_ns:
  * expected an array of integers") when it is not a valid results file. Unknown keys are

@@ -27,6 +27,17 @@ typedef struct kb_bench_result_param {
     bool implementation;
 } kb_bench_result_param;
 
+/* One block of a case's samples, taken in a row within one round of the interleaving: samples
+ * [first, first + count) of sample_ns, from start_ns to end_ns on kb_bench_now_ns's clock.
+ * warm: an untimed call of the same implementation came first (hot caches), within the block;
+ * warm_ns is how long it took, 0 when it ran in a baseline's process and was not timed here. */
+typedef struct kb_sample_block {
+    int64_t start_ns, end_ns;
+    int64_t first, count;
+    bool warm;
+    int64_t warm_ns;
+} kb_sample_block;
+
 /* One measured case. Times are nanoseconds. */
 struct kb_bench_result {
     char *name;  /* "reduce/mean/f32/4096x4096/axis=0/simd=avx512/threads=2" */
@@ -46,6 +57,10 @@ struct kb_bench_result {
     int64_t nsamples;
     int64_t *sample_ns;   /* duration of each sample, all repetitions in order */
     kb_bench_stats stats; /* of the times per call, sample_ns / calls_per_sample */
+    /* When the samples were taken, for kbench run --trace; not kept in results files (0 blocks
+     * after kb_results_load). */
+    int64_t nblocks;
+    kb_sample_block *blocks;
     /* Rates at the median and at the ends of its confidence interval; 0 when the count is 0. */
     double gb_per_s, gb_per_s_low, gb_per_s_high;
     double gflop_per_s, gflop_per_s_low, gflop_per_s_high;

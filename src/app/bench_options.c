@@ -55,6 +55,14 @@ static kb_status parse_cache(const char *name, const char *value, void *target) 
     return KB_OK;
 }
 
+static kb_status set_trace(const char *name, const char *path, void *target) {
+    /* Checked now, not after the whole run has been measured. */
+    kb_status st = strcmp(path, "-") == 0 ? KB_OK : kb_atomic_write_possible(path);
+    if (st == KB_OK)
+        *(const char **)target = path;
+    return st;
+}
+
 static kb_status parse_format(const char *name, const char *value, void *target) {
     return kb_results_format_parse(value, target);
 }
@@ -129,6 +137,9 @@ void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
         {KB_OPTION_REPEATED, 'o', "output", "FILE", o, add_output, .hidden = list,
          .help = "also write the results to FILE, in the format its extension names: .json, "
                  ".csv or .md; repeatable"},
+        {KB_OPTION_STRING, 0, "trace", "FILE", &o->trace, set_trace, .hidden = list,
+         .help = "write the run's timeline to FILE as a Chrome trace (Perfetto, "
+                 "chrome://tracing): each block of samples with its rates and % of bound"},
         {KB_OPTION_STRING, 0, "format", "F", &o->format, parse_format,
          .help = list ? "json: a JSON array of the cases with their group, parameters and "
                         "estimated cost; table (the default), csv or markdown: one name per "

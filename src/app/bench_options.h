@@ -19,6 +19,7 @@ typedef struct kb_bench_options {
     kb_arg_list outputs;
     kb_results_format *output_formats; /* of each output, as its extension names */
     kb_results_format format;          /* of stdout */
+    const char *trace;                 /* --trace: the Chrome trace's path, or NULL */
     bool quiet;
     /* Where the roofline's peaks come from: a file (--peaks), short measurements
      * (--quick-peaks), none (--no-roofline), or by default this machine's cached or measured

@@ -314,6 +314,14 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
             fprintf(stderr, "%s: wrote %s\n", program, o->outputs.items[i]);
         }
     }
+    if (o->trace) {
+        if (kb_results_save_trace(&results, o->trace) != KB_OK) {
+            fprintf(stderr, "%s: %s\n", program, kb_last_error());
+            status = KB_EXIT_FAILURE;
+        } else if (!o->quiet) {
+            fprintf(stderr, "%s: wrote %s\n", program, o->trace);
+        }
+    }
     int unstable = 0;
     for (int i = 0; i < results.ncases; i++)
         unstable += !results.cases[i].failed && results.cases[i].stats.unstable;

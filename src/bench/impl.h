@@ -29,6 +29,8 @@ typedef struct kb_impl {
     int64_t *samples;
     int64_t nsamples, capacity;
     int64_t *repetition_samples;
+    kb_sample_block *blocks; /* when the samples were taken */
+    int64_t nblocks, blocks_capacity;
     /* A baseline: the runner times it, and spec is NULL. id names its case in the runner's
      * group ("numpy", "torch/threads=2"). */
     kb_baseline_process *baseline;

@@ -122,6 +122,26 @@ static kb_status take_sample(kb_impl *m, int64_t t) {
     return KB_OK;
 }
 
+/* Records when a block of samples, from `first` on, was taken. */
+static kb_status push_block(kb_impl *m, int64_t start_ns, int64_t first, bool warm,
+                            int64_t warm_ns) {
+    if (m->nblocks == m->blocks_capacity) {
+        int64_t capacity = m->blocks_capacity ? 2 * m->blocks_capacity : 16;
+        kb_sample_block *grown = realloc(m->blocks, (size_t)capacity * sizeof *grown);
+        if (!grown)
+            return kb_fail(KB_ENOMEM, "out of memory for samples");
+        m->blocks = grown;
+        m->blocks_capacity = capacity;
+    }
+    m->blocks[m->nblocks++] = (kb_sample_block){.start_ns = start_ns,
+                                                .end_ns = kb_bench_now_ns(),
+                                                .first = first,
+                                                .count = m->nsamples - first,
+                                                .warm = warm,
+                                                .warm_ns = warm_ns};
+    return KB_OK;
+}
+
 /* A baseline's block in one request, so that the pipe is never inside a sample: the runner
  * warms the case up or flushes before each sample, in its own process, as this one would. */
 static kb_status baseline_block(kb_impl *m, int index, int64_t block, bool warm,
@@ -129,6 +149,7 @@ static kb_status baseline_block(kb_impl *m, int index, int64_t block, bool warm,
     int64_t *t = malloc((size_t)block * sizeof *t);
     if (!t)
         return kb_fail(KB_ENOMEM, "out of memory for samples");
+    int64_t start = kb_bench_now_ns(), first = m->nsamples;
     kb_baseline_block b = {.id = m->id,
                            .calls = m->calls,
                            .warmup = warm ? 1 : 0,
@@ -148,7 +169,7 @@ static kb_status baseline_block(kb_impl *m, int index, int64_t block, bool warm,
         st = take_sample(m, t[k]);
     }
     free(t);
-    return st;
+    return st == KB_OK ? push_block(m, start, first, warm, 0) : st;
 }
 
 /* One untimed call: what is left in the caches is this implementation's own. */
@@ -190,8 +211,10 @@ static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *e
                 return st;
             continue;
         }
+        int64_t start = kb_bench_now_ns(), first = m->nsamples;
         if (warm)
             warm_up(m, i, env);
+        int64_t warm_ns = warm ? kb_bench_now_ns() - start : 0;
         for (int64_t k = 0; k < block && !m->failed; k++) {
             if (env->flush) {
                 kb_flush_run(env->flush, m->threads_used);
@@ -207,6 +230,9 @@ static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *e
             if (st != KB_OK)
                 return st;
         }
+        kb_status st = push_block(m, start, first, warm, warm_ns);
+        if (st != KB_OK)
+            return st;
     }
     return KB_OK;
 }
@@ -261,8 +287,11 @@ static kb_status finish_result(kb_impl *m, const kb_bench_case *group, kb_flop_t
     r->repetition_samples = m->repetition_samples;
     r->nsamples = m->nsamples;
     r->sample_ns = m->samples;
+    r->nblocks = m->nblocks;
+    r->blocks = m->blocks;
     m->repetition_samples = NULL;
     m->samples = NULL;
+    m->blocks = NULL;
     kb_status st = kb_bench_result_summarize(r);
     if (st == KB_OK)
         st = kb_bench_result_roofline_probed(r, env->peaks, env->probes,
@@ -663,6 +692,7 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
     for (int i = 0; i < all; i++) {
         free(impls[i].samples);
         free(impls[i].repetition_samples);
+        free(impls[i].blocks);
     }
     free(impls);
     free(g);

@@ -27,6 +27,7 @@ void kb_results_free(kb_results *results) {
         free(r->check_detail);
         free(r->repetition_samples);
         free(r->sample_ns);
+        free(r->blocks);
     }
     free(results->cases);
     kb_bench_context *c = &results->context;

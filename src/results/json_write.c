@@ -147,16 +147,21 @@ static json_t *figure_json(const kb_roofline *f) {
                      g->count);
 }
 
+json_t *kb_roofline_flags_json(const kb_roofline *f) {
+    json_t *flags = json_array();
+    for (unsigned bit = 1; bit <= KB_ROOFLINE_SUSPICIOUS_LOW; bit <<= 1)
+        if (f->flags & bit)
+            json_array_append_new(flags, json_string(kb_roofline_flag_name(bit)));
+    return flags;
+}
+
 static json_t *roofline_json(const kb_bench_result *r) {
     if (!r->has_roofline)
         return json_null();
     const kb_roofline *f = &r->roofline;
     char why[320];
     kb_roofline_explain(f, why, (int)sizeof why);
-    json_t *flags = json_array();
-    for (unsigned bit = 1; bit <= KB_ROOFLINE_SUSPICIOUS_LOW; bit <<= 1)
-        if (f->flags & bit)
-            json_array_append_new(flags, json_string(kb_roofline_flag_name(bit)));
+    json_t *flags = kb_roofline_flags_json(f);
     /* SI units, as kb_roofline holds them, so that a file reads back exactly. */
     json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                           "level", kb_mem_level_name(f->level), "bound",

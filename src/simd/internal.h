@@ -8,6 +8,7 @@
  *
  *   vf32, vf64              vectors of VF32_LANES floats and VF64_LANES doubles
  *                           (VF32_LANES == 2 * VF64_LANES on every target)
+ *   KB_VEC_REGISTERS        how many vector registers the target has (16 or 32)
  *   vfS_zero()              all lanes 0
  *   vfS_load(p)             VF*_LANES elements from p, any alignment
  *   vfS_load_till(p, n)     the first n (< lanes) elements from p, zero in the others;
@@ -22,8 +23,9 @@
  *   vf64_load_i32(p)        VF64_LANES int32 values as doubles
  *   vf64_load_f32(p)        VF64_LANES floats as doubles
  *   ..._till(p, n)          of each widening load: the first n (< lanes), zero after them
- *   vf64_set1(x), vf64_sub(a, b), vf64_mul(a, b), vf64_div(a, b), vf64_sqrt(a)
- *   vf64_fma(a, b, c)       a * b + c, rounded once
+ *   vfS_set1(x)             all lanes x
+ *   vf64_sub(a, b), vf64_mul(a, b), vf64_div(a, b), vf64_sqrt(a)
+ *   vfS_fma(a, b, c)        a * b + c, rounded once
  *   vf64_store_f32(p, a)    a's VF64_LANES lanes rounded to float and stored
  *   vfS_min(a, b), vfS_max(a, b)
  *                           lane-wise, for lanes without NaN (a NaN lane gives either one)
@@ -36,6 +38,15 @@
  *                           as vfS_load_till, with fill in the lanes past n
  *   vf64_store_f16(p, a)    a's VF64_LANES lanes as float16 (raw uint16_t), each rounded
  *                           once, to nearest even, as kb_f64_to_f16 rounds
+ *   vmfS                    a lane mask of vfS lanes, from the compares below
+ *   vfS_lt(a, b), vfS_gt(a, b), vfS_eq(a, b)
+ *                           ordered compares (false where a lane is NaN)
+ *   vmfS_or(a, b), vmfS_and(a, b)
+ *   vfS_select(src, k, a)   a where k is set, else src
+ *   vifS                    index lanes beside vfS's: int32 beside f32, int64 beside f64
+ *   vifS_set1(x), vifS_add(a, b), vifS_select(src, k, a), vifS_iota() (0, 1, 2, ...)
+ *   vifS_lt(a, b)           signed compare, into a vmfS
+ *   vifS_store(p, a)        to int32_t (f32) or int64_t (f64) lanes
  *
  * Everything that differs between instruction sets (masked loads or a copy where there are
  * none, how a float vector is split in halves, the horizontal fold) lives here, never in a

@@ -11,6 +11,7 @@ typedef __m256 vf32;
 typedef __m256d vf64;
 #define VF32_LANES 8
 #define VF64_LANES 4
+#define KB_VEC_REGISTERS 16
 
 static inline vf32 vf32_zero(void) {
     return _mm256_setzero_ps();
@@ -71,6 +72,9 @@ static inline vf64 vf64_load_i32(const int32_t *p) {
 static inline vf64 vf64_load_f32(const float *p) {
     return _mm256_cvtps_pd(_mm_loadu_ps(p));
 }
+static inline vf32 vf32_set1(float x) {
+    return _mm256_set1_ps(x);
+}
 static inline vf64 vf64_set1(double x) {
     return _mm256_set1_pd(x);
 }
@@ -79,6 +83,9 @@ static inline vf64 vf64_sub(vf64 a, vf64 b) {
 }
 static inline vf64 vf64_mul(vf64 a, vf64 b) {
     return _mm256_mul_pd(a, b);
+}
+static inline vf32 vf32_fma(vf32 a, vf32 b, vf32 c) {
+    return _mm256_fmadd_ps(a, b, c);
 }
 static inline vf64 vf64_fma(vf64 a, vf64 b, vf64 c) {
     return _mm256_fmadd_pd(a, b, c);
@@ -174,4 +181,86 @@ static inline vf64 vf64_load_till_or(const double *p, int64_t n, double fill) {
     return _mm256_blendv_pd(_mm256_set1_pd(fill), _mm256_maskload_pd(p, mask),
                             _mm256_castsi256_pd(mask));
 }
+
+/* Arg kernels: lane masks of comparisons (vmS), selects, and index vectors beside the data
+ * (viS: int32 lanes beside f32, int64 beside f64). */
+typedef __m256 vmf32;
+typedef __m256d vmf64;
+typedef __m256i vif32;
+typedef __m256i vif64;
+static inline vmf32 vf32_lt(vf32 a, vf32 b) {
+    return _mm256_cmp_ps(a, b, _CMP_LT_OQ);
+}
+static inline vmf32 vf32_gt(vf32 a, vf32 b) {
+    return _mm256_cmp_ps(a, b, _CMP_GT_OQ);
+}
+static inline vmf32 vf32_eq(vf32 a, vf32 b) {
+    return _mm256_cmp_ps(a, b, _CMP_EQ_OQ);
+}
+static inline vmf64 vf64_lt(vf64 a, vf64 b) {
+    return _mm256_cmp_pd(a, b, _CMP_LT_OQ);
+}
+static inline vmf64 vf64_gt(vf64 a, vf64 b) {
+    return _mm256_cmp_pd(a, b, _CMP_GT_OQ);
+}
+static inline vmf64 vf64_eq(vf64 a, vf64 b) {
+    return _mm256_cmp_pd(a, b, _CMP_EQ_OQ);
+}
+static inline vmf32 vmf32_or(vmf32 a, vmf32 b) {
+    return _mm256_or_ps(a, b);
+}
+static inline vmf32 vmf32_and(vmf32 a, vmf32 b) {
+    return _mm256_and_ps(a, b);
+}
+static inline vmf64 vmf64_or(vmf64 a, vmf64 b) {
+    return _mm256_or_pd(a, b);
+}
+static inline vmf64 vmf64_and(vmf64 a, vmf64 b) {
+    return _mm256_and_pd(a, b);
+}
+static inline vf32 vf32_select(vf32 src, vmf32 k, vf32 a) {
+    return _mm256_blendv_ps(src, a, k);
+}
+static inline vf64 vf64_select(vf64 src, vmf64 k, vf64 a) {
+    return _mm256_blendv_pd(src, a, k);
+}
+static inline vif32 vif32_set1(int64_t a) {
+    return _mm256_set1_epi32((int32_t)a);
+}
+static inline vif64 vif64_set1(int64_t a) {
+    return _mm256_set1_epi64x(a);
+}
+static inline vif32 vif32_add(vif32 a, vif32 b) {
+    return _mm256_add_epi32(a, b);
+}
+static inline vif64 vif64_add(vif64 a, vif64 b) {
+    return _mm256_add_epi64(a, b);
+}
+static inline vif32 vif32_select(vif32 src, vmf32 k, vif32 a) {
+    return _mm256_castps_si256(
+        _mm256_blendv_ps(_mm256_castsi256_ps(src), _mm256_castsi256_ps(a), k));
+}
+static inline vif64 vif64_select(vif64 src, vmf64 k, vif64 a) {
+    return _mm256_castpd_si256(
+        _mm256_blendv_pd(_mm256_castsi256_pd(src), _mm256_castsi256_pd(a), k));
+}
+static inline vmf32 vif32_lt(vif32 a, vif32 b) {
+    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(b, a));
+}
+static inline vmf64 vif64_lt(vif64 a, vif64 b) {
+    return _mm256_castsi256_pd(_mm256_cmpgt_epi64(b, a));
+}
+static inline void vif32_store(int32_t *p, vif32 a) {
+    _mm256_storeu_si256((void *)p, a);
+}
+static inline void vif64_store(int64_t *p, vif64 a) {
+    _mm256_storeu_si256((void *)p, a);
+}
+static inline vif32 vif32_iota(void) {
+    return _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+}
+static inline vif64 vif64_iota(void) {
+    return _mm256_setr_epi64x(0, 1, 2, 3);
+}
+
 #endif

@@ -11,6 +11,7 @@ typedef __m512 vf32;
 typedef __m512d vf64;
 #define VF32_LANES 16
 #define VF64_LANES 8
+#define KB_VEC_REGISTERS 32
 
 static inline vf32 vf32_zero(void) {
     return _mm512_setzero_ps();
@@ -66,6 +67,9 @@ static inline vf64 vf64_load_i32(const int32_t *p) {
 static inline vf64 vf64_load_f32(const float *p) {
     return _mm512_cvtps_pd(_mm256_loadu_ps(p));
 }
+static inline vf32 vf32_set1(float x) {
+    return _mm512_set1_ps(x);
+}
 static inline vf64 vf64_set1(double x) {
     return _mm512_set1_pd(x);
 }
@@ -74,6 +78,9 @@ static inline vf64 vf64_sub(vf64 a, vf64 b) {
 }
 static inline vf64 vf64_mul(vf64 a, vf64 b) {
     return _mm512_mul_pd(a, b);
+}
+static inline vf32 vf32_fma(vf32 a, vf32 b, vf32 c) {
+    return _mm512_fmadd_ps(a, b, c);
 }
 static inline vf64 vf64_fma(vf64 a, vf64 b, vf64 c) {
     return _mm512_fmadd_pd(a, b, c);
@@ -152,4 +159,84 @@ static inline vf32 vf32_load_till_or(const float *p, int64_t n, float fill) {
 static inline vf64 vf64_load_till_or(const double *p, int64_t n, double fill) {
     return _mm512_mask_loadu_pd(_mm512_set1_pd(fill), (__mmask8)((1u << n) - 1), p);
 }
+
+/* Arg kernels: lane masks of comparisons (vmS), selects, and index vectors beside the data
+ * (viS: int32 lanes beside f32, int64 beside f64). */
+typedef __mmask16 vmf32;
+typedef __mmask8 vmf64;
+typedef __m512i vif32;
+typedef __m512i vif64;
+static inline vmf32 vf32_lt(vf32 a, vf32 b) {
+    return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
+}
+static inline vmf32 vf32_gt(vf32 a, vf32 b) {
+    return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ);
+}
+static inline vmf32 vf32_eq(vf32 a, vf32 b) {
+    return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ);
+}
+static inline vmf64 vf64_lt(vf64 a, vf64 b) {
+    return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ);
+}
+static inline vmf64 vf64_gt(vf64 a, vf64 b) {
+    return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ);
+}
+static inline vmf64 vf64_eq(vf64 a, vf64 b) {
+    return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ);
+}
+static inline vmf32 vmf32_or(vmf32 a, vmf32 b) {
+    return a | b;
+}
+static inline vmf32 vmf32_and(vmf32 a, vmf32 b) {
+    return a & b;
+}
+static inline vmf64 vmf64_or(vmf64 a, vmf64 b) {
+    return a | b;
+}
+static inline vmf64 vmf64_and(vmf64 a, vmf64 b) {
+    return a & b;
+}
+static inline vf32 vf32_select(vf32 src, vmf32 k, vf32 a) {
+    return _mm512_mask_mov_ps(src, k, a);
+}
+static inline vf64 vf64_select(vf64 src, vmf64 k, vf64 a) {
+    return _mm512_mask_mov_pd(src, k, a);
+}
+static inline vif32 vif32_set1(int64_t a) {
+    return _mm512_set1_epi32((int32_t)a);
+}
+static inline vif64 vif64_set1(int64_t a) {
+    return _mm512_set1_epi64(a);
+}
+static inline vif32 vif32_add(vif32 a, vif32 b) {
+    return _mm512_add_epi32(a, b);
+}
+static inline vif64 vif64_add(vif64 a, vif64 b) {
+    return _mm512_add_epi64(a, b);
+}
+static inline vif32 vif32_select(vif32 src, vmf32 k, vif32 a) {
+    return _mm512_mask_mov_epi32(src, k, a);
+}
+static inline vif64 vif64_select(vif64 src, vmf64 k, vif64 a) {
+    return _mm512_mask_mov_epi64(src, k, a);
+}
+static inline vmf32 vif32_lt(vif32 a, vif32 b) {
+    return _mm512_cmplt_epi32_mask(a, b);
+}
+static inline vmf64 vif64_lt(vif64 a, vif64 b) {
+    return _mm512_cmplt_epi64_mask(a, b);
+}
+static inline void vif32_store(int32_t *p, vif32 a) {
+    _mm512_storeu_si512((void *)p, a);
+}
+static inline void vif64_store(int64_t *p, vif64 a) {
+    _mm512_storeu_si512((void *)p, a);
+}
+static inline vif32 vif32_iota(void) {
+    return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+static inline vif64 vif64_iota(void) {
+    return _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+}
+
 #endif

@@ -13,6 +13,7 @@ typedef float32x4_t vf32;
 typedef float64x2_t vf64;
 #define VF32_LANES 4
 #define VF64_LANES 2
+#define KB_VEC_REGISTERS 32
 
 static inline vf32 vf32_zero(void) {
     return vdupq_n_f32(0.0f);
@@ -71,6 +72,9 @@ static inline vf64 vf64_load_i32(const int32_t *p) {
 static inline vf64 vf64_load_f32(const float *p) {
     return vcvt_f64_f32(vld1_f32(p));
 }
+static inline vf32 vf32_set1(float x) {
+    return vdupq_n_f32(x);
+}
 static inline vf64 vf64_set1(double x) {
     return vdupq_n_f64(x);
 }
@@ -79,6 +83,9 @@ static inline vf64 vf64_sub(vf64 a, vf64 b) {
 }
 static inline vf64 vf64_mul(vf64 a, vf64 b) {
     return vmulq_f64(a, b);
+}
+static inline vf32 vf32_fma(vf32 a, vf32 b, vf32 c) {
+    return vfmaq_f32(c, a, b);
 }
 static inline vf64 vf64_fma(vf64 a, vf64 b, vf64 c) {
     return vfmaq_f64(c, a, b);
@@ -154,4 +161,86 @@ static inline vf64 vf64_load_till_or(const double *p, int64_t n, double fill) {
     memcpy(t, p, (size_t)n * sizeof *p);
     return vld1q_f64(t);
 }
+
+/* Arg kernels: lane masks of comparisons (vmS), selects, and index vectors beside the data
+ * (viS: int32 lanes beside f32, int64 beside f64). */
+typedef uint32x4_t vmf32;
+typedef uint64x2_t vmf64;
+typedef int32x4_t vif32;
+typedef int64x2_t vif64;
+static inline vmf32 vf32_lt(vf32 a, vf32 b) {
+    return vcltq_f32(a, b);
+}
+static inline vmf32 vf32_gt(vf32 a, vf32 b) {
+    return vcgtq_f32(a, b);
+}
+static inline vmf32 vf32_eq(vf32 a, vf32 b) {
+    return vceqq_f32(a, b);
+}
+static inline vmf64 vf64_lt(vf64 a, vf64 b) {
+    return vcltq_f64(a, b);
+}
+static inline vmf64 vf64_gt(vf64 a, vf64 b) {
+    return vcgtq_f64(a, b);
+}
+static inline vmf64 vf64_eq(vf64 a, vf64 b) {
+    return vceqq_f64(a, b);
+}
+static inline vmf32 vmf32_or(vmf32 a, vmf32 b) {
+    return vorrq_u32(a, b);
+}
+static inline vmf32 vmf32_and(vmf32 a, vmf32 b) {
+    return vandq_u32(a, b);
+}
+static inline vmf64 vmf64_or(vmf64 a, vmf64 b) {
+    return vorrq_u64(a, b);
+}
+static inline vmf64 vmf64_and(vmf64 a, vmf64 b) {
+    return vandq_u64(a, b);
+}
+static inline vf32 vf32_select(vf32 src, vmf32 k, vf32 a) {
+    return vbslq_f32(k, a, src);
+}
+static inline vf64 vf64_select(vf64 src, vmf64 k, vf64 a) {
+    return vbslq_f64(k, a, src);
+}
+static inline vif32 vif32_set1(int64_t a) {
+    return vdupq_n_s32((int32_t)a);
+}
+static inline vif64 vif64_set1(int64_t a) {
+    return vdupq_n_s64(a);
+}
+static inline vif32 vif32_add(vif32 a, vif32 b) {
+    return vaddq_s32(a, b);
+}
+static inline vif64 vif64_add(vif64 a, vif64 b) {
+    return vaddq_s64(a, b);
+}
+static inline vif32 vif32_select(vif32 src, vmf32 k, vif32 a) {
+    return vbslq_s32(k, a, src);
+}
+static inline vif64 vif64_select(vif64 src, vmf64 k, vif64 a) {
+    return vbslq_s64(k, a, src);
+}
+static inline vmf32 vif32_lt(vif32 a, vif32 b) {
+    return vcltq_s32(a, b);
+}
+static inline vmf64 vif64_lt(vif64 a, vif64 b) {
+    return vcltq_s64(a, b);
+}
+static inline void vif32_store(int32_t *p, vif32 a) {
+    vst1q_s32(p, a);
+}
+static inline void vif64_store(int64_t *p, vif64 a) {
+    vst1q_s64(p, a);
+}
+static inline vif32 vif32_iota(void) {
+    static const int32_t iota[4] = {0, 1, 2, 3};
+    return vld1q_s32(iota);
+}
+static inline vif64 vif64_iota(void) {
+    static const int64_t iota[2] = {0, 1};
+    return vld1q_s64(iota);
+}
+
 #endif

@@ -94,7 +94,7 @@ static const struct {
     int lanes32, lanes64, accumulators;
 } shape[KB_SIMD_LEVEL_COUNT] = {[KB_SIMD_SCALAR] = {1, 1, 12},
                                 [KB_SIMD_AVX2] = {8, 4, 12},
-                                [KB_SIMD_AVX512] = {16, 8, 12},
+                                [KB_SIMD_AVX512] = {16, 8, 16},
                                 [KB_SIMD_NEON] = {4, 2, 16}};
 
 /* The chains computed one lane at a time: fused multiply-adds for the vector levels, a

@@ -1,0 +1,250 @@
+#ifndef KB_KERNELS_REDUCE_ARG_H
+#define KB_KERNELS_REDUCE_ARG_H
+
+/* argmin and argmax of runs and of columns (reduce_kernels.h), written once over the vector
+ * layer (simd/internal.h: compares into lane masks, selects, and index vectors beside the
+ * data) and compiled by each per-target file after the layer and reduce_lanes.h, with the
+ * constants and macros that reduce_lanes.h asks of its includers and W_f32, W_f64, NTILE_ARG,
+ * ROW and INLINE.
+ *
+ * NaN: the lanes read feed a detector (vfS_nan_or), and a run, narrow block or tile that saw a
+ * NaN is redone by the scalar reference, which finds the first NaN's index (rare, and exact by
+ * construction). Elements short of a whole vector are compared one by one. */
+
+#include <math.h>
+#include <stdint.h>
+
+#include "kernels/reduce_lanes.h"
+
+/* The integer type of an index lane beside each data type's lanes. */
+typedef int32_t kb_arg_idx_f32;
+typedef int64_t kb_arg_idx_f64;
+
+/* ---- argmin and argmax. BETTER is lt or gt. Each lane keeps its best value and, on strict
+ * improvement only, the start of the group of vectors where it was seen, so every lane holds
+ * its own first occurrence; lanes are merged at the end, the smaller index winning ties. ---- */
+#define DEFINE_ARG(S, T, NAME, BETTER, CMP, INIT)                                                  \
+    static int64_t NAME##_##S(const T *x, int64_t n) {                                             \
+        v##S b[NACC], nan = v##S##_zero();                                                         \
+        vi##S r[NACC];                                                                             \
+        UNROLL for (int k = 0; k < NACC; k++) {                                                    \
+            b[k] = v##S##_set1(INIT);                                                              \
+            r[k] = vi##S##_set1(0);                                                                \
+        }                                                                                          \
+        int64_t i = 0;                                                                             \
+        for (; i + NACC * W_##S <= n; i += NACC * W_##S) {                                         \
+            vi##S at = vi##S##_set1(i);                                                            \
+            v##S v[NACC];                                                                          \
+            UNROLL for (int k = 0; k < NACC; k++) v[k] = v##S##_load(x + i + k * W_##S);           \
+            UNROLL for (int k = 0; k < NACC; k += 2) nan = v##S##_nan_or(nan, v[k], v[k + 1]);     \
+            UNROLL for (int k = 0; k < NACC; k++) {                                                \
+                vm##S u = v##S##_##BETTER(v[k], b[k]);                                             \
+                b[k] = v##S##_select(b[k], u, v[k]);                                               \
+                r[k] = vi##S##_select(r[k], u, at);                                                \
+            }                                                                                      \
+        }                                                                                          \
+        /* Whole vectors past the groups go to accumulator 0, whose lane l means element           \
+         * start + l as well. */                                                                   \
+        for (; i + W_##S <= n; i += W_##S) {                                                       \
+            v##S v = v##S##_load(x + i);                                                           \
+            nan = v##S##_nan_or(nan, v, v);                                                        \
+            vm##S u = v##S##_##BETTER(v, b[0]);                                                    \
+            b[0] = v##S##_select(b[0], u, v);                                                      \
+            r[0] = vi##S##_select(r[0], u, vi##S##_set1(i));                                       \
+        }                                                                                          \
+        if (v##S##_any_nan(nan))                                                                   \
+            return kb_reduce_kernels_scalar()->NAME##_##S(x, n);                                   \
+        /* A lane that never improved holds INIT and index k*W + l; it can only win when every     \
+         * element is INIT, and then index 0 wins the tie. */                                      \
+        UNROLL for (int k = 0; k < NACC; k++) r[k] =                                               \
+            vi##S##_add(r[k], vi##S##_add(vi##S##_iota(), vi##S##_set1(k * W_##S)));               \
+        UNROLL for (int k = 1; k < NACC; k++) {                                                    \
+            vm##S u = vm##S##_or(v##S##_##BETTER(b[k], b[0]),                                      \
+                                 vm##S##_and(v##S##_eq(b[k], b[0]), vi##S##_lt(r[k], r[0])));      \
+            b[0] = v##S##_select(b[0], u, b[k]);                                                   \
+            r[0] = vi##S##_select(r[0], u, r[k]);                                                  \
+        }                                                                                          \
+        T lb[W_##S];                                                                               \
+        kb_arg_idx_##S lr[W_##S];                                                                  \
+        v##S##_store(lb, b[0]);                                                                    \
+        vi##S##_store(lr, r[0]);                                                                   \
+        T best = lb[0];                                                                            \
+        int64_t at = lr[0];                                                                        \
+        for (int l = 1; l < W_##S; l++)                                                            \
+            if (lb[l] CMP best || (lb[l] == best && lr[l] < at)) {                                 \
+                best = lb[l];                                                                      \
+                at = lr[l];                                                                        \
+            }                                                                                      \
+        for (; i < n; i++) {                                                                       \
+            if (isnan(x[i]))                                                                       \
+                return i;                                                                          \
+            if (x[i] CMP best) {                                                                   \
+                best = x[i];                                                                       \
+                at = i;                                                                            \
+            }                                                                                      \
+        }                                                                                          \
+        return at;                                                                                 \
+    }                                                                                              \
+                                                                                                   \
+    /* Keeps in (*b0, *r0) the better of two lanes of a column, the second shift elements on:      \
+     * its group start moves by shift, and of equal values the earlier element wins. A lane that   \
+     * never improved (r -1) holds the column's starting value and so never wins. */               \
+    INLINE void NAME##_merge_##S(v##S *b0, vi##S *r0, v##S b1, vi##S r1, int64_t shift) {          \
+        r1 = vi##S##_add(r1, vi##S##_set1(shift));                                                 \
+        vm##S u = vm##S##_or(v##S##_##BETTER(b1, *b0),                                             \
+                             vm##S##_and(v##S##_eq(b1, *b0), vi##S##_lt(r1, *r0)));                \
+        *b0 = v##S##_select(*b0, u, b1);                                                           \
+        *r0 = vi##S##_select(*r0, u, r1);                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* Lanes start from the columns' best values with no index (-1): a lane only records a         \
+     * strict improvement, so the best already held wins ties. */                                  \
+    INLINE void NAME##_narrow_##S(int A, const char *x, int64_t rows, int64_t m, int64_t first,    \
+                                  T *best, int64_t *index) {                                       \
+        const T *p = (const T *)(const void *)x;                                                   \
+        int64_t n = rows * m, i = 0;                                                               \
+        T lb[NARROW_MAX * W_##S];                                                                  \
+        kb_arg_idx_##S lr[NARROW_MAX * W_##S];                                                     \
+        for (int64_t q = 0, c = 0; q < A * W_##S; q++, c = next_col(c, m))                         \
+            lb[q] = best[c];                                                                       \
+        v##S b[NARROW_MAX], nan = v##S##_zero();                                                   \
+        vi##S r[NARROW_MAX];                                                                       \
+        UNROLL for (int k = 0; k < A; k++) {                                                       \
+            b[k] = v##S##_load(lb + k * W_##S);                                                    \
+            r[k] = vi##S##_set1(-1);                                                               \
+        }                                                                                          \
+        for (; i + A * W_##S <= n; i += A * W_##S) {                                               \
+            vi##S at = vi##S##_set1(i);                                                            \
+            v##S v[NARROW_MAX];                                                                    \
+            UNROLL for (int k = 0; k < A; k++) v[k] = v##S##_load(p + i + k * W_##S);              \
+            UNROLL for (int k = 0; k < A; k += 2) nan =                                            \
+                v##S##_nan_or(nan, v[k], v[k + 1 < A ? k + 1 : k]);                                \
+            UNROLL for (int k = 0; k < A; k++) {                                                   \
+                vm##S u = v##S##_##BETTER(v[k], b[k]);                                             \
+                b[k] = v##S##_select(b[k], u, v[k]);                                               \
+                r[k] = vi##S##_select(r[k], u, at);                                                \
+            }                                                                                      \
+        }                                                                                          \
+        UNROLL for (int k = 0; k < A; k++) if (i + (k + 1) * W_##S <= n) {                         \
+            v##S v = v##S##_load(p + i + k * W_##S);                                               \
+            nan = v##S##_nan_or(nan, v, v);                                                        \
+            vm##S u = v##S##_##BETTER(v, b[k]);                                                    \
+            b[k] = v##S##_select(b[k], u, v);                                                      \
+            r[k] = vi##S##_select(r[k], u, vi##S##_set1(i));                                       \
+        }                                                                                          \
+        int64_t e0 = i + (n - i) / W_##S * W_##S;                                                  \
+        int tail_nan = 0;                                                                          \
+        for (int64_t e = e0; e < n; e++)                                                           \
+            tail_nan |= isnan(p[e]);                                                               \
+        if (v##S##_any_nan(nan) || tail_nan) {                                                     \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, (int64_t)sizeof(T) * m, m, first, \
+                                                        best, index);                              \
+            return;                                                                                \
+        }                                                                                          \
+        int live;                                                                                  \
+        NARROW_COMBINE_ARG(b, r, A, W_##S, lane_period(m, W_##S), live, NAME##_merge_##S);         \
+        UNROLL for (int k = 0; k < A; k++) {                                                       \
+            v##S##_store(lb + k * W_##S, b[k]);                                                    \
+            vi##S##_store(lr + k * W_##S, r[k]);                                                   \
+        }                                                                                          \
+        /* Per column, the best lane and its element offset; lane q of a group is element q. */    \
+        T cb[NACC * W_##S];                                                                        \
+        int64_t ce[NACC * W_##S];                                                                  \
+        for (int64_t c = 0; c < m; c++) {                                                          \
+            cb[c] = best[c];                                                                       \
+            ce[c] = -1;                                                                            \
+        }                                                                                          \
+        for (int64_t q = 0, c = 0; q < live * W_##S; q++, c = next_col(c, m)) {                    \
+            if (lr[q] < 0)                                                                         \
+                continue;                                                                          \
+            int64_t e = lr[q] + q;                                                                 \
+            if (ce[c] < 0 || lb[q] CMP cb[c] || (lb[q] == cb[c] && e < ce[c])) {                   \
+                cb[c] = lb[q];                                                                     \
+                ce[c] = e;                                                                         \
+            }                                                                                      \
+        }                                                                                          \
+        for (int64_t c = 0; c < m; c++)                                                            \
+            if (ce[c] >= 0) {                                                                      \
+                best[c] = cb[c];                                                                   \
+                index[c] = first + ce[c] / m;                                                      \
+            }                                                                                      \
+        /* The last elements come after every lane's, so a strict improvement decides. */          \
+        for (int64_t e = e0, c = e % m; e < n; e++, c = next_col(c, m))                            \
+            if (p[e] CMP best[c]) {                                                                \
+                best[c] = p[e];                                                                    \
+                index[c] = first + e / m;                                                          \
+            }                                                                                      \
+    }                                                                                              \
+                                                                                                   \
+    /* A tile that holds a NaN is left to the scalar reference. */                                 \
+    INLINE void NAME##_tile_##S(int nv, const char *x, int64_t rows, int64_t stride,               \
+                                int64_t first, T *best, int64_t *index) {                          \
+        v##S b[NTILE_ARG], nan = v##S##_zero();                                                    \
+        vi##S r[NTILE_ARG];                                                                        \
+        UNROLL for (int k = 0; k < nv; k++) {                                                      \
+            b[k] = v##S##_load(best + k * W_##S);                                                  \
+            r[k] = vi##S##_set1(-1);                                                               \
+        }                                                                                          \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *row = ROW(T, x, i, stride);                                                   \
+            vi##S at = vi##S##_set1(i);                                                            \
+            v##S v[NTILE_ARG];                                                                     \
+            UNROLL for (int k = 0; k < nv; k++) v[k] = v##S##_load(row + k * W_##S);               \
+            UNROLL for (int k = 0; k < nv; k += 2) nan =                                           \
+                v##S##_nan_or(nan, v[k], v[k + 1 < nv ? k + 1 : k]);                               \
+            UNROLL for (int k = 0; k < nv; k++) {                                                  \
+                vm##S u = v##S##_##BETTER(v[k], b[k]);                                             \
+                b[k] = v##S##_select(b[k], u, v[k]);                                               \
+                r[k] = vi##S##_select(r[k], u, at);                                                \
+            }                                                                                      \
+        }                                                                                          \
+        if (v##S##_any_nan(nan)) {                                                                 \
+            int64_t w = (int64_t)nv * W_##S;                                                       \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x, rows, stride, w, first, best, index);   \
+            return;                                                                                \
+        }                                                                                          \
+        kb_arg_idx_##S lr[NTILE_ARG * W_##S];                                                      \
+        UNROLL for (int k = 0; k < nv; k++) {                                                      \
+            v##S##_store(best + k * W_##S, b[k]);                                                  \
+            vi##S##_store(lr + k * W_##S, r[k]);                                                   \
+        }                                                                                          \
+        for (int l = 0; l < nv * W_##S; l++)                                                       \
+            if (lr[l] >= 0)                                                                        \
+                index[l] = first + lr[l];                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void NAME##_strided_##S(const char *x, int64_t rows, int64_t stride, int64_t m,         \
+                                   int64_t first, T *best, int64_t *index) {                       \
+        int64_t j = 0;                                                                             \
+        FOR_TILES(j, m, W_##S, NTILE_ARG, NAME##_tile_##S, x + j * (int64_t)sizeof(T), rows,       \
+                  stride, first, best + j, index + j);                                             \
+        if (j < m)                                                                                 \
+            kb_reduce_kernels_scalar()->NAME##_cols_##S(x + j * (int64_t)sizeof(T), rows, stride,  \
+                                                        m - j, first, best + j, index + j);        \
+    }                                                                                              \
+                                                                                                   \
+    static void NAME##_pass_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
+                                int64_t first, T *best, int64_t *index) {                          \
+        int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
+        if (A) {                                                                                   \
+            NARROW_DISPATCH(A, NAME##_narrow_##S, x, rows, m, first, best, index);                 \
+            return;                                                                                \
+        }                                                                                          \
+        FOR_CHUNKS(x, rows, stride, NAME##_strided_##S, stride, m, first + i0, best, index);       \
+    }                                                                                              \
+                                                                                                   \
+    /* f32 lanes hold 32-bit offsets: each pass keeps its element offsets below 2^30. */           \
+    static void NAME##_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
+                                int64_t first, T *best, int64_t *index) {                          \
+        int64_t chunk = m < (INT64_C(1) << 30) ? (INT64_C(1) << 30) / m : 1;                       \
+        for (int64_t i = 0; i < rows; i += chunk)                                                  \
+            NAME##_pass_##S(x + i * stride, rows - i < chunk ? rows - i : chunk, stride, m,        \
+                            first + i, best, index);                                               \
+    }
+
+DEFINE_ARG(f32, float, argmin, lt, <, INFINITY)
+DEFINE_ARG(f32, float, argmax, gt, >, -INFINITY)
+DEFINE_ARG(f64, double, argmin, lt, <, INFINITY)
+DEFINE_ARG(f64, double, argmax, gt, >, -INFINITY)
+
+#endif

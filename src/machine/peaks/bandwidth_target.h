@@ -1,0 +1,74 @@
+#ifndef KB_MACHINE_PEAKS_BANDWIDTH_TARGET_H
+#define KB_MACHINE_PEAKS_BANDWIDTH_TARGET_H
+
+/* The bandwidth kernels (bandwidth_kernels.h) written once over the vector layer
+ * (simd/internal.h); each bandwidth_<target>.c defines KB_VEC_<TARGET>, includes this header
+ * under its target's flags and names the table.
+ *
+ * An iteration reads BW_VECTORS vectors, at least four and at least 128 bytes: four 512-bit
+ * vectors (four cache lines) as likwid-bench's load_avx512 does, four 256-bit vectors as its
+ * load_avx does, eight 128-bit vectors on NEON, whose server cores load three vectors per
+ * cycle. load keeps as many independent sums, so that no add waits on the one before it. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "simd/internal.h"
+#include "machine/peaks/bandwidth_kernels.h"
+
+enum {
+    BW_VECTORS = VF64_LANES * 8 * 4 >= 128 ? 4 : 128 / (VF64_LANES * 8),
+    BW_STEP = BW_VECTORS * VF64_LANES, /* elements per iteration */
+    BW_LINE = 64,                      /* bytes a prefetch brings, at least */
+};
+
+static double load(const double *a, int64_t n, bool far) {
+    vf64 s[BW_VECTORS];
+    for (int k = 0; k < BW_VECTORS; k++)
+        s[k] = vf64_zero();
+    int64_t i = 0;
+    for (; i + BW_STEP <= n; i += BW_STEP) {
+        if (far)
+            for (int b = 0; b < BW_STEP * (int)sizeof(double); b += BW_LINE)
+                __builtin_prefetch((const char *)(a + i) + b + KB_FAR_AHEAD_BYTES, 0, 2);
+        for (int k = 0; k < BW_VECTORS; k++)
+            s[k] = vf64_add(s[k], vf64_load(a + i + k * VF64_LANES));
+    }
+    for (int h = BW_VECTORS / 2; h > 0; h /= 2)
+        for (int k = 0; k < h; k++)
+            s[k] = vf64_add(s[k], s[k + h]);
+    double total = vf64_hsum(s[0]);
+    for (; i < n; i++)
+        total += a[i];
+    return total;
+}
+
+static void copy(double *restrict a, const double *restrict b, int64_t n) {
+    int64_t i = 0;
+    for (; i + BW_STEP <= n; i += BW_STEP) {
+        vf64 v[BW_VECTORS];
+        for (int k = 0; k < BW_VECTORS; k++)
+            v[k] = vf64_load(b + i + k * VF64_LANES);
+        for (int k = 0; k < BW_VECTORS; k++)
+            vf64_store(a + i + k * VF64_LANES, v[k]);
+    }
+    for (; i < n; i++)
+        a[i] = b[i];
+}
+
+static void triad(double *restrict a, const double *restrict b, const double *restrict c, double s,
+                  int64_t n) {
+    vf64 vs = vf64_set1(s);
+    int64_t i = 0;
+    for (; i + BW_STEP <= n; i += BW_STEP)
+        for (int k = 0; k < BW_VECTORS; k++)
+            vf64_store(a + i + k * VF64_LANES, vf64_fma(vs, vf64_load(c + i + k * VF64_LANES),
+                                                        vf64_load(b + i + k * VF64_LANES)));
+    for (; i < n; i++)
+        a[i] = b[i] + s * c[i];
+}
+
+#define KB_BW_KERNELS_TABLE                                                                        \
+    { load, copy, triad }
+
+#endif

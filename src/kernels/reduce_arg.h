@@ -20,10 +20,11 @@
 typedef int32_t kb_arg_idx_f32;
 typedef int64_t kb_arg_idx_f64;
 
-/* ---- argmin and argmax. BETTER is lt or gt. Each lane keeps its best value and, on strict
- * improvement only, the start of the group of vectors where it was seen, so every lane holds
- * its own first occurrence; lanes are merged at the end, the smaller index winning ties. ---- */
-#define DEFINE_ARG(S, T, NAME, BETTER, CMP, INIT)                                                  \
+/* ---- argmin and argmax. BETTER is lt or gt, HOP the matching horizontal min or max. Each lane
+ * keeps its best value and, on strict improvement only, the start of the group of vectors where it
+ * was seen, so every lane holds its own first occurrence; lanes are merged at the end, the smaller
+ * index winning ties. ---- */
+#define DEFINE_ARG(S, T, NAME, BETTER, HOP, CMP, INIT)                                             \
     static int64_t NAME##_##S(const T *x, int64_t n) {                                             \
         v##S b[NACC], nan = v##S##_zero();                                                         \
         vi##S r[NACC];                                                                             \
@@ -64,17 +65,9 @@ typedef int64_t kb_arg_idx_f64;
             b[0] = v##S##_select(b[0], u, b[k]);                                                   \
             r[0] = vi##S##_select(r[0], u, r[k]);                                                  \
         }                                                                                          \
-        T lb[W_##S];                                                                               \
-        kb_arg_idx_##S lr[W_##S];                                                                  \
-        v##S##_store(lb, b[0]);                                                                    \
-        vi##S##_store(lr, r[0]);                                                                   \
-        T best = lb[0];                                                                            \
-        int64_t at = lr[0];                                                                        \
-        for (int l = 1; l < W_##S; l++)                                                            \
-            if (lb[l] CMP best || (lb[l] == best && lr[l] < at)) {                                 \
-                best = lb[l];                                                                      \
-                at = lr[l];                                                                        \
-            }                                                                                      \
+        /* The best value, then the least index among the lanes that hold it. */                   \
+        T best = v##S##_h##HOP(b[0]);                                                              \
+        int64_t at = vi##S##_min_where(v##S##_eq(b[0], v##S##_set1(best)), r[0]);                  \
         for (; i < n; i++) {                                                                       \
             if (isnan(x[i]))                                                                       \
                 return i;                                                                          \
@@ -242,9 +235,9 @@ typedef int64_t kb_arg_idx_f64;
                             first + i, best, index);                                               \
     }
 
-DEFINE_ARG(f32, float, argmin, lt, <, INFINITY)
-DEFINE_ARG(f32, float, argmax, gt, >, -INFINITY)
-DEFINE_ARG(f64, double, argmin, lt, <, INFINITY)
-DEFINE_ARG(f64, double, argmax, gt, >, -INFINITY)
+DEFINE_ARG(f32, float, argmin, lt, min, <, INFINITY)
+DEFINE_ARG(f32, float, argmax, gt, max, >, -INFINITY)
+DEFINE_ARG(f64, double, argmin, lt, min, <, INFINITY)
+DEFINE_ARG(f64, double, argmax, gt, max, >, -INFINITY)
 
 #endif

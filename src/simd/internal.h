@@ -47,6 +47,7 @@
  *   vifS_set1(x), vifS_add(a, b), vifS_select(src, k, a), vifS_iota() (0, 1, 2, ...)
  *   vifS_lt(a, b)           signed compare, into a vmfS
  *   vifS_store(p, a)        to int32_t (f32) or int64_t (f64) lanes
+ *   vifS_min_where(k, r)    the least lane of r among those k sets (k sets at least one)
  *
  * Everything that differs between instruction sets (masked loads or a copy where there are
  * none, how a float vector is split in halves, the horizontal fold) lives here, never in a

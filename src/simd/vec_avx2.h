@@ -263,4 +263,19 @@ static inline vif64 vif64_iota(void) {
     return _mm256_setr_epi64x(0, 1, 2, 3);
 }
 
+static inline int64_t vif32_min_where(vmf32 k, vif32 r) {
+    int32_t l[8];
+    vif32_store(l, vif32_select(_mm256_set1_epi32(INT32_MAX), k, r));
+    int32_t m = l[0];
+    for (int i = 1; i < 8; i++)
+        m = l[i] < m ? l[i] : m;
+    return m;
+}
+static inline int64_t vif64_min_where(vmf64 k, vif64 r) {
+    int64_t l[4];
+    vif64_store(l, vif64_select(_mm256_set1_epi64x(INT64_MAX), k, r));
+    int64_t a = l[0] < l[1] ? l[0] : l[1], b = l[2] < l[3] ? l[2] : l[3];
+    return a < b ? a : b;
+}
+
 #endif

@@ -239,4 +239,11 @@ static inline vif64 vif64_iota(void) {
     return _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
 }
 
+static inline int64_t vif32_min_where(vmf32 k, vif32 r) {
+    return _mm512_mask_reduce_min_epi32(k, r);
+}
+static inline int64_t vif64_min_where(vmf64 k, vif64 r) {
+    return _mm512_mask_reduce_min_epi64(k, r);
+}
+
 #endif

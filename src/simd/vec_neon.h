@@ -243,4 +243,13 @@ static inline vif64 vif64_iota(void) {
     return vld1q_s64(iota);
 }
 
+static inline int64_t vif32_min_where(vmf32 k, vif32 r) {
+    return vminvq_s32(vif32_select(vdupq_n_s32(INT32_MAX), k, r));
+}
+static inline int64_t vif64_min_where(vmf64 k, vif64 r) {
+    int64x2_t m = vif64_select(vdupq_n_s64(INT64_MAX), k, r);
+    int64_t a = vgetq_lane_s64(m, 0), b = vgetq_lane_s64(m, 1);
+    return a < b ? a : b;
+}
+
 #endif

@@ -93,7 +93,7 @@ bool kb_hypervisor_detect(const char *root, bool use_cpuid, char *name, int size
 
 /* The core clock measured with a chain of dependent integer adds, one cycle each. */
 typedef struct kb_clock_measurement {
-    double mhz;     /* median over the repetitions */
+    double mhz;     /* median over the repetitions, each its fastest slice */
     double min_mhz; /* the spread of the repetitions */
     double max_mhz;
     int repetitions;
@@ -101,10 +101,11 @@ typedef struct kb_clock_measurement {
 
 #define KB_CLOCK_MAX_REPETITIONS 64
 
-/* Measures the core clock: a short warm-up, then repetitions (0 means 5) timings of seconds
- * each (0 means 0.02) with CLOCK_MONOTONIC_RAW. KB_EUNSUPPORTED on architectures without the
- * add chain (neither x86-64 nor aarch64), KB_EINVAL for out-of-range arguments; out is zeroed
- * on failure. The result is the clock the core ran at, turbo included. */
+/* Measures the core clock: a short warm-up, then repetitions (0 means 5) of seconds each (0
+ * means 0.02), each the rate of its fastest slice of a million dependent adds, timed with
+ * CLOCK_MONOTONIC_RAW (a shared core only slows a slice down). KB_EUNSUPPORTED on architectures
+ * without the add chain (neither x86-64 nor aarch64), KB_EINVAL for out-of-range arguments; out is
+ * zeroed on failure. The result is the clock the core ran at, turbo included. */
 kb_status kb_clock_measure(double seconds, int repetitions, kb_clock_measurement *out);
 
 #ifdef __cplusplus

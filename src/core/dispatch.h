@@ -10,9 +10,11 @@
  * The fallback rule, the same for every family: a family that has no table at the level in
  * force runs the table of the level's fallback, and so on down the chain to scalar, which
  * every family has. A level's fallback is one that every CPU running the level also runs,
- * and that every build compiling the level also compiles (both checked in core/simd.c). SVE
- * has no kernels of its own yet, so at the SVE level every family runs its NEON table;
- * kb_simd_table_level tells which table really runs. The rule never touches the choice of
+ * and that every build compiling the level also compiles (both checked in core/simd.c). At
+ * the SVE level the reductions run SVE kernels built for the CPU's vector length
+ * (kernels/reduce_sve.c), and the bandwidth and FMA kernels their NEON tables, which reach
+ * the same throughput on the SVE cores shipped so far; kb_simd_table_level tells which
+ * table runs. The rule never touches the choice of
  * level: asking for a level that the build or the CPU lacks stays an error (kb_simd_set). */
 
 #include "kbench/simd.h"
@@ -79,7 +81,8 @@
  * the bandwidth sweeps of machine/peaks/bandwidth_<name>.c and the FMA chains of
  * machine/peaks/fma_<name>.c. A level listed here that the build does not compile has no
  * table (KB_SIMD_TABLE_ENTRY leaves it out). */
-#define KB_SIMD_REDUCE_TABLES(X) X(SCALAR, scalar) X(AVX2, avx2) X(AVX512, avx512) X(NEON, neon)
+#define KB_SIMD_REDUCE_TABLES(X)                                                                   \
+    X(SCALAR, scalar) X(AVX2, avx2) X(AVX512, avx512) X(NEON, neon) X(SVE, sve)
 #define KB_SIMD_BANDWIDTH_TABLES(X) X(SCALAR, scalar) X(AVX2, avx2) X(AVX512, avx512) X(NEON, neon)
 #define KB_SIMD_FMA_TABLES(X) X(SCALAR, scalar) X(AVX2, avx2) X(AVX512, avx512) X(NEON, neon)
 

@@ -156,6 +156,11 @@ const kb_reduce_kernels *kb_reduce_kernels_scalar(void);
 const kb_reduce_kernels *kb_reduce_kernels_avx2(void);
 const kb_reduce_kernels *kb_reduce_kernels_avx512(void);
 const kb_reduce_kernels *kb_reduce_kernels_neon(void);
+const kb_reduce_kernels *kb_reduce_kernels_sve(void);
+/* SVE's tables, one per vector length compiled; kb_reduce_kernels_sve picks one. */
+const kb_reduce_kernels *kb_reduce_kernels_sve128(void);
+const kb_reduce_kernels *kb_reduce_kernels_sve256(void);
+const kb_reduce_kernels *kb_reduce_kernels_sve512(void);
 
 /* The table that runs at a level: its own, or the one the registry's fallback rule gives
  * (kb_simd_table_level). The caller has checked that the level is available. */

@@ -4,7 +4,8 @@
 /* The vector layer: one small set of operations with the same names and meaning on every
  * instruction set, so that a kernel is written once (kernels/reduce_sum.h) and compiled once
  * per target with that target's flags. A file includes this header after defining exactly one
- * of KB_VEC_AVX2, KB_VEC_AVX512 or KB_VEC_NEON; each selects one header below. The operations:
+ * of KB_VEC_AVX2, KB_VEC_AVX512, KB_VEC_NEON or KB_VEC_SVE (with KB_SVE_BITS, the vector
+ * length it is compiled for); each selects one header below. The operations:
  *
  *   vf32, vf64              vectors of VF32_LANES floats and VF64_LANES doubles
  *                           (VF32_LANES == 2 * VF64_LANES on every target)
@@ -62,8 +63,10 @@
 #include "simd/vec_avx2.h"
 #elif defined(KB_VEC_NEON)
 #include "simd/vec_neon.h"
+#elif defined(KB_VEC_SVE)
+#include "simd/vec_sve.h"
 #else
-#error "define KB_VEC_AVX2, KB_VEC_AVX512 or KB_VEC_NEON before including simd/internal.h"
+#error "define KB_VEC_AVX2, KB_VEC_AVX512, KB_VEC_NEON or KB_VEC_SVE before simd/internal.h"
 #endif
 
 /* The widening loads' tails, the same on every target: a copy into a zeroed vector's worth

@@ -26,8 +26,10 @@
 
 #include <cmocka.h>
 
+#include "kbench/cpu.h"
 #include "kbench/half.h"
 #include "kbench/simd.h"
+#include "core/dispatch.h"
 #include "kernels/reduce_kernels.h"
 #include "test_util.h"
 
@@ -724,6 +726,24 @@ int main(void) {
         strncat(names, " ", sizeof names - strlen(names) - 1);
         strncat(names, label, sizeof names - strlen(names) - 1);
     }
+#if defined(__aarch64__) && KB_SIMD_BUILT_SVE
+    /* SVE's table is the build for the CPU's vector length, where there is one: qemu runs
+     * this test at 128, 256 and 512 bits (tests/CMakeLists.txt). */
+    if (kb_simd_available(KB_SIMD_SVE)) {
+        int bits = kb_cpu_features_get()->sve_vector_bits;
+        const kb_reduce_kernels *own = bits == 128   ? kb_reduce_kernels_sve128()
+                                       : bits == 256 ? kb_reduce_kernels_sve256()
+                                       : bits == 512 ? kb_reduce_kernels_sve512()
+                                                     : kb_reduce_kernels_neon();
+        if (kb_reduce_kernels_for(KB_SIMD_SVE) != own) {
+            printf("the SVE level does not run the %d-bit build\n", bits);
+            return 1;
+        }
+        char vl[32];
+        snprintf(vl, sizeof vl, " (sve at %d bits)", bits);
+        strncat(names, vl, sizeof names - strlen(names) - 1);
+    }
+#endif
     printf("levels tested:%s\n", names);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(runs_f32),     cmocka_unit_test(runs_f64),

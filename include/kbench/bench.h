@@ -186,7 +186,14 @@ typedef struct kb_bench_settings {
      * say, and a pair that disagrees adds the bandwidth_changed warning. 0 (the default):
      * no probes. `kbench run` probes for KB_BENCH_PROBE_SECONDS. */
     double probe_seconds;
+    /* The usage monitor (kbench/monitor.h): a sample of the machine's activity every this many
+     * seconds while the run measures, and a contended flag on each result timed while other
+     * work took a quarter of a CPU or more. 0 (the default): no monitor. `kbench run` samples
+     * every KB_BENCH_MONITOR_INTERVAL seconds. */
+    double monitor_interval_s;
 } kb_bench_settings;
+
+#define KB_BENCH_MONITOR_INTERVAL 1.0
 
 #define KB_BENCH_PROBE_SECONDS 1.0
 

@@ -17,6 +17,7 @@
 #include "kbench/half.h"
 #include "kbench/machine.h"
 #include "kbench/memory.h"
+#include "kbench/monitor.h"
 #include "kbench/npy.h"
 #include "kbench/peaks.h"
 #include "kbench/reduce.h"

@@ -42,8 +42,9 @@ kb_status kb_results_save(const kb_results *results, kb_results_format format, c
  * chrome://tracing open it), whole or not at all: each block of samples is a complete event on
  * the track of its library (kbench, or a baseline's process), with the samples' count, their
  * median and rates, and the case's bytes, FLOPs, rates and roofline as arguments; the untimed
- * call before a block is a "warm-up" event inside it. Only results measured in this process
- * have blocks: a results file read back has none. */
+ * call before a block is a "warm-up" event inside it; the usage monitor's samples, when it
+ * ran, are counters. Only results measured in this process have blocks: a results file read
+ * back has none. */
 kb_status kb_results_save_trace(const kb_results *results, const char *path);
 
 /* Reads a results file, checking it against the schema: KB_EIO when it cannot be read,

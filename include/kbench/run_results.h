@@ -8,6 +8,7 @@
 #include "kbench/environment.h"
 #include "kbench/error.h"
 #include "kbench/machine.h"
+#include "kbench/monitor.h"
 #include "kbench/peaks.h"
 #include "kbench/roofline.h"
 #include "kbench/simd.h"
@@ -61,6 +62,12 @@ struct kb_bench_result {
      * after kb_results_load). */
     int64_t nblocks;
     kb_sample_block *blocks;
+    /* What the usage monitor saw while the samples were taken (has_usage false without a
+     * monitor, or for a failed case): other processes' and the hypervisor's time, in CPUs,
+     * averaged over the sample blocks; contended when that reached KB_USAGE_CONTENDED_CPUS. */
+    bool has_usage;
+    double outside_cpus, steal_cpus;
+    bool contended;
     /* Rates at the median and at the ends of its confidence interval; 0 when the count is 0. */
     double gb_per_s, gb_per_s_low, gb_per_s_high;
     double gflop_per_s, gflop_per_s_low, gflop_per_s_high;
@@ -151,6 +158,8 @@ struct kb_bench_context {
      * peaks above include their figures in their history. */
     int nprobes;
     kb_bench_probe probes[KB_BENCH_MAX_PROBES];
+    /* The usage monitor's series (count 0: no monitor); its times are kb_bench_now_ns's. */
+    kb_usage_series usage;
 };
 
 /* Adds a run's probes to the history in the peaks cache file (kb_peaks_cache_add), so that

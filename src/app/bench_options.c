@@ -88,6 +88,7 @@ static kb_status add_output(const char *name, const char *path, void *target) {
 void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
     memset(o, 0, sizeof *o);
     kb_bench_settings_default(&o->settings);
+    o->settings.monitor_interval_s = KB_BENCH_MONITOR_INTERVAL;
     o->format = KB_RESULTS_TABLE;
     kb_bench_settings *s = &o->settings;
     const kb_option options[] = {
@@ -118,6 +119,14 @@ void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
                  "hot)"},
         {KB_OPTION_FLAG, 0, "pin", .target = &s->pin, .hidden = list,
          .help = "pin this thread and each OpenMP thread to its own core"},
+        {KB_OPTION_DOUBLE, 0, "monitor-interval", "S", &s->monitor_interval_s, .min = 0.05,
+         .max = 60, .expected = "seconds, from 0.05 to 60", .hidden = list,
+         .help =
+             "sample the machine's activity every S seconds while measuring (default " KB_STRING(
+                 KB_BENCH_MONITOR_INTERVAL) "); a result timed while other work took "
+                                            "a quarter of a CPU is flagged contended"},
+        {KB_OPTION_FLAG, 0, "no-monitor", .target = &o->no_monitor, .hidden = list,
+         .help = "no usage monitor"},
         {KB_OPTION_REPEATED, 0, "baseline", "LIB", &s->baselines, add_baseline, .hidden = list,
          .help = "also time each case with numpy, numexpr, torch or jax (repeatable), "
                  "interleaved, on the same input, and check the results agree"},

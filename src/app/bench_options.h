@@ -27,9 +27,10 @@ typedef struct kb_bench_options {
     const char *peaks_file;
     bool quick_peaks, no_roofline;
     bool allow_impossible;
+    bool no_monitor;
 } kb_bench_options;
 
-enum { KB_BENCH_OPTIONS_TABLE_SIZE = 24 };
+enum { KB_BENCH_OPTIONS_TABLE_SIZE = 26 };
 
 /* Sets the defaults, and fills table (of KB_BENCH_OPTIONS_TABLE_SIZE entries) with the
  * options, whose targets are o's fields. A list accepts the options of a run, so that a CI job

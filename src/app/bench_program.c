@@ -259,6 +259,8 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
     static kb_peaks_source source;
     char origin[4200];
     kb_bench_settings settings = o->settings;
+    if (o->no_monitor)
+        settings.monitor_interval_s = 0;
     memset(&source, 0, sizeof source);
     if (!o->no_roofline) {
         if (!get_peaks(program, o, &peaks, origin, sizeof origin, &source)) {
@@ -332,6 +334,17 @@ static int run(const char *program, const kb_bench_options *o, const kb_bench_pl
                 program, unstable, results.ncases, kb_plural(results.ncases),
                 unstable == 1 ? "is" : "are", 100 * KB_BENCH_UNSTABLE_MAD,
                 100 * KB_BENCH_UNSTABLE_CI);
+    int contended = 0;
+    for (int i = 0; i < results.ncases; i++)
+        contended += results.cases[i].contended;
+    if (contended > 0)
+        fprintf(stderr,
+                "%s: warning: %d of %d case%s %s contended: other processes or the hypervisor "
+                "took %.2g CPUs or more while %s samples were taken (the usage monitor, "
+                "docs/measurement.md)\n",
+                program, contended, results.ncases, kb_plural(results.ncases),
+                contended == 1 ? "was" : "were", KB_USAGE_CONTENDED_CPUS,
+                contended == 1 ? "its" : "their");
     if (check_plausible(program, o, &results) != KB_EXIT_OK)
         status = KB_EXIT_FAILURE;
     if (check_baselines(program, &results) != KB_EXIT_OK)

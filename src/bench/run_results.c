@@ -35,6 +35,7 @@ void kb_results_free(kb_results *results) {
     free(c->peaks_origin);
     free(c->baseline_info);
     free(c->baseline_unsupported);
+    kb_usage_series_free(&c->usage);
     for (int i = 0; i < c->nenv_vars; i++) {
         free(c->env_names[i]);
         free(c->env_values[i]);

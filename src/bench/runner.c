@@ -13,6 +13,7 @@
 #include "bench/plan.h"
 #include "bench/probe.h"
 #include "core/internal.h"
+#include "kbench/monitor.h"
 #include "kbench/threads.h"
 #include "util/internal.h"
 
@@ -132,6 +133,34 @@ static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, cha
     return KB_OK;
 }
 
+/* What the monitor saw while each of a group's results took its samples: the outside activity
+ * averaged over its sample blocks, weighted by their length. Called as the group ends, after a
+ * sample that closes the monitor's current interval, so that the table can show it. */
+static void usage_of_results(kb_monitor *monitor, kb_bench_result *results, int n) {
+    kb_monitor_sample(monitor);
+    for (int i = 0; i < n; i++) {
+        kb_bench_result *r = &results[i];
+        double weight = 0, outside = 0, steal = 0;
+        for (int64_t b = 0; b < r->nblocks; b++) {
+            double stolen, w = (double)(r->blocks[b].end_ns - r->blocks[b].start_ns);
+            bool covered;
+            double o = kb_monitor_outside(monitor, r->blocks[b].start_ns, r->blocks[b].end_ns,
+                                          &stolen, &covered);
+            if (!covered || !(w > 0))
+                continue;
+            weight += w;
+            outside += w * o;
+            steal += w * stolen;
+        }
+        if (r->failed || weight <= 0)
+            continue;
+        r->has_usage = true;
+        r->outside_cpus = outside / weight;
+        r->steal_cpus = steal / weight;
+        r->contended = r->outside_cpus >= KB_USAGE_CONTENDED_CPUS;
+    }
+}
+
 static int most_threads(const kb_bench_plan *plan, int fallback) {
     int most = fallback;
     for (int i = 0; i < plan->count; i++)
@@ -215,6 +244,22 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
         return st;
     }
 
+    kb_monitor *monitor = NULL;
+    if (settings->monitor_interval_s > 0 &&
+        (st = kb_monitor_start(settings->monitor_interval_s, &monitor)) != KB_OK) {
+        if (env.baseline) {
+            kb_baseline_stop(env.baseline);
+            rmdir(baseline_dir);
+            kb_cleanup_forget(baseline_dir);
+        }
+        json_decref(env.unsupported);
+        if (settings->pin)
+            kb_pin_restore(&pin, pin_team);
+        kb_flush_free(&flush);
+        kb_results_free(results);
+        return st;
+    }
+
     kb_bench_progress progress = {.total = planned_results(plan, &env)};
     if (observer && observer->run_started)
         observer->run_started(observer->arg, ctx, progress.total);
@@ -239,6 +284,8 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
         group.done_cost = done_cost;
         st = kb_measure_group(plan, i, end, &env, &results->cases[first], &nbaselines);
         results->ncases = first + (end - i) + nbaselines;
+        if (monitor)
+            usage_of_results(monitor, &results->cases[first], results->ncases - first);
         done_cost += plan_cost(plan, i, end);
         /* Every result is a row of the table and a case of the results, baselines too. */
         for (int k = first;
@@ -261,6 +308,7 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
             st = kb_fail(KB_ENOMEM, "out of memory");
         json_decref(env.unsupported);
     }
+    kb_monitor_stop(monitor, &ctx->usage);
     if (st == KB_OK && env.probe)
         kb_probes_after(&probes);
     if (kb_clock_measure(0, 0, &ctx->clock_end) != KB_OK)

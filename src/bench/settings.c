@@ -47,6 +47,7 @@ void kb_bench_settings_default(kb_bench_settings *settings) {
     settings->peaks = NULL;
     settings->baselines = 0;
     settings->probe_seconds = 0;
+    settings->monitor_interval_s = 0;
 }
 
 kb_status kb_bench_settings_check(const kb_bench_settings *s) {
@@ -66,6 +67,11 @@ kb_status kb_bench_settings_check(const kb_bench_settings *s) {
     if (!(s->probe_seconds >= 0 && s->probe_seconds <= 60))
         return kb_fail(KB_EINVAL, "probe time must be from 0 to 60 seconds, not %g",
                        s->probe_seconds);
+    if (s->monitor_interval_s != 0 &&
+        !(s->monitor_interval_s >= 0.05 && s->monitor_interval_s <= 60))
+        return kb_fail(KB_EINVAL,
+                       "monitor interval must be 0 (none) or from 0.05 to 60 seconds, not %g",
+                       s->monitor_interval_s);
     if (s->peaks && (s->peaks->sets[KB_PEAKS_ONE_THREAD].threads != 1 ||
                      s->peaks->sets[KB_PEAKS_ALL_THREADS].threads < 1))
         return kb_fail(KB_EINVAL, "the peaks hold no measurement");

@@ -8,6 +8,7 @@
 #include "core/internal.h"
 #include "machine/internal.h"
 #include "results/json.h"
+#include "results/usage_json.h"
 #include "util/internal.h"
 
 static int simd_level(const char *name) {
@@ -267,6 +268,8 @@ static void read_settings(jfield *f, const json_t *ctx, kb_bench_context *c) {
     c->flush_bytes = jfield_int(f, o, "flush_bytes", false);
     if (json_object_get(o, "probe_seconds"))
         s->probe_seconds = jfield_number(f, o, "probe_seconds", false);
+    if (json_object_get(o, "monitor_interval_s"))
+        s->monitor_interval_s = jfield_number(f, o, "monitor_interval_s", false);
     jfield_pop(f, mark);
 
     o = enter(f, ctx, "selection", &mark);
@@ -323,6 +326,7 @@ static void read_context(jfield *f, const json_t *root, int64_t version, kb_benc
     jfield_pop(f, threads_mark);
     read_environment(f, ctx, c);
     read_settings(f, ctx, c);
+    kb_usage_series_read(f, ctx, &c->usage);
     if (version >= 2) {
         read_peaks(f, ctx, c);
         const json_t *baselines = jfield_get(f, ctx, "baselines", J_OBJECT | J_NULL);
@@ -643,6 +647,7 @@ static void read_case(jfield *f, const json_t *obj, int64_t version, kb_bench_re
     read_statistics(f, obj, r);
     if (version >= 2)
         read_roofline(f, obj, r);
+    kb_result_usage_read(f, obj, r);
 }
 
 kb_status kb_results_from_json(const json_t *root, const char *label, kb_results *out) {

@@ -6,6 +6,7 @@
 
 #include "results/json.h"
 #include "results/speedup.h"
+#include "results/usage_json.h"
 #include "machine/internal.h"
 #include "util/internal.h"
 
@@ -94,6 +95,7 @@ static json_t *context_json(const kb_bench_context *c) {
         (json_int_t)c->sample_target_ns, "flush_bytes", (json_int_t)c->flush_bytes,
         "resolution_factor", KB_BENCH_RESOLUTION_FACTOR, "target_samples", KB_BENCH_TARGET_SAMPLES);
     json_object_set_new(settings, "probe_seconds", json_real(s->probe_seconds));
+    json_object_set_new(settings, "monitor_interval_s", json_real(s->monitor_interval_s));
     json_t *selection =
         json_pack("{s:o, s:o, s:{s:i, s:i}}", "suites", string_list(c->suites, c->nsuites),
                   "filters", string_list(c->filters, c->nfilters), "shard", "index", c->shard_index,
@@ -106,7 +108,7 @@ static json_t *context_json(const kb_bench_context *c) {
     json_t *timer = json_pack("{s:s, s:f, s:f, s:f}", "clock", KB_MONOTONIC_CLOCK_NAME,
                               "resolution_ns", c->timer.resolution_ns, "overhead_ns",
                               c->timer.overhead_ns, "reported_resolution_ns", c->timer.reported_ns);
-    return json_pack(
+    json_t *o = json_pack(
         "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
         "s:o, s:o}",
         "date", c->date, "command", c->command ? kb_json_text(c->command) : json_null(),
@@ -118,6 +120,9 @@ static json_t *context_json(const kb_bench_context *c) {
         "environment_warnings", kb_env_warnings_json(&c->env), "environment_variables", vars,
         "timer", timer, "settings", settings, "selection", selection, "peaks", peaks_json(c),
         "baselines", baselines_json(c));
+    if (o)
+        json_object_set_new(o, "monitor", kb_usage_series_json(&c->usage));
+    return o;
 }
 
 static json_t *statistics_json(const kb_bench_stats *s) {
@@ -222,7 +227,7 @@ static json_t *case_json(const kb_bench_result *r) {
                                           kb_json_positive(r->gflop_per_s_low), "gflop_per_s_high",
                                           kb_json_positive(r->gflop_per_s_high));
     return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:s, s:s, s:I, "
-                     "s:o, s:o, s:o, s:o, s:o}",
+                     "s:o, s:o, s:o, s:o, s:o, s:o}",
                      "name", kb_json_text(r->name), "group", kb_json_text(r->group), "params",
                      params, "implementation", impl, "status", r->failed ? "failed" : "ok", "error",
                      r->error ? kb_json_text(r->error) : json_null(), "simd", kb_simd_name(r->simd),
@@ -231,7 +236,8 @@ static json_t *case_json(const kb_bench_result *r) {
                      finite_or_null(r->working_set_bytes), "traffic", kb_bw_kernel_name(r->traffic),
                      "flop_type", kb_flop_type_name(r->flop_type), "calls_per_sample",
                      (json_int_t)r->calls_per_sample, "samples_ns", samples, "statistics", stats,
-                     "rates", rates, "roofline", roofline_json(r), "baseline", baseline_json(r));
+                     "rates", rates, "roofline", roofline_json(r), "baseline", baseline_json(r),
+                     "usage", kb_result_usage_json(r));
 }
 
 json_t *kb_results_to_json(const kb_results *results) {

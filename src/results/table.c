@@ -45,6 +45,10 @@ void kb_report_notes(const kb_bench_result *r, char *buf, size_t size) {
         size_t n = strlen(buf);
         snprintf(buf + n, size - n, "%sunstable", n ? ", " : "");
     }
+    if (r->contended) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, "%scontended", n ? ", " : "");
+    }
     if (outliers > 0) {
         size_t n = strlen(buf);
         snprintf(buf + n, size - n, "%s%lld outlier%s", n ? ", " : "", (long long)outliers,

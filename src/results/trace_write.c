@@ -110,8 +110,41 @@ static kb_status add_block(json_t *events, const kb_bench_result *r, const kb_sa
     return KB_OK;
 }
 
+/* The usage monitor's samples as counter tracks: the CPUs kbench, other processes and the
+ * hypervisor took over each interval, the load average and the available memory. A counter
+ * holds its value until the next, so each interval's figures are placed at its start. */
+static kb_status add_usage(json_t *events, const kb_usage_series *u, int64_t origin_ns) {
+    int64_t from = u->started_ns;
+    for (int i = 0; i < u->count; i++) {
+        const kb_usage_sample *s = &u->samples[i];
+        double ts = trace_us(from, origin_ns);
+        json_t *cpus =
+            json_pack("{s:s, s:s, s:f, s:i, s:{s:f, s:f, s:f}}", "name", "CPUs in use", "ph", "C",
+                      "ts", ts, "pid", TRACE_PID, "args", "kbench", s->own_cpus, "other processes",
+                      s->others_cpus, "steal", s->steal_cpus);
+        if (!cpus || json_array_append_new(events, cpus) != 0)
+            return KB_ENOMEM;
+        if (s->load1 >= 0) {
+            json_t *load = json_pack("{s:s, s:s, s:f, s:i, s:{s:f}}", "name", "load average", "ph",
+                                     "C", "ts", ts, "pid", TRACE_PID, "args", "1 minute", s->load1);
+            if (!load || json_array_append_new(events, load) != 0)
+                return KB_ENOMEM;
+        }
+        if (s->mem_available_bytes >= 0) {
+            json_t *mem = json_pack("{s:s, s:s, s:f, s:i, s:{s:f}}", "name", "memory available",
+                                    "ph", "C", "ts", ts, "pid", TRACE_PID, "args", "GiB",
+                                    (double)s->mem_available_bytes / (1 << 30));
+            if (!mem || json_array_append_new(events, mem) != 0)
+                return KB_ENOMEM;
+        }
+        from = s->at_ns;
+    }
+    return KB_OK;
+}
+
 static json_t *trace_json(const kb_results *results) {
-    int64_t origin = INT64_MAX;
+    const kb_usage_series *usage = &results->context.usage;
+    int64_t origin = usage->count > 0 ? usage->started_ns : INT64_MAX;
     for (int i = 0; i < results->ncases; i++)
         for (int64_t k = 0; k < results->cases[i].nblocks; k++)
             if (results->cases[i].blocks[k].start_ns < origin)
@@ -145,6 +178,8 @@ static json_t *trace_json(const kb_results *results) {
             if (add_block(events, r, &r->blocks[k], tid, origin) != KB_OK)
                 goto fail;
     }
+    if (add_usage(events, usage, origin) != KB_OK)
+        goto fail;
     return root;
 fail:
     json_decref(root);

@@ -150,6 +150,8 @@ def type_ok(value, doc_type, empty_strings=False):
         "object": lambda v: isinstance(v, dict),
         "array of strings": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
         "array of objects": lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+        "array of numbers": lambda v: isinstance(v, list)
+        and all(_is_int(x) or isinstance(x, float) for x in v),
         "array of arrays of int": lambda v: isinstance(v, list)
         and all(isinstance(r, list) and all(_is_int(x) for x in r) for r in v),
     }

@@ -47,6 +47,15 @@ kb_status kb_results_save(const kb_results *results, kb_results_format format, c
  * back has none. */
 kb_status kb_results_save_trace(const kb_results *results, const char *path);
 
+/* Combines the shards of one sharded run (kbench run --shard K/N, every K once) into out: the
+ * cases of shard 1, then 2, ..., moved out of the shards, under the first shard's context
+ * (shard 1 of 1 now, without the monitor's series: each shard's covered its own process).
+ * KB_EINVAL, naming the shard by its label (and the case), when the shards are not one run:
+ * another commit or build, another kind of machine (architecture, CPU model, CPU count),
+ * other suites, filters or settings, another shard count, a shard given twice or missing, or
+ * a case in two shards. The shards are left to kb_results_free either way. */
+kb_status kb_results_merge(kb_results *shards, const char *const *labels, int n, kb_results *out);
+
 /* Reads a results file, checking it against the schema: KB_EIO when it cannot be read,
  * KB_EFORMAT with a message naming the file and the field ("r.json: cases[3].samples_ns:
  * expected an array of integers") when it is not a valid results file. Unknown keys are

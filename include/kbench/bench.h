@@ -179,6 +179,9 @@ typedef struct kb_bench_settings {
     /* Libraries to time each group's computation with, through the Python runner in
      * baselines/, interleaved with the group's own implementations: KB_BASELINE_* bits. */
     unsigned baselines;
+    /* With KB_BASELINE_KBENCH: the other build's kbench executable, which the run starts as
+     * `PATH serve`. */
+    const char *kbench_baseline;
     /* With peaks: the bandwidth probes (docs/roofline.md). Each bandwidth figure the results
      * are held against (traffic pattern, level, thread count) is measured for about this
      * long before the first group that needs it and again after the last case; the figures
@@ -215,13 +218,26 @@ enum kb_baseline_library {
     KB_BASELINE_NUMEXPR = 1u << 1,
     KB_BASELINE_TORCH = 1u << 2,
     KB_BASELINE_JAX = 1u << 3,
+    /* Another build of kbench (kb_bench_settings.kbench_baseline), timed through its C API in
+     * its own process: an A/B of two builds in one run. */
+    KB_BASELINE_KBENCH = 1u << 4,
 };
+/* The libraries the Python runner times. */
+#define KB_BASELINE_PYTHON                                                                         \
+    (KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR | KB_BASELINE_TORCH | KB_BASELINE_JAX)
 
 /* What a baseline's time includes that kbench's does not, said wherever the two are compared:
- * kbench is timed through its C API and the baselines through Python calls. */
+ * kbench is timed through its C API and the Python libraries through Python calls; another
+ * build of kbench through its C API too. */
 #define KB_BASELINE_COMPARISON "C call vs Python call"
+#define KB_BASELINE_COMPARISON_KBENCH "C call vs C call of another kbench build"
+#define KB_BASELINE_COMPARISON_BOTH                                                                \
+    "C call vs Python call; C call vs C call of another kbench build"
 
-/* "numpy", "numexpr", "torch", "jax"; "?" for anything else. */
+/* The comparison the given libraries (KB_BASELINE_* bits) make: one of the three above. */
+const char *kb_baseline_comparison(unsigned libraries);
+
+/* "numpy", "numexpr", "torch", "jax", "kbench"; "?" for anything else. */
 const char *kb_baseline_name(unsigned library);
 
 /* The KB_BASELINE_* bit of a library's name; 0 for an unknown name. */

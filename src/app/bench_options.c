@@ -1,5 +1,6 @@
 /* The options of the run and list programs, declared once for parsing and help. */
 #include <errno.h>
+#include <unistd.h>
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +37,20 @@ static kb_status parse_shard(const char *name, const char *value, void *target) 
     return parse_shard_text(value, &o->shard.index, &o->shard.count);
 }
 
+/* numpy, numexpr, torch, jax, or kbench=PATH: another build. */
 static kb_status add_baseline(const char *name, const char *value, void *target) {
-    unsigned *baselines = target, library = kb_baseline_from_name(value);
-    if (!library)
-        return kb_option_bad(name, value, "numpy, numexpr, torch or jax");
-    *baselines |= library;
+    kb_bench_settings *s = target;
+    const char *path = strncmp(value, "kbench=", 7) == 0 ? value + 7 : NULL;
+    unsigned library = path ? KB_BASELINE_KBENCH : kb_baseline_from_name(value);
+    if (!library || library == KB_BASELINE_KBENCH) {
+        if (!path || !*path)
+            return kb_option_bad(name, value, "numpy, numexpr, torch, jax or kbench=PATH");
+        if (access(path, X_OK) != 0)
+            return kb_fail(KB_EINVAL, "%s %s: %s is not an executable kbench: %s", name, value,
+                           path, strerror(errno));
+        s->kbench_baseline = path;
+    }
+    s->baselines |= library;
     return KB_OK;
 }
 
@@ -127,9 +137,10 @@ void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
                                             "a quarter of a CPU is flagged contended"},
         {KB_OPTION_FLAG, 0, "no-monitor", .target = &o->no_monitor, .hidden = list,
          .help = "no usage monitor"},
-        {KB_OPTION_REPEATED, 0, "baseline", "LIB", &s->baselines, add_baseline, .hidden = list,
-         .help = "also time each case with numpy, numexpr, torch or jax (repeatable), "
-                 "interleaved, on the same input, and check the results agree"},
+        {KB_OPTION_REPEATED, 0, "baseline", "LIB", s, add_baseline, .hidden = list,
+         .help = "also time each case with numpy, numexpr, torch or jax, or with another build "
+                 "of kbench (kbench=PATH, its executable) (repeatable), interleaved, on the same "
+                 "input, and check the results agree"},
 
         {KB_OPTION_GROUP, .help = "roofline"},
         {KB_OPTION_STRING, 0, "peaks", "FILE", &o->peaks_file, .hidden = list,

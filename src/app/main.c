@@ -23,6 +23,7 @@ static const struct command {
     {"merge", kb_cmd_merge, "combine the results files of a sharded run into one"},
     {"peaks", kb_cmd_peaks, "measure peak bandwidth and FLOP/s; compare with the datasheet"},
     {"trace", kb_cmd_trace, "hold profiler traces against the GPU datasheet; diff two"},
+    {"serve", kb_cmd_serve, "time this build for another's run (kbench run --baseline kbench=)"},
 };
 
 enum { ncommands = sizeof commands / sizeof commands[0] };

@@ -39,7 +39,7 @@ struct kb_baseline_process {
     size_t err_len;
     int exit_status;  /* from waitpid, valid once pid is 0 */
     bool exit_known;  /* whether exit_status is valid */
-    char python[256]; /* the interpreter, for messages */
+    char python[256]; /* the program run (the interpreter, or kbench), for messages */
     kb_status broken; /* non-zero once the child is unusable */
     char reason[512]; /* why, repeated by every later call */
 };
@@ -355,6 +355,8 @@ static kb_status simple_request(kb_baseline_process *p, const char *cmd, json_t 
     return s;
 }
 
+static kb_status spawn(char *const argv[], kb_baseline_process **out);
+
 kb_status kb_baseline_start(const char *python, const char *runner_path,
                             kb_baseline_process **out) {
     *out = NULL;
@@ -373,11 +375,36 @@ kb_status kb_baseline_start(const char *python, const char *runner_path,
         return kb_fail(KB_EIO, "baseline runner %s: %s (set KB_BASELINE_RUNNER)", runner_path,
                        strerror(errno));
 
+    char *argv[] = {(char *)python, (char *)runner_path, NULL};
+    kb_status st = spawn(argv, out);
+    if (st == KB_EUNSUPPORTED)
+        return kb_fail(KB_EUNSUPPORTED,
+                       "cannot run the baseline runner's Python %s: %s (set KB_PYTHON to a "
+                       "Python 3 with NumPy)",
+                       python, kb_last_error());
+    return st;
+}
+
+kb_status kb_baseline_start_kbench(const char *kbench, kb_baseline_process **out) {
+    *out = NULL;
+    if (access(kbench, X_OK) != 0)
+        return kb_fail(KB_EIO, "kbench=%s: %s (the other build's kbench executable)", kbench,
+                       strerror(errno));
+    char *argv[] = {(char *)kbench, "serve", NULL};
+    kb_status st = spawn(argv, out);
+    if (st == KB_EUNSUPPORTED)
+        return kb_fail(KB_EUNSUPPORTED, "cannot run %s serve: %s", kbench, kb_last_error());
+    return st;
+}
+
+/* Starts argv[0] (looked up in PATH) with pipes on its stdin, stdout and stderr.
+ * KB_EUNSUPPORTED, the message saying why, when it cannot be run. */
+static kb_status spawn(char *const argv[], kb_baseline_process **out) {
     kb_baseline_process *p = calloc(1, sizeof *p);
     if (!p)
         return kb_fail(KB_ENOMEM, "out of memory starting the baseline runner");
     p->in_fd = p->out_fd = p->err_fd = -1;
-    snprintf(p->python, sizeof p->python, "%s", python);
+    snprintf(p->python, sizeof p->python, "%s", argv[0]);
     p->timeout = KB_BASELINE_TIMEOUT_SECONDS;
 
     /* Close-on-exec everywhere: the child gets only its three ends (dup2 clears the flag),
@@ -410,9 +437,8 @@ kb_status kb_baseline_start(const char *python, const char *runner_path,
     posix_spawnattr_setsigdefault(&attr, &pipe_set);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-    char *argv[] = {(char *)python, (char *)runner_path, NULL};
     pid_t pid;
-    int rc = posix_spawnp(&pid, python, &actions, &attr, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     close(in[0]);
@@ -423,10 +449,7 @@ kb_status kb_baseline_start(const char *python, const char *runner_path,
         close(outp[0]);
         close(err[0]);
         free(p);
-        return kb_fail(KB_EUNSUPPORTED,
-                       "cannot run the baseline runner's Python %s: %s (set KB_PYTHON to a "
-                       "Python 3 with NumPy)",
-                       python, strerror(rc));
+        return kb_fail(KB_EUNSUPPORTED, "%s", strerror(rc));
     }
     p->pid = pid;
     p->in_fd = in[1];

@@ -43,6 +43,10 @@ kb_status kb_baseline_runner_path(char *buf, size_t size);
  * process exists; whether Python and NumPy work shows at the first request (hello). */
 kb_status kb_baseline_start(const char *python, const char *runner_path, kb_baseline_process **out);
 
+/* Starts `kbench serve` of another build (its executable's path): a runner of the same
+ * protocol for the library "kbench" (bench/baseline_serve.h). */
+kb_status kb_baseline_start_kbench(const char *kbench, kb_baseline_process **out);
+
 /* The limit on each reply's wait (KB_BASELINE_TIMEOUT_SECONDS unless set), also used as the
  * time kb_baseline_stop waits for the child to exit before killing it. */
 void kb_baseline_set_timeout(kb_baseline_process *p, double seconds);

@@ -367,14 +367,25 @@ static int thread_counts(const kb_impl *impls, int n, int *counts) {
     return k;
 }
 
-/* NumPy and numexpr run once per group, PyTorch and JAX at each of its thread counts. */
+/* NumPy and numexpr run once per group; PyTorch, JAX and another kbench at each of its
+ * thread counts. */
 static bool per_thread_count(unsigned library) {
-    return library == KB_BASELINE_TORCH || library == KB_BASELINE_JAX;
+    return library == KB_BASELINE_TORCH || library == KB_BASELINE_JAX ||
+           library == KB_BASELINE_KBENCH;
+}
+
+/* The runner that times a library. */
+static kb_baseline_process *runner_of(const kb_measure_env *env, unsigned library) {
+    return library == KB_BASELINE_KBENCH ? env->kbench_baseline : env->baseline;
+}
+
+static bool any_runner(const kb_measure_env *env) {
+    return env->baseline || env->kbench_baseline;
 }
 
 int kb_measure_baselines_planned(const kb_bench_plan *plan, int first, int end,
                                  const kb_measure_env *env) {
-    if (!env->baseline || !plan->cases[first].baseline_case)
+    if (!any_runner(env) || !plan->cases[first].baseline_case)
         return 0;
     /* A case without a threads parameter counts apart from the others: it runs at the
      * harness's count of the moment, which may turn out to be another case's. */
@@ -382,7 +393,7 @@ int kb_measure_baselines_planned(const kb_bench_plan *plan, int first, int end,
     for (int i = first; i < end; i++)
         ncounts = add_thread_count(counts, ncounts, spec_threads(&plan->cases[i]));
     int n = 0;
-    for (unsigned library = KB_BASELINE_NUMPY; library <= KB_BASELINE_JAX; library <<= 1)
+    for (unsigned library = KB_BASELINE_NUMPY; library <= KB_BASELINE_KBENCH; library <<= 1)
         if (env->settings->baselines & library)
             n += per_thread_count(library) ? ncounts : 1;
     return n;
@@ -425,7 +436,7 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
                                 baseline_group *g) {
     g->count = 0;
     g->input[0] = '\0';
-    if (!env->baseline || !lead->baseline_case)
+    if (!any_runner(env) || !lead->baseline_case)
         return KB_OK;
     memset(&g->bc, 0, sizeof g->bc);
     kb_status st = lead->baseline_case(group, &g->bc);
@@ -441,7 +452,7 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
     int counts[KB_MEASURE_MAX_THREAD_COUNTS];
     int ncounts = thread_counts(impls, n, counts);
     st = KB_OK;
-    for (unsigned library = KB_BASELINE_NUMPY; library <= KB_BASELINE_JAX && st == KB_OK;
+    for (unsigned library = KB_BASELINE_NUMPY; library <= KB_BASELINE_KBENCH && st == KB_OK;
          library <<= 1) {
         if (!(env->settings->baselines & library))
             continue;
@@ -469,7 +480,7 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
                 snprintf(g->error[i], sizeof g->error[i], "baseline: %s", kb_last_error());
             } else if (why) {
                 snprintf(g->error[i], sizeof g->error[i], "baseline: %s", why);
-            } else if (kb_baseline_setup_id(env->baseline, g->id[i], name, spec, g->input,
+            } else if (kb_baseline_setup_id(runner_of(env, library), g->id[i], name, spec, g->input,
                                             g->output[i], g->threads[i], &unsupported,
                                             NULL) != KB_OK) {
                 if (unsupported) {
@@ -482,7 +493,7 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
             kb_impl *m = &impls[n + i];
             memset(m, 0, sizeof *m);
             m->c = *group;
-            m->baseline = env->baseline;
+            m->baseline = runner_of(env, library);
             m->library = name;
             m->id = g->id[i];
             m->threads_used = g->threads[i];
@@ -684,8 +695,12 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
     if (st == KB_OK)
         st = check_baselines(impls, n, g, results);
     /* The input is written even when no library can compute the case. */
-    if (g->count > 0)
-        kb_baseline_teardown(env->baseline);
+    if (g->count > 0) {
+        if (env->baseline)
+            kb_baseline_teardown(env->baseline);
+        if (env->kbench_baseline)
+            kb_baseline_teardown(env->kbench_baseline);
+    }
     remove_baseline_files(g);
     if (set_up && lead->teardown)
         lead->teardown(&group);

@@ -28,9 +28,11 @@ typedef struct kb_measure_env {
     int64_t warmup_ns;     /* per implementation, before its first sample */
     const kb_flush *flush; /* NULL: hot caches */
     const kb_pin *pin;     /* NULL: not pinned */
-    /* The baseline runner, with the settings' baselines; NULL without. A directory of its
-     * own for the .npy files it shares. */
+    /* The baseline runners, with the settings' baselines: the Python one (NumPy, numexpr,
+     * PyTorch, JAX) and another build of kbench (`kbench serve`); NULL without. A directory
+     * of their own for the .npy files they share. */
     kb_baseline_process *baseline;
+    kb_baseline_process *kbench_baseline;
     const char *baseline_dir;
     /* The peaks results are held against: the run's copy, whose history the probes add to;
      * NULL without peaks. The probes, NULL without; probes and nprobes point into the

@@ -72,7 +72,7 @@ static int planned_results(const kb_bench_plan *plan, const kb_measure_env *env)
  * runner's description. */
 static kb_status require_libraries(kb_baseline_process *p, unsigned baselines, json_t *info) {
     json_t *libraries = json_object_get(info, "libraries");
-    for (unsigned library = KB_BASELINE_NUMPY; library <= KB_BASELINE_JAX; library <<= 1) {
+    for (unsigned library = KB_BASELINE_NUMPY; library <= KB_BASELINE_KBENCH; library <<= 1) {
         if (!(baselines & library))
             continue;
         json_t *about;
@@ -104,12 +104,25 @@ static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, cha
     json_t *info = NULL;
     kb_status st = kb_cleanup_add(dir);
     kb_cleanup_release(&held);
-    if (st == KB_OK)
+    unsigned python = env->settings->baselines & KB_BASELINE_PYTHON;
+    if (st == KB_OK && python)
         st = kb_baseline_start(NULL, NULL, &env->baseline);
-    if (st == KB_OK)
+    if (st == KB_OK && python)
         st = kb_baseline_hello(env->baseline, &info);
-    if (st == KB_OK)
-        st = require_libraries(env->baseline, env->settings->baselines, info);
+    if (st == KB_OK && python)
+        st = require_libraries(env->baseline, python, info);
+    /* Another build of kbench: what it says of itself joins the libraries. */
+    if (st == KB_OK && (env->settings->baselines & KB_BASELINE_KBENCH)) {
+        json_t *other = NULL;
+        st = kb_baseline_start_kbench(env->settings->kbench_baseline, &env->kbench_baseline);
+        if (st == KB_OK)
+            st = kb_baseline_hello(env->kbench_baseline, &other);
+        if (st == KB_OK && !info)
+            info = json_pack("{s:o}", "libraries", json_object());
+        if (st == KB_OK)
+            st = require_libraries(env->kbench_baseline, KB_BASELINE_KBENCH, info);
+        json_decref(other);
+    }
     if (st == KB_OK && !(env->unsupported = json_array()))
         st = kb_fail(KB_ENOMEM, "out of memory");
     if (st == KB_OK) {
@@ -124,7 +137,8 @@ static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, cha
         char reason[512];
         snprintf(reason, sizeof reason, "%s", kb_last_error());
         kb_baseline_stop(env->baseline);
-        env->baseline = NULL;
+        kb_baseline_stop(env->kbench_baseline);
+        env->baseline = env->kbench_baseline = NULL;
         rmdir(dir);
         kb_cleanup_forget(dir);
         return kb_fail(st, "baselines: %s", reason);
@@ -247,8 +261,9 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
     kb_monitor *monitor = NULL;
     if (settings->monitor_interval_s > 0 &&
         (st = kb_monitor_start(settings->monitor_interval_s, &monitor)) != KB_OK) {
-        if (env.baseline) {
+        if (env.baseline || env.kbench_baseline) {
             kb_baseline_stop(env.baseline);
+            kb_baseline_stop(env.kbench_baseline);
             rmdir(baseline_dir);
             kb_cleanup_forget(baseline_dir);
         }
@@ -297,10 +312,13 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
         i = end;
     }
 
-    if (env.baseline) {
-        kb_status stop = kb_baseline_stop(env.baseline);
+    if (env.baseline || env.kbench_baseline) {
+        kb_status stop = kb_baseline_stop(env.baseline),
+                  other = kb_baseline_stop(env.kbench_baseline);
         if (st == KB_OK && stop != KB_OK)
             st = stop;
+        if (st == KB_OK && other != KB_OK)
+            st = other;
         rmdir(baseline_dir);
         kb_cleanup_forget(baseline_dir);
         if (st == KB_OK &&

@@ -26,16 +26,25 @@ const char *kb_baseline_name(unsigned library) {
             return "torch";
         case KB_BASELINE_JAX:
             return "jax";
+        case KB_BASELINE_KBENCH:
+            return "kbench";
         default:
             return "?";
     }
 }
 
 unsigned kb_baseline_from_name(const char *name) {
-    for (unsigned bit = KB_BASELINE_NUMPY; bit <= KB_BASELINE_JAX; bit <<= 1)
+    for (unsigned bit = KB_BASELINE_NUMPY; bit <= KB_BASELINE_KBENCH; bit <<= 1)
         if (strcmp(name, kb_baseline_name(bit)) == 0)
             return bit;
     return 0;
+}
+
+const char *kb_baseline_comparison(unsigned libraries) {
+    bool python = libraries & KB_BASELINE_PYTHON, other = libraries & KB_BASELINE_KBENCH;
+    return python && other ? KB_BASELINE_COMPARISON_BOTH
+           : other         ? KB_BASELINE_COMPARISON_KBENCH
+                           : KB_BASELINE_COMPARISON;
 }
 
 void kb_bench_settings_default(kb_bench_settings *settings) {
@@ -46,6 +55,7 @@ void kb_bench_settings_default(kb_bench_settings *settings) {
     settings->pin = false;
     settings->peaks = NULL;
     settings->baselines = 0;
+    settings->kbench_baseline = NULL;
     settings->probe_seconds = 0;
     settings->monitor_interval_s = 0;
 }
@@ -61,9 +71,10 @@ kb_status kb_bench_settings_check(const kb_bench_settings *s) {
         return kb_fail(KB_EINVAL, "repetitions must be from 1 to 1000, not %d", s->repetitions);
     if (s->cache != KB_BENCH_CACHE_HOT && s->cache != KB_BENCH_CACHE_COLD)
         return kb_fail(KB_EINVAL, "invalid cache mode %d", (int)s->cache);
-    if (s->baselines &
-        ~(unsigned)(KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR | KB_BASELINE_TORCH | KB_BASELINE_JAX))
+    if (s->baselines & ~(unsigned)(KB_BASELINE_PYTHON | KB_BASELINE_KBENCH))
         return kb_fail(KB_EINVAL, "unknown baseline library in %#x", s->baselines);
+    if ((s->baselines & KB_BASELINE_KBENCH) && !(s->kbench_baseline && *s->kbench_baseline))
+        return kb_fail(KB_EINVAL, "the kbench baseline needs the other build's executable");
     if (!(s->probe_seconds >= 0 && s->probe_seconds <= 60))
         return kb_fail(KB_EINVAL, "probe time must be from 0 to 60 seconds, not %g",
                        s->probe_seconds);

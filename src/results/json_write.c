@@ -63,13 +63,13 @@ static json_t *peaks_json(const kb_bench_context *c) {
 }
 
 /* What the baseline runner said of itself, and what a comparison with it includes. */
-static json_t *baselines_json(const kb_bench_context *c) {
+static json_t *baselines_json(const kb_bench_context *c, const char *comparison) {
     if (!c->baseline_info)
         return json_null();
     json_t *runner = json_loads(c->baseline_info, 0, NULL);
     json_t *unsupported =
         c->baseline_unsupported ? json_loads(c->baseline_unsupported, 0, NULL) : NULL;
-    return json_pack("{s:s, s:o, s:o}", "comparison", KB_BASELINE_COMPARISON, "runner",
+    return json_pack("{s:s, s:o, s:o}", "comparison", comparison, "runner",
                      runner ? runner : json_null(), "unsupported",
                      unsupported ? unsupported : json_array());
 }
@@ -82,7 +82,7 @@ static json_t *load_json(const kb_env_load *load) {
                      load->usable_cores);
 }
 
-static json_t *context_json(const kb_bench_context *c) {
+static json_t *context_json(const kb_bench_context *c, const char *comparison) {
     json_t *vars = json_object();
     for (int i = 0; i < c->nenv_vars; i++)
         json_object_set_new(vars, c->env_names[i], kb_json_text(c->env_values[i]));
@@ -119,7 +119,7 @@ static json_t *context_json(const kb_bench_context *c) {
         kb_threads_json(c->threads, c->usable_cores), "load", load_json(&c->env.load),
         "environment_warnings", kb_env_warnings_json(&c->env), "environment_variables", vars,
         "timer", timer, "settings", settings, "selection", selection, "peaks", peaks_json(c),
-        "baselines", baselines_json(c));
+        "baselines", baselines_json(c, comparison));
     if (o)
         json_object_set_new(o, "monitor", kb_usage_series_json(&c->usage));
     return o;
@@ -258,6 +258,7 @@ json_t *kb_results_to_json(const kb_results *results) {
     kb_speedup_report_free(&speedups);
     return json_pack("{s:s, s:i, s:o, s:{s:i, s:i}, s:o, s:o}", "schema", KB_RESULTS_SCHEMA,
                      "schema_version", KB_RESULTS_SCHEMA_VERSION, "context",
-                     context_json(&results->context), "summary", "cases", results->ncases, "failed",
-                     kb_results_failed(results), "cases", cases, "speedups", speedup);
+                     context_json(&results->context, kb_results_comparison(results)), "summary",
+                     "cases", results->ncases, "failed", kb_results_failed(results), "cases", cases,
+                     "speedups", speedup);
 }

@@ -78,8 +78,17 @@ static kb_status best_of(kb_speedup *rows, int first, int end) {
     return st;
 }
 
+const char *kb_results_comparison(const kb_results *results) {
+    unsigned libraries = 0;
+    for (int i = 0; i < results->ncases; i++)
+        if (results->cases[i].baseline)
+            libraries |= kb_baseline_from_name(results->cases[i].baseline);
+    return kb_baseline_comparison(libraries);
+}
+
 kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *out) {
     memset(out, 0, sizeof *out);
+    out->comparison = kb_results_comparison(results);
     const char *unsupported = results->context.baseline_unsupported;
     if (unsupported) {
         out->unsupported = json_loads(unsupported, 0, NULL);

@@ -31,7 +31,11 @@ typedef struct kb_speedup_report {
     /* The run's baselines that could not compute their case (context.baselines.unsupported),
      * an array; NULL when there are none. */
     json_t *unsupported;
+    const char *comparison; /* what the run's baselines compare (kb_baseline_comparison) */
 } kb_speedup_report;
+
+/* The comparison the baselines of results make, from the libraries of its baseline cases. */
+const char *kb_results_comparison(const kb_results *results);
 
 /* Rows for every pair that ran: each of the group's own implementations against each baseline
  * of the group that runs at its thread count (a baseline without a threads parameter, such

@@ -103,11 +103,10 @@ void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
             width = len;
     }
     fprintf(out,
-            "\nSpeedup over the baselines (" KB_BASELINE_COMPARISON
-            "): ratio of medians, 95%% bootstrap interval\n"
+            "\nSpeedup over the baselines (%s): ratio of medians, 95%% bootstrap interval\n"
             "%-*s %10s %-15s %10s %24s %40s %24s\n",
-            width, "case", "time/call", "baseline", "its time", "speedup", "over the best baseline",
-            "auto over scalar");
+            report->comparison, width, "case", "time/call", "baseline", "its time", "speedup",
+            "over the best baseline", "auto over scalar");
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
         char own[32], base[32], sp[48], best[48], best_text[96] = "", sc[48] = "";
@@ -139,8 +138,8 @@ void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out) {
         print_unsupported(report, out, true);
         return;
     }
-    fputs("\n## Speedup over the baselines (" KB_BASELINE_COMPARISON ")\n\n"
-          "Ratio of medians (baseline / kbench) with its 95% bootstrap interval; over the best "
+    fprintf(out, "\n## Speedup over the baselines (%s)\n\n", report->comparison);
+    fputs("Ratio of medians (baseline / kbench) with its 95% bootstrap interval; over the best "
           "baseline: over the fastest baseline of the case, named.\n\n"
           "| case | time/call | baseline | its time | speedup | 95% CI | over the best baseline "
           "| auto over scalar |\n"
@@ -203,7 +202,7 @@ json_t *kb_speedup_json(const kb_speedup_report *report) {
                                         means[i].op[0] ? json_string(means[i].op) : json_null(),
                                         "geometric_mean", exp(means[i].log_sum / means[i].count),
                                         "cases", means[i].count));
-    return json_pack("{s:s, s:s, s:f, s:o, s:o}", "comparison", KB_BASELINE_COMPARISON, "ratio",
+    return json_pack("{s:s, s:s, s:f, s:o, s:o}", "comparison", report->comparison, "ratio",
                      "median(baseline) / median(kbench)", "ci_level", 0.95, "rows", rows,
                      "geometric_means", summary);
 }

@@ -1,0 +1,290 @@
+/* kb_baseline_serve: this build of kbench as a baseline runner, so that another build can time
+ * it interleaved with its own implementations (kbench run --baseline kbench=PATH). It speaks
+ * the protocol of baselines/runner.py (its docstring is the reference) for the one library
+ * "kbench": the reduce cases, computed with kb_reduce_into at this build's automatic SIMD
+ * level and the thread count asked for. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bench/baseline_serve.h"
+#include "bench/flush.h"
+#include "core/internal.h"
+#include "kbench/bench.h"
+#include "kbench/npy.h"
+#include "kbench/reduce.h"
+#include "kbench/threads.h"
+#include "kbench/version.h"
+#include "util/internal.h"
+
+#define SERVE_MAX_CASES 16
+#define SERVE_MAX_LINE ((size_t)1 << 20)
+
+typedef struct serve_case {
+    char id[64];
+    kb_reduce_args args;
+    kb_array out;
+    int threads;
+} serve_case;
+
+typedef struct serve_state {
+    kb_array input;
+    bool has_input;
+    char input_path[4096];
+    int ncases;
+    serve_case cases[SERVE_MAX_CASES];
+    kb_flush flush;
+} serve_state;
+
+static void drop_cases(serve_state *s) {
+    for (int i = 0; i < s->ncases; i++)
+        kb_array_free(&s->cases[i].out);
+    s->ncases = 0;
+}
+
+/* A failure reply's message: this request's error, on one line. */
+static json_t *failure(bool unsupported, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static json_t *failure(bool unsupported, const char *format, ...) {
+    char message[512];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(message, sizeof message, format, ap);
+    va_end(ap);
+    for (char *c = message; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+    json_t *reply = json_pack("{s:b, s:s}", "ok", 0, "error", message);
+    if (reply && unsupported)
+        json_object_set_new(reply, "unsupported", json_true());
+    return reply;
+}
+
+static json_t *about(void) {
+    const kb_build_info *b = kb_build_info_get();
+    return json_pack("{s:b, s:s, s:s, s:s}", "ok", 1, "library", "kbench", "version", b->version,
+                     "git_commit", b->git_commit);
+}
+
+static json_t *hello(void) {
+    json_t *reply = about();
+    json_object_del(reply, "library");
+    json_object_set_new(reply, "libraries", json_object());
+    return reply;
+}
+
+static json_t *require(const json_t *request) {
+    const char *library = json_string_value(json_object_get(request, "library"));
+    if (!library || strcmp(library, "kbench") != 0)
+        return failure(true, "this runner is kbench: it has no library '%s'",
+                       library ? library : "(none)");
+    return about();
+}
+
+static kb_status parse_case(const json_t *spec, kb_reduce_args *args) {
+    const char *kind = json_string_value(json_object_get(spec, "kind"));
+    const char *op = json_string_value(json_object_get(spec, "op"));
+    const json_t *axis = json_object_get(spec, "axis");
+    kb_reduce_op code;
+    if (!kind || strcmp(kind, "reduce") != 0)
+        return kb_fail(KB_EUNSUPPORTED, "no baseline for case kind %s", kind ? kind : "(none)");
+    if (!op || kb_reduce_op_from_name(op, &code) != KB_OK)
+        return kb_fail(KB_EINVAL, "setup needs \"op\", a reduction");
+    if (json_is_null(axis))
+        *args = kb_reduce_args_all(code);
+    else if (json_is_integer(axis))
+        *args = kb_reduce_args_axis(code, (int)json_integer_value(axis));
+    else
+        return kb_fail(KB_EINVAL, "setup needs \"axis\", an integer or null");
+    return KB_OK;
+}
+
+static json_t *setup(const json_t *request, serve_state *s) {
+    const char *library = json_string_value(json_object_get(request, "library"));
+    const char *id = json_string_value(json_object_get(request, "id"));
+    const char *input = json_string_value(json_object_get(request, "input"));
+    const char *output = json_string_value(json_object_get(request, "output"));
+    const json_t *threads = json_object_get(request, "threads");
+    if (!library || strcmp(library, "kbench") != 0)
+        return failure(true, "this runner is kbench: it has no library '%s'",
+                       library ? library : "(none)");
+    if (!id)
+        id = library;
+    if (!input || !output)
+        return failure(false, "setup needs \"input\" and \"output\" paths");
+    if (threads && !json_is_null(threads) &&
+        (!json_is_integer(threads) || json_integer_value(threads) < 1))
+        return failure(false, "threads must be a positive integer or null");
+    for (int i = 0; i < s->ncases; i++)
+        if (strcmp(s->cases[i].id, id) == 0)
+            drop_cases(s); /* a setup under an id already set up starts a new group */
+    if (s->ncases == SERVE_MAX_CASES)
+        return failure(false, "more than %d cases in one group", SERVE_MAX_CASES);
+    if (!s->has_input || strcmp(s->input_path, input) != 0) {
+        if (s->has_input)
+            kb_array_free(&s->input);
+        s->has_input = false;
+        if (kb_npy_read(input, &s->input, NULL) != KB_OK)
+            return failure(false, "%s", kb_last_error());
+        snprintf(s->input_path, sizeof s->input_path, "%s", input);
+        s->has_input = true;
+    }
+    serve_case *c = &s->cases[s->ncases];
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s", id);
+    c->threads = json_is_integer(threads) ? (int)json_integer_value(threads) : 0;
+    kb_status st = parse_case(json_object_get(request, "case"), &c->args);
+    if (st == KB_OK && (st = kb_threads_set(c->threads)) == KB_OK)
+        st = kb_reduce(&s->input, &c->args, &c->out);
+    if (st == KB_OK)
+        st = kb_npy_write(output, &c->out, KB_ORDER_C, 0);
+    if (st != KB_OK) {
+        json_t *reply = failure(st == KB_EUNSUPPORTED, "%s", kb_last_error());
+        kb_array_free(&c->out);
+        return reply;
+    }
+    s->ncases++;
+    json_t *shape = json_array();
+    for (int d = 0; d < c->out.ndim; d++)
+        json_array_append_new(shape, json_integer(c->out.shape[d]));
+    const kb_build_info *b = kb_build_info_get();
+    return json_pack("{s:b, s:s, s:s, s:s, s:s, s:o, s:o}", "ok", 1, "library", "kbench", "id", id,
+                     "version", b->version, "result_dtype", kb_dtype_name(c->out.dtype),
+                     "result_shape", shape, "threads",
+                     c->threads ? json_integer(c->threads) : json_null());
+}
+
+static serve_case *find_case(const json_t *request, serve_state *s) {
+    const char *id = json_string_value(json_object_get(request, "id"));
+    if (!id)
+        id = json_string_value(json_object_get(request, "library"));
+    if (!id && s->ncases == 1)
+        return &s->cases[0];
+    for (int i = 0; id && i < s->ncases; i++)
+        if (strcmp(s->cases[i].id, id) == 0)
+            return &s->cases[i];
+    return NULL;
+}
+
+/* The block of samples, each of `calls` calls, after `warmup` untimed calls; every sample
+ * after a read of a flush buffer of flush_bytes when that is above 0. */
+static json_t *run(const json_t *request, serve_state *s) {
+    serve_case *c = find_case(request, s);
+    json_int_t calls = json_integer_value(json_object_get(request, "calls"));
+    json_int_t samples = json_integer_value(json_object_get(request, "samples"));
+    json_int_t warmup = json_integer_value(json_object_get(request, "warmup"));
+    json_int_t flush = json_integer_value(json_object_get(request, "flush_bytes"));
+    if (!c)
+        return failure(false, "run names no case that is set up");
+    if (calls < 1 || samples < 1 || samples > 1000000 || warmup < 0 || flush < 0)
+        return failure(false, "run needs calls >= 1, 1 <= samples <= 1000000, warmup >= 0, "
+                              "flush_bytes >= 0");
+    if (flush > 0 && s->flush.bytes != flush) {
+        kb_flush_free(&s->flush);
+        if (kb_flush_init(&s->flush, flush) != KB_OK)
+            return failure(false, "%s", kb_last_error());
+    }
+    int threads = c->threads ? c->threads : kb_usable_cores();
+    if (kb_threads_set(c->threads) != KB_OK)
+        return failure(false, "%s", kb_last_error());
+    for (json_int_t w = 0; w < warmup; w++)
+        if (kb_reduce_into(&s->input, &c->args, &c->out) != KB_OK)
+            return failure(false, "%s", kb_last_error());
+    json_t *times = json_array();
+    for (json_int_t k = 0; k < samples; k++) {
+        if (flush > 0)
+            kb_flush_run(&s->flush, threads);
+        int64_t t0 = kb_bench_now_ns();
+        kb_status st = KB_OK;
+        for (json_int_t i = 0; i < calls && st == KB_OK; i++)
+            st = kb_reduce_into(&s->input, &c->args, &c->out);
+        int64_t t1 = kb_bench_now_ns();
+        if (st != KB_OK) {
+            json_decref(times);
+            return failure(false, "%s", kb_last_error());
+        }
+        json_array_append_new(times, json_integer(t1 - t0));
+    }
+    return json_pack("{s:b, s:o}", "ok", 1, "sample_ns", times);
+}
+
+static json_t *teardown(const json_t *request, serve_state *s) {
+    const char *id = json_string_value(json_object_get(request, "id"));
+    if (!id)
+        id = json_string_value(json_object_get(request, "library"));
+    if (!id || strcmp(id, "kbench") == 0) {
+        drop_cases(s);
+        return json_pack("{s:b}", "ok", 1);
+    }
+    for (int i = 0; i < s->ncases; i++)
+        if (strcmp(s->cases[i].id, id) == 0) {
+            kb_array_free(&s->cases[i].out);
+            s->cases[i] = s->cases[--s->ncases];
+            break;
+        }
+    return json_pack("{s:b}", "ok", 1);
+}
+
+/* One request's reply; *quit set by quit. */
+static json_t *serve(const char *line, serve_state *s, bool *quit) {
+    json_error_t e;
+    json_t *request = json_loads(line, 0, &e);
+    if (!json_is_object(request)) {
+        json_decref(request);
+        return failure(false, "a request must be a JSON object: %s", e.text);
+    }
+    const char *cmd = json_string_value(json_object_get(request, "cmd"));
+    json_t *reply;
+    if (!cmd)
+        reply = failure(false, "a request needs \"cmd\"");
+    else if (strcmp(cmd, "hello") == 0)
+        reply = hello();
+    else if (strcmp(cmd, "require") == 0)
+        reply = require(request);
+    else if (strcmp(cmd, "setup") == 0)
+        reply = setup(request, s);
+    else if (strcmp(cmd, "run") == 0)
+        reply = run(request, s);
+    else if (strcmp(cmd, "teardown") == 0)
+        reply = teardown(request, s);
+    else if (strcmp(cmd, "quit") == 0) {
+        *quit = true;
+        reply = json_pack("{s:b}", "ok", 1);
+    } else
+        reply = failure(false, "unknown command '%s'", cmd);
+    json_decref(request);
+    return reply;
+}
+
+kb_status kb_baseline_serve(FILE *in, FILE *out) {
+    serve_state *s = calloc(1, sizeof *s);
+    char *line = malloc(SERVE_MAX_LINE);
+    if (!s || !line) {
+        free(s);
+        free(line);
+        return kb_fail(KB_ENOMEM, "out of memory");
+    }
+    kb_status st = KB_OK;
+    bool quit = false;
+    while (!quit && fgets(line, (int)SERVE_MAX_LINE, in)) {
+        json_t *reply = serve(line, s, &quit);
+        char *text = reply ? kb_json_dumps(reply, JSON_COMPACT) : NULL;
+        json_decref(reply);
+        if (!text || fprintf(out, "%s\n", text) < 0 || fflush(out) != 0) {
+            free(text);
+            st = kb_fail(KB_EIO, "cannot write a reply");
+            break;
+        }
+        free(text);
+    }
+    drop_cases(s);
+    if (s->has_input)
+        kb_array_free(&s->input);
+    kb_flush_free(&s->flush);
+    free(s);
+    free(line);
+    return st;
+}

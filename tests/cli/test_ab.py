@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""A/B of two builds in one run: `kbench run --baseline kbench=PATH` times the build at PATH
+(through `PATH serve`) as a baseline of every case, at each thread count of the group,
+interleaved with this build's implementations; its results are checked against this build's
+and its speedups reported, labelled a C call against a C call. `kbench serve` itself answers
+the runner protocol: a setup computes and saves the case's result (checked here against
+NumPy), a run returns as many samples as asked, and bad requests get failure replies without
+ending the loop. Timings are never checked.
+
+Usage: python3 test_ab.py path/to/kbench"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from harness import check, finish, kbench
+
+CASES = "^reduce/(sum|argmax)/f32/64x64/axis=None/simd=auto/"
+RUN = ["run", "reduce", "--filter", CASES, "--min-time", "0.01", "--no-roofline",
+       "--no-monitor"]
+LABEL = "C call vs C call of another kbench build"
+
+
+def check_ab_run(tmp):
+    out = Path(tmp, "ab.json")
+    r = kbench(*RUN, "--baseline", f"kbench={sys.argv[1]}", "-o", str(out))
+    if not check(r.returncode == 0, f"A/B run failed: {r.stderr}"):
+        return
+    results = json.loads(out.read_text())
+    own = [c for c in results["cases"] if c["baseline"] is None]
+    other = [c for c in results["cases"] if c["baseline"] is not None]
+    threads = sorted({c["threads"] for c in own})
+    groups = sorted({c["group"] for c in own})
+    want = sorted(f"{g}/baseline=kbench/threads={t}" for g in groups for t in threads)
+    check(sorted(c["name"] for c in other) == want,
+          f"baseline cases {[c['name'] for c in other]}, expected {want}")
+    for c in other:
+        check(c["baseline"]["library"] == "kbench" and c["baseline"]["check"] == "ok"
+              and c["baseline"]["error_ratio"] == 0,
+              f"{c['name']}: {c['baseline']} (the same build must agree exactly)")
+        check(c["status"] == "ok" and len(c["samples_ns"][0]) >= 10, f"{c['name']}: no samples")
+    check(results["context"]["baselines"]["comparison"] == LABEL,
+          f"comparison {results['context']['baselines']['comparison']!r}")
+    libraries = results["context"]["baselines"]["runner"]["libraries"]
+    check("kbench" in libraries and libraries["kbench"]["git_commit"]
+          == results["context"]["git_commit"], f"runner libraries {libraries}")
+    rows = results["speedups"]["rows"]
+    check(len(rows) == len(own) and all(r["baseline_case"].split("/baseline=")[1]
+                                        == f"kbench/threads={r['case'].rsplit('=', 1)[1]}"
+                                        for r in rows),
+          f"speedup rows pair each implementation with the other build at its threads: {rows}")
+    check(f"Speedup over the baselines ({LABEL})" in r.stdout, "table heading")
+
+
+def check_refused_paths():
+    for value in ("kbench=", "kbench=/nonexistent/kbench", "kbench"):
+        r = kbench(*RUN, "--baseline", value)
+        check(r.returncode == 2 and "--baseline" in r.stderr.splitlines()[0],
+              f"--baseline {value}: {r.returncode} {r.stderr!r}")
+
+
+def serve(requests):
+    p = subprocess.run([sys.argv[1], "serve"], input="".join(json.dumps(q) + "\n"
+                                                          for q in requests),
+                       capture_output=True, text=True, timeout=60)
+    return p.returncode, [json.loads(line) for line in p.stdout.splitlines()], p.stderr
+
+
+def check_serve(tmp):
+    a = np.random.default_rng(7).standard_normal((5, 7)).astype(np.float32)
+    inp, out = Path(tmp, "in.npy"), Path(tmp, "out.npy")
+    np.save(inp, a)
+    code, replies, err = serve([
+        {"cmd": "hello"},
+        {"cmd": "require", "library": "kbench"},
+        {"cmd": "require", "library": "numpy"},
+        {"cmd": "setup", "library": "kbench", "id": "kbench/threads=1",
+         "case": {"kind": "reduce", "op": "max", "axis": 0}, "input": str(inp),
+         "output": str(out), "threads": 1},
+        {"cmd": "run", "id": "kbench/threads=1", "calls": 3, "samples": 4, "warmup": 1,
+         "flush_bytes": 65536},
+        "not an object",
+        {"cmd": "setup", "library": "kbench", "case": {"kind": "matmul"}, "input": str(inp),
+         "output": str(out)},
+        {"cmd": "run", "id": "nothing", "calls": 1, "samples": 1},
+        {"cmd": "teardown"},
+    ])
+    check(code == 0 and err == "", f"serve exited {code}: {err!r}")
+    if not check(len(replies) == 9, f"{len(replies)} replies to 9 requests: {replies}"):
+        return
+    hello, require, numpy, setup, run, bad, matmul, nothing, teardown = replies
+    check(hello["ok"] and "version" in hello, f"hello {hello}")
+    check(require["ok"] and require["library"] == "kbench", f"require {require}")
+    check(not numpy["ok"] and numpy.get("unsupported"), f"require numpy {numpy}")
+    check(setup["ok"] and setup["result_dtype"] == "float32" and setup["result_shape"] == [7],
+          f"setup {setup}")
+    check(np.array_equal(np.load(out), a.max(axis=0)), "the saved result is not NumPy's max")
+    check(run["ok"] and len(run["sample_ns"]) == 4 and all(t > 0 for t in run["sample_ns"]),
+          f"run {run}")
+    check(not bad["ok"] and not matmul["ok"] and matmul.get("unsupported") and not nothing["ok"],
+          f"bad requests {bad} {matmul} {nothing}")
+    check(teardown["ok"], f"teardown {teardown}")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        check_ab_run(tmp)
+        check_refused_paths()
+        check_serve(tmp)
+    return finish("ab")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

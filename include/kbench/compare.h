@@ -139,6 +139,11 @@ typedef struct kb_comparison {
 kb_status kb_compare_files(const char *base_path, const char *new_path,
                            const kb_compare_options *options, kb_comparison *out);
 
+/* The A/B of one run (kbench run --baseline kbench=PATH): each case of the other build, the
+ * base, against this build's simd=auto case at the same thread count, the new side, with the
+ * same statistics and verdicts. KB_EINVAL when the file holds no such pair. */
+kb_status kb_compare_ab(const char *path, const kb_compare_options *options, kb_comparison *out);
+
 /* The same for results in memory; labels name them in messages and output. */
 kb_status kb_compare_results(const kb_results *base, const char *base_label, const kb_results *head,
                              const char *head_label, const kb_compare_options *options,

@@ -81,6 +81,7 @@ static int write_output(const kb_comparison *c, const char *path) {
     return KB_EXIT_OK;
 }
 
+/* head_path NULL: the A/B run in base_path. */
 static int compare(const char *base_path, const char *head_path, kb_compare_options *options,
                    const kb_arg_list *filters, const kb_arg_list *outputs, kb_results_format format,
                    bool fail_on_regression) {
@@ -88,7 +89,8 @@ static int compare(const char *base_path, const char *head_path, kb_compare_opti
     options->nfilters = filters->count;
 
     kb_comparison c;
-    kb_status st = kb_compare_files(base_path, head_path, options, &c);
+    kb_status st = head_path ? kb_compare_files(base_path, head_path, options, &c)
+                             : kb_compare_ab(base_path, options, &c);
     if (st != KB_OK) {
         const char *hint = "";
         if (st == KB_EINVAL && strstr(kb_last_error(), "different machines or builds"))
@@ -132,7 +134,7 @@ int kb_cmd_compare(int argc, char **argv) {
     kb_compare_options_default(&options);
     kb_arg_list paths = {0}, filters = {0}, outputs = {0};
     kb_results_format format = KB_RESULTS_TABLE;
-    bool fail_on_regression = false;
+    bool fail_on_regression = false, ab = false;
     const kb_option table[] = {
         {KB_OPTION_STRING, 0, "threshold", "T", &options.threshold, parse_threshold,
          .help = "smallest change that counts: 0.05 or 5% (default " KB_STRING(
@@ -151,6 +153,9 @@ int kb_cmd_compare(int argc, char **argv) {
                  "repeatable"},
         {KB_OPTION_FLAG, 0, "fail-on-regression", .target = &fail_on_regression,
          .help = "exit 1 when any case regressed"},
+        {KB_OPTION_FLAG, 0, "ab", .target = &ab,
+         .help = "compare within one run of kbench run --baseline kbench=PATH: the other build "
+                 "as BASE, this build's simd=auto cases as NEW (one file)"},
         {KB_OPTION_FLAG, 0, "allow-different-machines", .target = &options.allow_different_machines,
          .help = "compare files from different machines or builds (otherwise refused); the "
                  "output says so"},
@@ -159,7 +164,8 @@ int kb_cmd_compare(int argc, char **argv) {
     const kb_program program = {
         .name = command,
         .synopsis =
-            "usage: kbench compare BASE NEW [OPTIONS]\n\n"
+            "usage: kbench compare BASE NEW [OPTIONS]\n"
+            "       kbench compare --ab RUN [OPTIONS]\n\n"
             "Compares two runs case by case: medians, the ratio NEW/BASE of the times\n"
             "(above 1 is slower) with its 95% bootstrap confidence interval, the p-value\n"
             "of a two-sided Mann-Whitney U test on the raw times per call, and a verdict:\n"
@@ -176,14 +182,16 @@ int kb_cmd_compare(int argc, char **argv) {
     };
     int status;
     if (kb_program_parse(&program, argc, argv, &paths, &status)) {
-        if (paths.count < 2)
-            status = kb_usage_error(command, "expected two files, BASE and NEW");
-        else if (paths.count > 2)
-            status = kb_usage_error(command, "unexpected argument '%s' (BASE and NEW given)",
-                                    paths.items[2]);
+        int want = ab ? 1 : 2;
+        if (paths.count < want)
+            status = kb_usage_error(command, ab ? "expected one file, the A/B run"
+                                                : "expected two files, BASE and NEW");
+        else if (paths.count > want)
+            status = kb_usage_error(command, "unexpected argument '%s' (%s given)",
+                                    paths.items[want], ab ? "the A/B run" : "BASE and NEW");
         else if ((status = kb_check_settings(command)) == KB_EXIT_OK)
-            status = compare(paths.items[0], paths.items[1], &options, &filters, &outputs, format,
-                             fail_on_regression);
+            status = compare(paths.items[0], ab ? NULL : paths.items[1], &options, &filters,
+                             &outputs, format, fail_on_regression);
     }
     kb_arg_list_free(&paths);
     kb_arg_list_free(&filters);

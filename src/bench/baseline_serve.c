@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -34,6 +35,7 @@ typedef struct serve_state {
     kb_array input;
     bool has_input;
     char input_path[4096];
+    struct stat input_stat; /* the file as it was loaded: kbench writes each group's anew */
     int ncases;
     serve_case cases[SERVE_MAX_CASES];
     kb_flush flush;
@@ -102,6 +104,14 @@ static kb_status parse_case(const json_t *spec, kb_reduce_args *args) {
     return KB_OK;
 }
 
+/* The same file, unchanged since it was loaded: kbench writes each group's input to the same
+ * path, so the path alone does not tell. */
+static bool same_file(const struct stat *a, const struct stat *b) {
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 static json_t *setup(const json_t *request, serve_state *s) {
     const char *library = json_string_value(json_object_get(request, "library"));
     const char *id = json_string_value(json_object_get(request, "id"));
@@ -123,12 +133,15 @@ static json_t *setup(const json_t *request, serve_state *s) {
             drop_cases(s); /* a setup under an id already set up starts a new group */
     if (s->ncases == SERVE_MAX_CASES)
         return failure(false, "more than %d cases in one group", SERVE_MAX_CASES);
-    if (!s->has_input || strcmp(s->input_path, input) != 0) {
+    struct stat now;
+    bool same = s->has_input && strcmp(s->input_path, input) == 0 && stat(input, &now) == 0 &&
+                same_file(&now, &s->input_stat);
+    if (!same) {
         if (s->has_input)
             kb_array_free(&s->input);
         s->has_input = false;
-        if (kb_npy_read(input, &s->input, NULL) != KB_OK)
-            return failure(false, "%s", kb_last_error());
+        if (stat(input, &s->input_stat) != 0 || kb_npy_read(input, &s->input, NULL) != KB_OK)
+            return failure(false, "%s: %s", input, kb_last_error());
         snprintf(s->input_path, sizeof s->input_path, "%s", input);
         s->has_input = true;
     }

@@ -334,6 +334,27 @@ kb_status kb_compare_results(const kb_results *base, const char *base_label, con
     return st;
 }
 
+kb_status kb_compare_ab(const char *path, const kb_compare_options *options, kb_comparison *out) {
+    memset(out, 0, sizeof *out);
+    kb_results results;
+    kb_status st = kb_results_load(path, &results);
+    if (st != KB_OK)
+        return st;
+    kb_compare_input base, head;
+    if ((st = kb_compare_input_ab(&results, &base, &head)) == KB_OK) {
+        char base_label[4200], head_label[4200];
+        snprintf(base_label, sizeof base_label, "%s (the other build)", path);
+        snprintf(head_label, sizeof head_label, "%s (this build)", path);
+        st = compare_inputs(&base, base_label, &head, head_label, options, out);
+        kb_compare_input_free(&base);
+        kb_compare_input_free(&head);
+    }
+    kb_results_free(&results);
+    if (st != KB_OK)
+        kb_comparison_free(out);
+    return st;
+}
+
 kb_status kb_compare_files(const char *base_path, const char *new_path,
                            const kb_compare_options *options, kb_comparison *out) {
     memset(out, 0, sizeof *out);

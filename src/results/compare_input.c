@@ -121,6 +121,78 @@ kb_status kb_compare_input_from_results(const kb_results *results, kb_compare_in
     return KB_OK;
 }
 
+/* The case of results named name; NULL when there is none. */
+static const kb_bench_result *find_case(const kb_results *results, const char *name) {
+    for (int i = 0; i < results->ncases; i++)
+        if (strcmp(results->cases[i].name, name) == 0)
+            return &results->cases[i];
+    return NULL;
+}
+
+/* Keeps in `keep` the pairs' cases of `from` (moved), each under the name of this build's
+ * case; side 0 is the other build, side 1 this one. */
+static void keep_pairs(const kb_results *results, kb_compare_input *from, int side,
+                       kb_compare_input *keep) {
+    for (int i = 0; i < results->ncases; i++) {
+        const kb_bench_result *r = &results->cases[i];
+        const char *at = strstr(r->name, "/baseline=kbench/threads=");
+        if (!r->baseline || strcmp(r->baseline, "kbench") != 0 || !at)
+            continue;
+        char twin[512];
+        snprintf(twin, sizeof twin, "%.*s/simd=auto/threads=%d", (int)(at - r->name), r->name,
+                 r->threads);
+        const kb_bench_result *own = find_case(results, twin);
+        if (!own)
+            continue;
+        kb_sample_set *s = &from->sets[side == 0 ? i : (int)(own - results->cases)];
+        kb_sample_set *dst = &keep->sets[keep->nsets++];
+        *dst = *s;
+        memset(s, 0, sizeof *s);
+        free(dst->name);
+        dst->name = strdup(twin);
+    }
+}
+
+kb_status kb_compare_input_ab(const kb_results *results, kb_compare_input *base,
+                              kb_compare_input *head) {
+    memset(base, 0, sizeof *base);
+    memset(head, 0, sizeof *head);
+    kb_compare_input all[2];
+    kb_status st = kb_compare_input_from_results(results, &all[0]);
+    if (st != KB_OK)
+        return st;
+    if ((st = kb_compare_input_from_results(results, &all[1])) != KB_OK) {
+        kb_compare_input_free(&all[0]);
+        return st;
+    }
+    kb_compare_input *sides[2] = {base, head};
+    for (int side = 0; side < 2 && st == KB_OK; side++) {
+        kb_compare_input *k = sides[side];
+        k->format = all[side].format;
+        k->nfacts = all[side].nfacts;
+        memcpy(k->facts, all[side].facts, sizeof k->facts);
+        k->load = all[side].load;
+        if (!(k->sets = calloc((size_t)results->ncases + 1, sizeof *k->sets)))
+            st = kb_fail(KB_ENOMEM, "out of memory");
+        else
+            keep_pairs(results, &all[side], side, k);
+        for (int i = 0; i < k->nsets && st == KB_OK; i++)
+            if (!k->sets[i].name)
+                st = kb_fail(KB_ENOMEM, "out of memory");
+    }
+    kb_compare_input_free(&all[0]);
+    kb_compare_input_free(&all[1]);
+    if (st == KB_OK && base->nsets == 0)
+        st = kb_fail(KB_EINVAL,
+                     "no case of another kbench build beside a simd=auto case of this one (run "
+                     "with --baseline kbench=PATH)");
+    if (st != KB_OK) {
+        kb_compare_input_free(base);
+        kb_compare_input_free(head);
+    }
+    return st;
+}
+
 kb_status kb_compare_input_from_json(const json_t *root, const char *label, kb_compare_input *out) {
     memset(out, 0, sizeof *out);
     if (kb_gbench_detect(root))

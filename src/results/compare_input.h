@@ -39,6 +39,13 @@ typedef struct kb_compare_input {
 /* From kbench results. */
 kb_status kb_compare_input_from_results(const kb_results *results, kb_compare_input *out);
 
+/* From one A/B run (kbench run --baseline kbench=PATH): base holds each case of the other
+ * build (<group>/baseline=kbench/threads=N) under the name of this build's case it stands
+ * beside (<group>/simd=auto/threads=N), head that case. KB_EINVAL when the run has no such
+ * pair. */
+kb_status kb_compare_input_ab(const kb_results *results, kb_compare_input *base,
+                              kb_compare_input *head);
+
 /* From Google Benchmark's JSON output (--benchmark_format=json or --benchmark_out): the
  * repetitions of each benchmark are its samples. */
 kb_status kb_gbench_from_json(const json_t *root, const char *label, kb_compare_input *out);

@@ -2,7 +2,8 @@
 """A/B of two builds in one run: `kbench run --baseline kbench=PATH` times the build at PATH
 (through `PATH serve`) as a baseline of every case, at each thread count of the group,
 interleaved with this build's implementations; its results are checked against this build's
-and its speedups reported, labelled a C call against a C call. `kbench serve` itself answers
+and its speedups reported, labelled a C call against a C call; `kbench compare --ab` judges this
+build's cases against the other's from that one file. `kbench serve` itself answers
 the runner protocol: a setup computes and saves the case's result (checked here against
 NumPy), a run returns as many samples as asked, and bad requests get failure replies without
 ending the loop. Timings are never checked.
@@ -20,7 +21,9 @@ import numpy as np
 
 from harness import check, finish, kbench
 
-CASES = "^reduce/(sum|argmax)/f32/64x64/axis=None/simd=auto/"
+# Two shapes: the other build must load each group's input anew, though kbench writes it to
+# the same path every time.
+CASES = "^reduce/(sum|argmax)/f32/(64x64|1024x1024)/axis=None/simd=auto/"
 RUN = ["run", "reduce", "--filter", CASES, "--min-time", "0.01", "--no-roofline",
        "--no-monitor"]
 LABEL = "C call vs C call of another kbench build"
@@ -55,6 +58,28 @@ def check_ab_run(tmp):
                                         for r in rows),
           f"speedup rows pair each implementation with the other build at its threads: {rows}")
     check(f"Speedup over the baselines ({LABEL})" in r.stdout, "table heading")
+
+    # The gate: the other build as BASE, this one's simd=auto cases as NEW, one file.
+    verdicts = Path(tmp, "ab-compare.json")
+    r = kbench("compare", "--ab", str(out), "--format", "json", "-o", str(verdicts))
+    if check(r.returncode == 0, f"compare --ab failed: {r.stderr}"):
+        compared = json.loads(verdicts.read_text())
+        names = sorted(c["name"] for c in compared["cases"])
+        check(names == sorted(c["name"] for c in own),
+              f"compare --ab cases {names}, expected this build's {sorted(c['name'] for c in own)}")
+        check(all(c["verdict"] not in ("new", "missing", "failed") for c in compared["cases"]),
+              f"verdicts {[c['verdict'] for c in compared['cases']]}")
+    r = kbench("compare", "--ab", str(out), str(out))
+    check(r.returncode == 2, f"compare --ab with two files: {r.returncode} {r.stderr!r}")
+
+
+def check_ab_needs_pairs(tmp):
+    plain = Path(tmp, "plain.json")
+    r = kbench(*RUN, "-o", str(plain))
+    if check(r.returncode == 0, f"plain run failed: {r.stderr}"):
+        r = kbench("compare", "--ab", str(plain))
+        check(r.returncode == 2 and "--baseline kbench=PATH" in r.stderr,
+              f"compare --ab of a run without the other build: {r.returncode} {r.stderr!r}")
 
 
 def check_refused_paths():
@@ -110,6 +135,7 @@ def check_serve(tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_ab_run(tmp)
+        check_ab_needs_pairs(tmp)
         check_refused_paths()
         check_serve(tmp)
     return finish("ab")

@@ -40,7 +40,7 @@ def rate_ok(rate, where):
 
 def check_peaks(out, threads):
     peaks = out["peaks"]
-    check(peaks["format"] == "kbench-peaks/2", f"format {peaks['format']}")
+    check(peaks["format"] == "kbench-peaks/3", f"format {peaks['format']}")
     check(peaks["quick"] is True, "a --quick run's peaks say quick")
     counting = out["counting"]
     check(counting["convention"] == "likwid-bench", "counting convention")
@@ -76,6 +76,27 @@ def check_peaks(out, threads):
             check((t, "scalar") in simds, f"{t} scalar FLOP peak missing")
         for f in s["flops"]:
             rate_ok(f["gflops_per_s"], f"{s['threads']}t {f['type']} {f['simd']}")
+        check_curves(s)
+
+
+def check_curves(s):
+    """A curve per kernel, ascending to the DRAM level's working set, each point a working set
+    the kernel measures: whole 512-byte blocks of each of its arrays per thread."""
+    curves = s["curves"]
+    check(sorted(curves) == sorted(KERNELS), f"{s['threads']} threads: curves {sorted(curves)}")
+    arrays = {"load": 1, "copy": 2, "triad": 3}
+    for kernel, points in curves.items():
+        where = f"{s['threads']}t {kernel} curve"
+        sizes = [p["working_set_bytes"] for p in points]
+        check(len(sizes) > 20 and sizes == sorted(set(sizes)), f"{where}: working sets {sizes}")
+        check(all(ws % (512 * arrays[kernel] * s["threads"]) == 0 for ws in sizes),
+              f"{where}: working sets not in whole blocks: {sizes}")
+        dram = [b["working_set_bytes"] for b in s["bandwidth"]
+                if b["kernel"] == kernel and b["level"] == "DRAM"]
+        check(sizes[-1:] == dram, f"{where}: last point {sizes[-1:]}, DRAM {dram}")
+        for p in points:
+            rate_ok(p["gbytes_per_s"], f"{where} {p['working_set_bytes']}")
+            check(len(p["history"]) >= 1, f"{where}: no history")
 
 
 def fnv1a64(text):
@@ -175,6 +196,7 @@ def main():
         text = run(cache, "--quick", "--threads", "1")
         check(text.returncode == 0 and "measuring" not in text.stderr, "text run reuses")
         for word in ("bandwidth, GB/s", "flops, GFLOP/s", "DRAM", "float64", "read from",
+                     "load curve, GB/s", "bandwidth curves, GB/s",
                      "history: every measurement kept", "typical"):
             check(word in text.stdout, f"text output lacks '{word}'")
 

@@ -371,16 +371,23 @@ static void read_peaks_write_back(void **state) {
     }
 }
 
+/* The JSON of peaks as a jansson value (the caller's), its format set to format: an older
+ * version's to make a file of it. */
+static json_t *sample_json_as(const kb_peaks *p, const char *format) {
+    char *text;
+    assert_int_equal(kb_peaks_to_json(p, &text), KB_OK);
+    json_t *root = json_loads(text, 0, NULL);
+    free(text);
+    assert_non_null(root);
+    json_object_set_new(root, "format", json_string(format));
+    return root;
+}
+
 /* Peaks written before the history (kbench-peaks/1, no "history" in any entry) still read:
  * each figure is a history of its one measurement, at the time the peaks were measured. */
 static void version_1_reads_as_one_measurement(void **state) {
     kb_peaks p = sample(), back;
-    char *text;
-    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
-    json_t *root = json_loads(text, 0, NULL);
-    free(text);
-    assert_non_null(root);
-    json_object_set_new(root, "format", json_string("kbench-peaks/1"));
+    json_t *root = sample_json_as(&p, "kbench-peaks/1");
     json_t *set, *item;
     size_t i, j;
     json_array_foreach(json_object_get(root, "sets"), i, set) {
@@ -394,7 +401,7 @@ static void version_1_reads_as_one_measurement(void **state) {
         }
         json_object_del(set, "curves");
     }
-    text = json_dumps(root, 0);
+    char *text = json_dumps(root, 0);
     json_decref(root);
     assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);
     free(text);
@@ -413,12 +420,7 @@ static void version_1_reads_as_one_measurement(void **state) {
  * levels). A version 3 file has no "load_curve", and an older one no "curves". */
 static void version_2_reads_the_load_curve(void **state) {
     kb_peaks p = sample(), back;
-    char *text;
-    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
-    json_t *root = json_loads(text, 0, NULL);
-    free(text);
-    assert_non_null(root);
-    json_object_set_new(root, "format", json_string("kbench-peaks/2"));
+    json_t *root = sample_json_as(&p, "kbench-peaks/2");
     json_t *set;
     size_t i;
     json_array_foreach(json_object_get(root, "sets"), i, set) {
@@ -426,7 +428,7 @@ static void version_2_reads_the_load_curve(void **state) {
         json_object_set(set, "load_curve", json_object_get(curves, "load"));
         json_object_del(set, "curves");
     }
-    text = json_dumps(root, 0);
+    char *text = json_dumps(root, 0);
     assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);
     free(text);
     for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {

@@ -421,16 +421,28 @@ static kb_peaks with_curves(void) {
     return m;
 }
 
-/* GB/s over a working set at threads threads, against with_curves(). */
-static kb_roofline on_curve(int threads, double gbytes, int64_t ws) {
-    kb_peaks m = with_curves();
+/* The bounds of a kind of traffic at threads threads (float64 avx512 FLOPs), from peaks m. */
+static kb_roofline_peaks bounds_of(const kb_peaks *m, int threads, kb_bw_kernel traffic) {
     kb_roofline_peaks p;
-    assert_int_equal(
-        kb_roofline_peaks_from(&m, threads, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p), KB_OK);
+    assert_int_equal(kb_roofline_peaks_from(m, threads, traffic, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    return p;
+}
+
+/* GB/s of a kind of traffic over a working set, against peaks m. */
+static kb_roofline traffic_on(const kb_peaks *m, kb_bw_kernel traffic, int threads, double gbytes,
+                              int64_t ws) {
+    kb_roofline_peaks p = bounds_of(m, threads, traffic);
     kb_roofline_input in = {1e-3, gbytes * 1e6, 0, ws, 0};
     kb_roofline r;
     assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
     return r;
+}
+
+/* GB/s of loads over a working set at threads threads, against with_curves(). */
+static kb_roofline on_curve(int threads, double gbytes, int64_t ws) {
+    kb_peaks m = with_curves();
+    return traffic_on(&m, KB_BW_LOAD, threads, gbytes, ws);
 }
 
 static void curve_bounds_a_load_at_its_working_set(void **state) {
@@ -507,31 +519,16 @@ static kb_peaks with_kernel_curves(void) {
     return m;
 }
 
-/* GB/s of a kind of traffic over a working set, against peaks m. */
-static kb_roofline traffic_on(const kb_peaks *m, kb_bw_kernel traffic, int threads, double gbytes,
-                              int64_t ws) {
-    kb_roofline_peaks p;
-    assert_int_equal(kb_roofline_peaks_from(m, threads, traffic, KB_FLOP_F64, KB_SIMD_AVX512, &p),
-                     KB_OK);
-    kb_roofline_input in = {1e-3, gbytes * 1e6, 0, ws, 0};
-    kb_roofline r;
-    assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
-    return r;
-}
-
 static void each_traffic_is_held_against_its_own_curve(void **state) {
     kb_peaks m = with_kernel_curves();
-    kb_roofline_peaks p;
     /* The bounds carry the curve of the traffic asked for: copy's points, then triad's, at 2
      * threads min(2 x one thread, all cores). */
-    assert_int_equal(kb_roofline_peaks_from(&m, 2, KB_BW_COPY, KB_FLOP_F64, KB_SIMD_AVX512, &p),
-                     KB_OK);
+    kb_roofline_peaks p = bounds_of(&m, 2, KB_BW_COPY);
     assert_int_equal(p.curve_points, 2);
     assert_int_equal(p.curve_working_set[0], 2 << 20);
     assert_near(p.curve_bytes_per_second[0], 120e9);
     assert_near(p.curve_bytes_per_second[1], 60e9);
-    assert_int_equal(kb_roofline_peaks_from(&m, 1, KB_BW_TRIAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
-                     KB_OK);
+    p = bounds_of(&m, 1, KB_BW_TRIAD);
     assert_int_equal(p.curve_points, 2);
     assert_near(p.curve_bytes_per_second[0], 45e9);
     assert_near(p.curve_bytes_per_second[1], 25e9);
@@ -567,9 +564,7 @@ static void each_traffic_is_held_against_its_own_curve(void **state) {
     /* Without a copy curve at all cores (peaks from before the copy curve have none), copy
      * falls back to its levels, 2 GB/s at 2 threads, while triad keeps its curve. */
     m.sets[1].curves[KB_BW_COPY].count = 0;
-    assert_int_equal(kb_roofline_peaks_from(&m, 2, KB_BW_COPY, KB_FLOP_F64, KB_SIMD_AVX512, &p),
-                     KB_OK);
-    assert_int_equal(p.curve_points, 0);
+    assert_int_equal(bounds_of(&m, 2, KB_BW_COPY).curve_points, 0);
     r = traffic_on(&m, KB_BW_COPY, 2, 1, 4 << 20);
     assert_near(r.peak_bytes_per_second, 2e9);
     assert_null(strstr(r.figure_name, " at "));

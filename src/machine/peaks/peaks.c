@@ -19,7 +19,7 @@ static const kb_measure_settings full = {0.02, 11}, quick = {0.002, 3};
  * triple the points, get shorter repetitions still, so that `kbench peaks` stays within about
  * a minute (docs/roofline.md). */
 static const kb_measure_settings full_curve[KB_BW_KERNEL_COUNT] = {
-    [KB_BW_LOAD] = {0.02, 5}, [KB_BW_COPY] = {0.01, 3}, [KB_BW_TRIAD] = {0.01, 3}};
+    [KB_BW_LOAD] = {0.02, 5}, [KB_BW_COPY] = {0.005, 3}, [KB_BW_TRIAD] = {0.005, 3}};
 static const kb_measure_settings quick_curve = {0.001, 2};
 
 static void progress(const kb_peaks_options *o, const char *format, ...)

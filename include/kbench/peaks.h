@@ -308,7 +308,7 @@ typedef struct kb_peaks_options {
 
 /* Measures every peak: bandwidth at the best available SIMD level for each kernel and level,
  * FMA throughput for each type at each available level, at 1 thread and at options->threads.
- * Takes some 45 s (quick: 1-2 s). */
+ * Takes about a minute (quick: a few seconds). */
 kb_status kb_peaks_measure(const kb_peaks_options *options, kb_peaks *out);
 
 /* The peaks as a JSON object (docs/roofline.md), malloc'ed; free with free(). And back:

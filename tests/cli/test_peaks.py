@@ -166,7 +166,7 @@ def main():
               and isinstance(refreshed["checks"], list), "history_notes and checks")
 
         # Full peaks are cached apart from --quick's (issue 12, bug 3): a full cache entry, made
-        # here from the quick one under the full key (a full measurement takes 45 s), survives
+        # here from the quick one under the full key (a full measurement takes about a minute), survives
         # `--quick --refresh` byte for byte, and both a full and a --quick run then use it.
         quick_file = Path(refreshed["cache"]["path"])
         entry = json.loads(quick_file.read_text())

@@ -295,6 +295,11 @@ typedef struct kb_peaks {
     bool quick;          /* measured with --quick's short settings */
 } kb_peaks;
 
+/* The capacities a result at threads threads is named a level by: kb_bw_curve_capacities on
+ * the load curve of the nearer set of peaks (1 thread, or all cores). The roofline and a run's
+ * probes both use them, so that a probe measures the level its results are held to. */
+void kb_peaks_capacities(const kb_peaks *peaks, int threads, int64_t capacity[KB_MEM_DRAM]);
+
 /* Progress for people, one line per measurement ("bandwidth load L2, 1 thread"); the library
  * never prints, so a caller that wants it shown passes a function. */
 typedef void (*kb_progress_fn)(void *context, const char *message);

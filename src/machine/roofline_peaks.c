@@ -107,10 +107,7 @@ kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kerne
     kb_roofline_figure fa = figure(&all->flops_history[type][level], all->flops[type][level].best,
                                    all->threads, peaks->measured_at);
     out->flops_per_second = between(&fo, &fa, threads, &out->flops_figure);
-    /* The levels' capacities from the knees of the load curve of the nearer thread count,
-     * whatever the traffic: they are the cache's, and the load curve shows them cleanest. */
-    const kb_peak_set *nearer = threads == 1 ? one : all;
-    kb_bw_curve_capacities(&nearer->curves[KB_BW_LOAD], peaks->caches, threads, out->capacity);
+    kb_peaks_capacities(peaks, threads, out->capacity);
     curve_bounds(peaks, threads, traffic, out);
     return KB_OK;
 }

@@ -166,13 +166,16 @@ def main():
               and isinstance(refreshed["checks"], list), "history_notes and checks")
 
         # Full peaks are cached apart from --quick's (issue 12, bug 3): a full cache entry, made
-        # here from the quick one under the full key (a full measurement takes about a minute), survives
-        # `--quick --refresh` byte for byte, and both a full and a --quick run then use it.
+        # here from the quick one under the full key (a full measurement takes about a minute),
+        # survives `--quick --refresh` byte for byte, and both a full and a --quick run then use
+        # it. Its load average is unknown: peaks measured under load stand only until the load
+        # falls, which on a busy machine would have the full run measure after all.
         quick_file = Path(refreshed["cache"]["path"])
         entry = json.loads(quick_file.read_text())
         check(entry["key"].endswith(";measure=quick"), f"quick key {entry['key']}")
         entry["key"] = entry["key"][: -len("quick")] + "full"
         entry["peaks"]["quick"] = False
+        entry["peaks"]["load_average"] = None
         full_file = quick_file.parent / f"peaks-{fnv1a64(entry['key']):016x}.json"
         full_file.write_text(json.dumps(entry))
         full_bytes = full_file.read_bytes()

@@ -219,14 +219,14 @@ kb_status kb_fma_measure(kb_flop_type type, kb_simd_level level, int threads,
 int64_t kb_peaks_working_set(const kb_cache caches[KB_CACHE_LEVEL_COUNT], int logical_cpus,
                              kb_mem_level level, int threads, bool quick);
 
-/* ---- The load bandwidth curve ----
+/* ---- The bandwidth curves ----
  *
  * The level figures above measure each cache at one working set, chosen from the sizes the OS
  * reports. What a working set really gets can differ: in a VM whose last-level cache is
  * shared with other tenants, one thread read 97 GB/s at 4-8 MiB and 65 GB/s at 16 MiB of a
- * "32 MiB" L3. So the load kernel is also measured over working sets at
- * KB_BW_CURVE_POINTS_PER_OCTAVE points per octave, and a result is held against the curve at
- * its own working-set size (kbench/roofline.h). */
+ * "32 MiB" L3. So each bandwidth kernel is also measured over working sets at
+ * KB_BW_CURVE_POINTS_PER_OCTAVE points per octave, and a result is held against the curve of
+ * its traffic pattern at its own working-set size (kbench/roofline.h). */
 #define KB_BW_CURVE_POINTS_PER_OCTAVE 4
 #define KB_BW_CURVE_MAX_POINTS 80
 
@@ -248,15 +248,17 @@ typedef struct kb_bw_curve {
     kb_bw_curve_point points[KB_BW_CURVE_MAX_POINTS];
 } kb_bw_curve;
 
-/* The curve's working sets for threads threads, ascending, into sizes (at most max); returns
- * how many. From KB_BW_CURVE_FIRST_BYTES_PER_THREAD per thread, KB_BW_CURVE_POINTS_PER_OCTAVE
- * per octave, rounded to whole 512-byte blocks per thread, to KB_BW_CURVE_LLC_MULTIPLE times
- * the last-level cache the threads occupy; then the DRAM working set of
- * kb_peaks_working_set. Caches as there. */
-int kb_bw_curve_working_sets(const kb_cache caches[KB_CACHE_LEVEL_COUNT], int logical_cpus,
-                             int threads, bool quick, int64_t *sizes, int max);
+/* A kernel's curve's working sets for threads threads, ascending, into sizes (at most max);
+ * returns how many. From KB_BW_CURVE_FIRST_BYTES_PER_THREAD per thread,
+ * KB_BW_CURVE_POINTS_PER_OCTAVE per octave, to KB_BW_CURVE_LLC_MULTIPLE times the last-level
+ * cache the threads occupy; then the DRAM working set of kb_peaks_working_set. Each is rounded
+ * to whole 512-byte blocks of each of the kernel's arrays per thread (load: one array, copy
+ * two, triad three), as kb_bw_measure rounds, so that each is the working set measured; sizes
+ * that round alike are one point. Caches as there. */
+int kb_bw_curve_working_sets(kb_bw_kernel kernel, const kb_cache caches[KB_CACHE_LEVEL_COUNT],
+                             int logical_cpus, int threads, bool quick, int64_t *sizes, int max);
 
-/* The effective capacity of the L1, L2 and L3 levels for threads threads, from the curve's
+/* The effective capacity of the L1, L2 and L3 levels for threads threads, from the load curve's
  * knees rather than from the sizes the OS reports (docs/roofline.md): for each level, its
  * plateau (the best bound among the working sets the OS says it holds) and the next level's
  * (or memory's, the curve's last point); when the plateau is at least KB_CURVE_KNEE_DROP times
@@ -271,7 +273,9 @@ void kb_bw_curve_capacities(const kb_bw_curve *curve, const kb_cache caches[KB_C
 typedef struct kb_peak_set {
     int threads;
     kb_bw_peak bandwidth[KB_BW_KERNEL_COUNT][KB_MEM_LEVEL_COUNT];
-    kb_bw_curve load_curve; /* count 0: not measured (peaks from before the curve) */
+    /* One curve per kernel; count 0: not measured (peaks from before the curves: the copy and
+     * triad curves came after the load curve, kbench-peaks/3 in JSON). */
+    kb_bw_curve curves[KB_BW_KERNEL_COUNT];
     kb_rate flops[KB_FLOP_TYPE_COUNT][KB_SIMD_LEVEL_COUNT]; /* repetitions 0: not measured */
     kb_peak_history flops_history[KB_FLOP_TYPE_COUNT][KB_SIMD_LEVEL_COUNT];
 } kb_peak_set;
@@ -291,6 +295,11 @@ typedef struct kb_peaks {
     bool quick;          /* measured with --quick's short settings */
 } kb_peaks;
 
+/* The capacities a result at threads threads is named a level by: kb_bw_curve_capacities on
+ * the load curve of the nearer set of peaks (1 thread, or all cores). The roofline and a run's
+ * probes both use them, so that a probe measures the level its results are held to. */
+void kb_peaks_capacities(const kb_peaks *peaks, int threads, int64_t capacity[KB_MEM_DRAM]);
+
 /* Progress for people, one line per measurement ("bandwidth load L2, 1 thread"); the library
  * never prints, so a caller that wants it shown passes a function. */
 typedef void (*kb_progress_fn)(void *context, const char *message);
@@ -304,7 +313,7 @@ typedef struct kb_peaks_options {
 
 /* Measures every peak: bandwidth at the best available SIMD level for each kernel and level,
  * FMA throughput for each type at each available level, at 1 thread and at options->threads.
- * Takes some 45 s (quick: 1-2 s). */
+ * Takes about a minute (quick: a few seconds). */
 kb_status kb_peaks_measure(const kb_peaks_options *options, kb_peaks *out);
 
 /* The peaks as a JSON object (docs/roofline.md), malloc'ed; free with free(). And back:

@@ -45,10 +45,11 @@ typedef struct kb_roofline_peaks {
      * the result (kbench run's probes; 0: none). A bound is never below it, and a result above
      * it is suspicious-high: it beat what the machine did just before. */
     double probe_bytes_per_second[KB_MEM_LEVEL_COUNT];
-    /* The load curve (kb_bw_curve) at this thread count, when the traffic is a load and the
-     * peaks have curves: the working sets of both curves, ascending, and at each the bound
-     * from the point of each curve at or below it, interpolated between 1 thread and all cores
-     * as the levels are, with the figure that gave it. curve_points 0: no curve. */
+    /* The curve (kb_bw_curve) of the traffic's kernel at this thread count, when the peaks
+     * have it at both thread counts: the working sets of both curves, ascending, and at each
+     * the bound from the point of each curve at or below it, interpolated between 1 thread and
+     * all cores as the levels are, with the figure that gave it. curve_points 0: no curve (the
+     * levels' bounds stand alone). */
     int curve_points;
     int64_t curve_working_set[2 * KB_BW_CURVE_MAX_POINTS];
     double curve_bytes_per_second[2 * KB_BW_CURVE_MAX_POINTS];
@@ -114,7 +115,7 @@ typedef struct kb_roofline {
     double percent_of_bandwidth;   /* of the level's bandwidth */
     double percent_of_flops;       /* of the FLOP peak */
     /* The bandwidth it was held against: the higher of the level's (raised for a working set
-     * that partly fits the cache above) and the load curve's at the working set (see
+     * that partly fits the cache above) and the curve of its traffic at the working set (see
      * docs/roofline.md); 0: unknown. */
     double peak_bytes_per_second;
     double peak_flops_per_second; /* the FLOP peak it was held against; 0: unknown */

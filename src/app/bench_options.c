@@ -145,7 +145,7 @@ void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
         {KB_OPTION_GROUP, .help = "roofline"},
         {KB_OPTION_STRING, 0, "peaks", "FILE", &o->peaks_file, .hidden = list,
          .help = "hold results against the peaks in FILE (kbench peaks --json) instead of this "
-                 "machine's, cached or measured once (~45 s)"},
+                 "machine's, cached or measured once (~1 min)"},
         {KB_OPTION_FLAG, 0, "quick-peaks", .target = &o->quick_peaks, .hidden = list,
          .help = "short peak measurements (seconds; for tests, not numbers)"},
         {KB_OPTION_FLAG, 0, "no-roofline", .target = &o->no_roofline, .hidden = list,

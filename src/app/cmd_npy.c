@@ -55,16 +55,11 @@ static int run_info(int argc, char **argv) {
         .options = options,
         .epilogue = NPY_EXIT_STATUS,
     };
+    static const char *const names[] = {"FILE"};
     kb_arg_list files = {0};
     int status;
-    if (kb_program_parse(&program, argc, argv, &files, &status)) {
-        if (files.count < 1)
-            status = kb_usage_error(program.name, "missing FILE");
-        else if (files.count > 1)
-            status = kb_usage_error(program.name, "expected one FILE, got %d", files.count);
-        else if ((status = kb_check_settings(program.name)) == KB_EXIT_OK)
-            status = print_info(program.name, files.items[0], as);
-    }
+    if (kb_program_parse_exactly(&program, argc, argv, names, 1, &files, &status))
+        status = print_info(program.name, files.items[0], as);
     kb_arg_list_free(&files);
     return status;
 }
@@ -145,17 +140,11 @@ static int run_copy(int argc, char **argv) {
         .options = options,
         .epilogue = NPY_EXIT_STATUS,
     };
+    static const char *const names[] = {"IN", "OUT"};
     kb_arg_list files = {0};
     int status;
-    if (kb_program_parse(&program, argc, argv, &files, &status)) {
-        if (files.count < 2)
-            status =
-                kb_usage_error(program.name, "missing %s", files.count == 0 ? "IN and OUT" : "OUT");
-        else if (files.count > 2)
-            status = kb_usage_error(program.name, "expected IN and OUT, got %d files", files.count);
-        else if ((status = kb_check_settings(program.name)) == KB_EXIT_OK)
-            status = copy(program.name, files.items[0], files.items[1], &o);
-    }
+    if (kb_program_parse_exactly(&program, argc, argv, names, 2, &files, &status))
+        status = copy(program.name, files.items[0], files.items[1], &o);
     kb_arg_list_free(&files);
     return status;
 }

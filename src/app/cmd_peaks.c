@@ -62,7 +62,7 @@ int kb_cmd_peaks(int argc, char **argv) {
             "DRAM) and peak FLOP/s (FMA chains, float32 and float64, each SIMD level)\n"
             "measured on this machine at 1 thread and at all cores, with the datasheet's\n"
             "theoretical peaks when kbench knows the CPU. Measured peaks are cached per\n"
-            "machine and reused; measuring takes about 45 seconds. Bytes are counted as\n"
+            "machine and reused; measuring takes about a minute. Bytes are counted as\n"
             "likwid-bench counts them (no write-allocate traffic), as the roofline page of\n"
             "kbench's documentation describes.\n\n",
         .options = options,

@@ -105,16 +105,11 @@ static int run_analyze(int argc, char **argv) {
         .options = table,
         .epilogue = TRACE_ENVIRONMENT TRACE_EXIT_STATUS,
     };
+    static const char *const names[] = {"TRACE"};
     kb_arg_list files = {0};
     int status;
-    if (kb_program_parse(&program, argc, argv, &files, &status)) {
-        if (files.count < 1)
-            status = kb_usage_error(program.name, "missing TRACE");
-        else if (files.count > 1)
-            status = kb_usage_error(program.name, "expected one TRACE, got %d", files.count);
-        else if ((status = kb_check_settings(program.name)) == KB_EXIT_OK)
-            status = analyze(program.name, files.items[0], &options, augment, format);
-    }
+    if (kb_program_parse_exactly(&program, argc, argv, names, 1, &files, &status))
+        status = analyze(program.name, files.items[0], &options, augment, format);
     kb_arg_list_free(&files);
     return status;
 }
@@ -158,17 +153,11 @@ static int run_diff(int argc, char **argv) {
         .options = table,
         .epilogue = TRACE_ENVIRONMENT TRACE_EXIT_STATUS,
     };
+    static const char *const names[] = {"A", "B"};
     kb_arg_list files = {0};
     int status;
-    if (kb_program_parse(&program, argc, argv, &files, &status)) {
-        if (files.count < 2)
-            status = kb_usage_error(program.name, "expected two traces, A and B");
-        else if (files.count > 2)
-            status = kb_usage_error(program.name, "unexpected argument '%s' (A and B given)",
-                                    files.items[2]);
-        else if ((status = kb_check_settings(program.name)) == KB_EXIT_OK)
-            status = diff(program.name, files.items[0], files.items[1], &options, format);
-    }
+    if (kb_program_parse_exactly(&program, argc, argv, names, 2, &files, &status))
+        status = diff(program.name, files.items[0], files.items[1], &options, format);
     kb_arg_list_free(&files);
     return status;
 }

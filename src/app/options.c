@@ -299,6 +299,29 @@ bool kb_program_parse(const kb_program *p, int argc, char **argv, kb_arg_list *a
     return false;
 }
 
+bool kb_program_parse_exactly(const kb_program *p, int argc, char **argv, const char *const *names,
+                              int count, kb_arg_list *arguments, int *status) {
+    if (!kb_program_parse(p, argc, argv, arguments, status))
+        return false;
+    if (arguments->count > count) {
+        *status = kb_usage_error(p->name, "unexpected argument '%s'", arguments->items[count]);
+    } else if (arguments->count < count) {
+        char missing[160] = "";
+        for (int i = arguments->count; i < count; i++) {
+            size_t used = strlen(missing);
+            snprintf(missing + used, sizeof missing - used, "%s%s",
+                     i == arguments->count ? ""
+                     : i + 1 < count       ? ", "
+                                           : " and ",
+                     names[i]);
+        }
+        *status = kb_usage_error(p->name, "missing %s", missing);
+    } else {
+        *status = kb_check_settings(p->name);
+    }
+    return *status == KB_EXIT_OK;
+}
+
 int kb_program_run_subcommand(const kb_program *p, int argc, char **argv,
                               const kb_subcommand subcommands[2]) {
     kb_arg_list rest = {0};

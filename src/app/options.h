@@ -113,6 +113,15 @@ void kb_program_print_help(const kb_program *p, FILE *out);
 bool kb_program_parse(const kb_program *p, int argc, char **argv, kb_arg_list *arguments,
                       int *status);
 
+/* Parses the command line of a program that takes exactly count arguments, named names[0 ..
+ * count) in its usage: too few is "missing IN and OUT" (the names not given), one too many
+ * the parser's "unexpected argument 'X'". Then checks the settings in force
+ * (kb_check_settings). True when the program goes on with arguments->items[0 .. count);
+ * otherwise *status is its exit status, as kb_program_parse's. Either way the caller frees
+ * arguments. */
+bool kb_program_parse_exactly(const kb_program *p, int argc, char **argv, const char *const *names,
+                              int count, kb_arg_list *arguments, int *status);
+
 /* A subcommand of a command such as `kbench npy`: its name and the function that parses the
  * rest of the command line as its own (argv[0] is the subcommand). */
 typedef struct kb_subcommand {

@@ -159,7 +159,7 @@ static void print_curve(const kb_peaks *p) {
     int sets_shown = sets[1].threads == sets[0].threads ? 1 : KB_PEAKS_SET_COUNT;
     int rows = 0;
     for (int s = 0; s < sets_shown; s++)
-        rows = sets[s].load_curve.count > rows ? sets[s].load_curve.count : rows;
+        rows = sets[s].curves[KB_BW_LOAD].count > rows ? sets[s].curves[KB_BW_LOAD].count : rows;
     if (rows == 0)
         return;
     printf("\nload curve, GB/s: this measurement and the bound of each working set's history; a "
@@ -176,7 +176,76 @@ static void print_curve(const kb_peaks *p) {
     for (int i = 0; i < rows; i++) {
         printf("  ");
         for (int s = 0; s < sets_shown; s++)
-            print_curve_point(&sets[s].load_curve, i);
+            print_curve_point(&sets[s].curves[KB_BW_LOAD], i);
+        printf("\n");
+    }
+}
+
+/* The bound of a curve's last point at or below ws when that point is above ws / 2; 0 when
+ * there is none. */
+static double octave_bound(const kb_bw_curve *c, int64_t ws) {
+    int at = -1;
+    for (int i = 0; i < c->count && c->points[i].working_set_bytes <= ws; i++)
+        at = i;
+    if (at < 0 || c->points[at].working_set_bytes <= ws / 2)
+        return 0;
+    kb_peak_summary s;
+    kb_peak_history_summarize(&c->points[at].history, &s);
+    return s.bound;
+}
+
+/* Every kernel's curve side by side, compactly: a row per power of two of the working set. */
+static void print_curves(const kb_peaks *p) {
+    const kb_peak_set *sets = p->sets;
+    int sets_shown = sets[1].threads == sets[0].threads ? 1 : KB_PEAKS_SET_COUNT;
+    int64_t first = INT64_MAX, last = 0;
+    for (int s = 0; s < sets_shown; s++)
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
+            const kb_bw_curve *c = &sets[s].curves[k];
+            if (c->count == 0)
+                continue;
+            first = c->points[0].working_set_bytes < first ? c->points[0].working_set_bytes : first;
+            last = c->points[c->count - 1].working_set_bytes > last
+                       ? c->points[c->count - 1].working_set_bytes
+                       : last;
+        }
+    if (last == 0)
+        return;
+    printf("\nbandwidth curves, GB/s: each kernel's bound at its point at or below each power of "
+           "two (copy and triad\nround working sets to whole blocks of their two and three "
+           "arrays; the JSON has every point)\n  %-9s",
+           "");
+    char a[32];
+    for (int s = 0; s < sets_shown; s++) {
+        snprintf(a, sizeof a, "%d thread%s", sets[s].threads, kb_plural(sets[s].threads));
+        printf(" | %-26s", a);
+    }
+    printf("\n  %-9s", "ws");
+    for (int s = 0; s < sets_shown; s++)
+        printf(" | %8s %8s %8s", "load", "copy", "triad");
+    printf("\n");
+    int64_t ws = 1;
+    while (ws < first)
+        ws *= 2;
+    for (; ws / 2 < last; ws *= 2) {
+        double bound[KB_PEAKS_SET_COUNT][KB_BW_KERNEL_COUNT];
+        bool any = false;
+        for (int s = 0; s < sets_shown; s++)
+            for (int k = 0; k < KB_BW_KERNEL_COUNT; k++)
+                any |= (bound[s][k] = octave_bound(&sets[s].curves[k], ws)) > 0;
+        if (!any)
+            continue;
+        kb_format_bytes(a, sizeof a, ws);
+        printf("  %-9s", a);
+        for (int s = 0; s < sets_shown; s++) {
+            printf(" |");
+            for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
+                if (bound[s][k] > 0)
+                    printf(" %8.1f", bound[s][k] * 1e-9);
+                else
+                    printf(" %8s", "");
+            }
+        }
         printf("\n");
     }
 }
@@ -185,12 +254,12 @@ static void print_curve(const kb_peaks *p) {
 static void print_capacities(const kb_peaks *p) {
     const kb_peak_set *sets = p->sets;
     int sets_shown = sets[1].threads == sets[0].threads ? 1 : KB_PEAKS_SET_COUNT;
-    if (sets[0].load_curve.count == 0)
+    if (sets[0].curves[KB_BW_LOAD].count == 0)
         return;
     printf("\neffective capacities, from the load curve's knees (the OS's sizes in brackets):\n");
     for (int s = 0; s < sets_shown; s++) {
         int64_t cap[KB_MEM_DRAM];
-        kb_bw_curve_capacities(&sets[s].load_curve, p->caches, sets[s].threads, cap);
+        kb_bw_curve_capacities(&sets[s].curves[KB_BW_LOAD], p->caches, sets[s].threads, cap);
         char t[32];
         snprintf(t, sizeof t, "%d thread%s", sets[s].threads, kb_plural(sets[s].threads));
         printf("  %-10s", t);
@@ -333,6 +402,7 @@ int kb_peaks_print_text(const kb_peaks_report *r) {
                sets[KB_PEAKS_ALL_THREADS].threads, 100 * dram->best / memory);
     }
     print_curve(p);
+    print_curves(p);
     print_capacities(p);
 
     printf("\nflops, GFLOP/s: best of %d; FMA chains, 2 FLOPs per lane\n",

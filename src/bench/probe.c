@@ -11,12 +11,13 @@
  * each lasts long enough to time a whole DRAM sweep. */
 #define KB_PROBE_REPETITIONS 7
 
+/* The level a result is held to: by the capacities the roofline names levels by. */
 static kb_mem_level level_of(const kb_peaks *p, double working_set, int threads) {
-    for (int l = KB_MEM_L1; l < KB_MEM_DRAM; l++) {
-        int64_t capacity = kb_level_capacity(p->caches, (kb_mem_level)l, threads);
-        if (capacity > 0 && working_set <= (double)capacity)
+    int64_t capacity[KB_MEM_DRAM];
+    kb_peaks_capacities(p, threads, capacity);
+    for (int l = KB_MEM_L1; l < KB_MEM_DRAM; l++)
+        if (capacity[l] > 0 && working_set <= (double)capacity[l])
             return (kb_mem_level)l;
-    }
     return KB_MEM_DRAM;
 }
 

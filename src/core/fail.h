@@ -11,4 +11,13 @@ kb_status kb_fail(kb_status status, const char *format, ...) __attribute__((form
  * and returns status. */
 kb_status kb_fail_prefix(kb_status status, const char *prefix);
 
+/* Returns the status of a call that failed, for functions that run a sequence of calls and
+ * stop at the first failure (parsers). */
+#define KB_TRY(call)                                                                               \
+    do {                                                                                           \
+        kb_status kb_try_status_ = (call);                                                         \
+        if (kb_try_status_ != KB_OK)                                                               \
+            return kb_try_status_;                                                                 \
+    } while (0)
+
 #endif

@@ -23,13 +23,6 @@
  * True, False and None are literals, as in Python 3. Only names can be called: the callee
  * of every call is a function of the language, never a computed value. */
 
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        kb_status try_status_ = (call);                                                            \
-        if (try_status_ != KB_OK)                                                                  \
-            return try_status_;                                                                    \
-    } while (0)
-
 typedef struct parser {
     kb_lexer lexer;
     kb_token tok;   /* the current token */
@@ -52,7 +45,7 @@ static kb_status advance(parser *p) {
  * at the current token. */
 static kb_status peek(parser *p, kb_token_kind *kind) {
     if (!p->has_ahead) {
-        TRY(kb_lexer_next(&p->lexer, &p->ahead));
+        KB_TRY(kb_lexer_next(&p->lexer, &p->ahead));
         p->has_ahead = true;
     }
     *kind = p->ahead.kind;
@@ -106,9 +99,9 @@ static bool token_is(const kb_token *t, const char *word) {
 static kb_status parse_literal_name(parser *p, int *out) {
     int column = p->tok.column;
     if (token_is(&p->tok, "None")) {
-        TRY(add_node(p, KB_EXPR_NONE, column, out));
+        KB_TRY(add_node(p, KB_EXPR_NONE, column, out));
     } else {
-        TRY(add_node(p, KB_EXPR_BOOL, column, out));
+        KB_TRY(add_node(p, KB_EXPR_BOOL, column, out));
         node(p, *out)->value.b = token_is(&p->tok, "True");
     }
     return advance(p);
@@ -116,36 +109,36 @@ static kb_status parse_literal_name(parser *p, int *out) {
 
 static kb_status parse_call(parser *p, const char *name, int column, int *out) {
     int call;
-    TRY(add_node(p, KB_EXPR_CALL, column, &call));
+    KB_TRY(add_node(p, KB_EXPR_CALL, column, &call));
     node(p, call)->name = name;
-    TRY(advance(p)); /* ( */
+    KB_TRY(advance(p)); /* ( */
     bool seen_keyword = false;
     while (p->tok.kind != KB_TOKEN_RPAREN) {
         kb_token_kind next = KB_TOKEN_END;
         if (p->tok.kind == KB_TOKEN_NAME)
-            TRY(peek(p, &next));
+            KB_TRY(peek(p, &next));
         int arg;
         if (next == KB_TOKEN_EQUALS) {
-            TRY(add_node(p, KB_EXPR_KEYWORD, p->tok.column, &arg));
+            KB_TRY(add_node(p, KB_EXPR_KEYWORD, p->tok.column, &arg));
             const char *keyword = kb_expr_name_start(p->expr);
             kb_expr_name_append(p->expr, p->tok.text, (size_t)p->tok.length);
             kb_expr_name_finish(p->expr);
             node(p, arg)->name = keyword;
-            TRY(advance(p)); /* the name */
-            TRY(advance(p)); /* = */
+            KB_TRY(advance(p)); /* the name */
+            KB_TRY(advance(p)); /* = */
             int value;
-            TRY(parse_expression(p, &value));
-            TRY(kb_expr_add_child(p->expr, arg, value));
+            KB_TRY(parse_expression(p, &value));
+            KB_TRY(kb_expr_add_child(p->expr, arg, value));
             seen_keyword = true;
         } else {
             if (seen_keyword) /* Python's rule, and its words */
                 return kb_expr_fail_at(KB_EFORMAT, p->tok.column,
                                        "positional argument follows keyword argument");
-            TRY(parse_expression(p, &arg));
+            KB_TRY(parse_expression(p, &arg));
         }
-        TRY(kb_expr_add_child(p->expr, call, arg));
+        KB_TRY(kb_expr_add_child(p->expr, call, arg));
         if (p->tok.kind == KB_TOKEN_COMMA)
-            TRY(advance(p));
+            KB_TRY(advance(p));
         else if (p->tok.kind != KB_TOKEN_RPAREN)
             return kb_expr_fail_at(KB_EFORMAT, p->tok.column, "expected ')'");
     }
@@ -158,21 +151,21 @@ static kb_status parse_name(parser *p, int *out) {
     int column = p->tok.column;
     const char *name = kb_expr_name_start(p->expr);
     kb_expr_name_append(p->expr, p->tok.text, (size_t)p->tok.length);
-    TRY(advance(p));
+    KB_TRY(advance(p));
     while (p->tok.kind == KB_TOKEN_DOT) {
-        TRY(advance(p));
+        KB_TRY(advance(p));
         if (p->tok.kind != KB_TOKEN_NAME) {
             kb_expr_name_finish(p->expr);
             return kb_expr_fail_at(KB_EFORMAT, p->tok.column, "expected a name after '.'");
         }
         kb_expr_name_append(p->expr, ".", 1);
         kb_expr_name_append(p->expr, p->tok.text, (size_t)p->tok.length);
-        TRY(advance(p));
+        KB_TRY(advance(p));
     }
     kb_expr_name_finish(p->expr);
     if (p->tok.kind == KB_TOKEN_LPAREN)
         return parse_call(p, name, column, out);
-    TRY(add_node(p, KB_EXPR_NAME, column, out));
+    KB_TRY(add_node(p, KB_EXPR_NAME, column, out));
     node(p, *out)->name = name;
     return KB_OK;
 }
@@ -180,27 +173,27 @@ static kb_status parse_name(parser *p, int *out) {
 /* After '(': the empty tuple, a parenthesized expression or a tuple. */
 static kb_status parse_parenthesized(parser *p, int *out) {
     int column = p->tok.column;
-    TRY(advance(p)); /* ( */
+    KB_TRY(advance(p)); /* ( */
     if (p->tok.kind == KB_TOKEN_RPAREN) {
-        TRY(add_node(p, KB_EXPR_TUPLE, column, out));
+        KB_TRY(add_node(p, KB_EXPR_TUPLE, column, out));
         return advance(p);
     }
     int first;
-    TRY(parse_expression(p, &first));
+    KB_TRY(parse_expression(p, &first));
     if (p->tok.kind != KB_TOKEN_COMMA) {
         *out = first;
         return expect(p, KB_TOKEN_RPAREN);
     }
     int tuple;
-    TRY(add_node(p, KB_EXPR_TUPLE, column, &tuple));
-    TRY(kb_expr_add_child(p->expr, tuple, first));
+    KB_TRY(add_node(p, KB_EXPR_TUPLE, column, &tuple));
+    KB_TRY(kb_expr_add_child(p->expr, tuple, first));
     while (p->tok.kind == KB_TOKEN_COMMA) {
-        TRY(advance(p));
+        KB_TRY(advance(p));
         if (p->tok.kind == KB_TOKEN_RPAREN)
             break; /* (a,) and (a, b,) */
         int element;
-        TRY(parse_expression(p, &element));
-        TRY(kb_expr_add_child(p->expr, tuple, element));
+        KB_TRY(parse_expression(p, &element));
+        KB_TRY(kb_expr_add_child(p->expr, tuple, element));
     }
     *out = tuple;
     return expect(p, KB_TOKEN_RPAREN);
@@ -214,11 +207,11 @@ static kb_status parse_primary(parser *p, int *out) {
                 return parse_literal_name(p, out);
             return parse_name(p, out);
         case KB_TOKEN_INT:
-            TRY(add_node(p, KB_EXPR_INT, t->column, out));
+            KB_TRY(add_node(p, KB_EXPR_INT, t->column, out));
             node(p, *out)->value.i = t->int_value;
             return advance(p);
         case KB_TOKEN_FLOAT:
-            TRY(add_node(p, KB_EXPR_FLOAT, t->column, out));
+            KB_TRY(add_node(p, KB_EXPR_FLOAT, t->column, out));
             node(p, *out)->value.f = t->float_value;
             return advance(p);
         case KB_TOKEN_LPAREN:
@@ -233,10 +226,10 @@ static kb_status parse_unary(parser *p, int *out) {
         return parse_primary(p, out);
     char op = p->tok.kind == KB_TOKEN_MINUS ? '-' : '+';
     int column = p->tok.column;
-    TRY(advance(p));
-    TRY(enter(p));
+    KB_TRY(advance(p));
+    KB_TRY(enter(p));
     int operand;
-    TRY(parse_unary(p, &operand));
+    KB_TRY(parse_unary(p, &operand));
     p->depth--;
     kb_expr_node *n = node(p, operand);
     /* A signed number is a literal, as Python's compiler folds it: axis=-1 is an integer, not
@@ -252,28 +245,28 @@ static kb_status parse_unary(parser *p, int *out) {
         *out = operand;
         return KB_OK;
     }
-    TRY(add_node(p, KB_EXPR_UNARY, column, out));
+    KB_TRY(add_node(p, KB_EXPR_UNARY, column, out));
     node(p, *out)->op = op;
     return kb_expr_add_child(p->expr, *out, operand);
 }
 
 static kb_status make_binary(parser *p, char op, int column, int left, int right, int *out) {
-    TRY(add_node(p, KB_EXPR_BINARY, column, out));
+    KB_TRY(add_node(p, KB_EXPR_BINARY, column, out));
     node(p, *out)->op = op;
-    TRY(kb_expr_add_child(p->expr, *out, left));
+    KB_TRY(kb_expr_add_child(p->expr, *out, left));
     return kb_expr_add_child(p->expr, *out, right);
 }
 
 static kb_status parse_product(parser *p, int *out) {
     int left;
-    TRY(parse_unary(p, &left));
+    KB_TRY(parse_unary(p, &left));
     while (p->tok.kind == KB_TOKEN_STAR || p->tok.kind == KB_TOKEN_SLASH) {
         char op = p->tok.kind == KB_TOKEN_STAR ? '*' : '/';
         int column = p->tok.column;
-        TRY(advance(p));
+        KB_TRY(advance(p));
         int right;
-        TRY(parse_unary(p, &right));
-        TRY(make_binary(p, op, column, left, right, &left));
+        KB_TRY(parse_unary(p, &right));
+        KB_TRY(make_binary(p, op, column, left, right, &left));
     }
     *out = left;
     return KB_OK;
@@ -281,31 +274,31 @@ static kb_status parse_product(parser *p, int *out) {
 
 static kb_status parse_sum(parser *p, int *out) {
     int left;
-    TRY(parse_product(p, &left));
+    KB_TRY(parse_product(p, &left));
     while (p->tok.kind == KB_TOKEN_PLUS || p->tok.kind == KB_TOKEN_MINUS) {
         char op = p->tok.kind == KB_TOKEN_PLUS ? '+' : '-';
         int column = p->tok.column;
-        TRY(advance(p));
+        KB_TRY(advance(p));
         int right;
-        TRY(parse_product(p, &right));
-        TRY(make_binary(p, op, column, left, right, &left));
+        KB_TRY(parse_product(p, &right));
+        KB_TRY(make_binary(p, op, column, left, right, &left));
     }
     *out = left;
     return KB_OK;
 }
 
 static kb_status parse_expression(parser *p, int *out) {
-    TRY(enter(p));
-    TRY(parse_sum(p, out));
+    KB_TRY(enter(p));
+    KB_TRY(parse_sum(p, out));
     p->depth--;
     return KB_OK;
 }
 
 static kb_status parse_source(parser *p) {
-    TRY(advance(p));
+    KB_TRY(advance(p));
     if (p->tok.kind == KB_TOKEN_END)
         return kb_expr_fail_at(KB_EFORMAT, p->tok.column, "empty expression");
-    TRY(parse_expression(p, &p->expr->root));
+    KB_TRY(parse_expression(p, &p->expr->root));
     if (p->tok.kind == KB_TOKEN_RPAREN)
         return kb_expr_fail_at(KB_EFORMAT, p->tok.column, "unmatched ')'");
     if (p->tok.kind != KB_TOKEN_END)
@@ -322,7 +315,7 @@ kb_status kb_expr_parse(const char *source, kb_expr **out) {
         return kb_expr_fail_at(KB_EUNSUPPORTED, KB_EXPR_MAX_LENGTH + 1,
                                "expression longer than %d bytes", KB_EXPR_MAX_LENGTH);
     parser p = {.expr = NULL};
-    TRY(kb_expr_graph_new(length, &p.expr));
+    KB_TRY(kb_expr_graph_new(length, &p.expr));
     kb_lexer_init(&p.lexer, source);
     kb_status st = parse_source(&p);
     if (st != KB_OK) {

@@ -1,11 +1,11 @@
 /* The datasheet of CPUs: theoretical peaks from the CSV table, matched to this machine. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "kbench/datasheet.h"
+#include "machine/table_file.h"
 #include "util/internal.h"
 
 /* The columns, in the order the header line must name them. */
@@ -52,33 +52,23 @@ static kb_status id_list(const kb_csv_reader *p, int col, long max, int *ids, in
     return KB_OK;
 }
 
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        kb_status st_ = (expr);                                                                    \
-        if (st_ != KB_OK)                                                                          \
-            return st_;                                                                            \
-    } while (0)
-
-static kb_status parse_row(const kb_csv_reader *p, kb_datasheet_row *r) {
+/* A row after its id (kb_csv_read_rows reads that). */
+static kb_status parse_row(const kb_csv_reader *p, void *row) {
+    kb_datasheet_row *r = row;
     char(*f)[KB_CSV_FIELD_SIZE] = p->fields;
-    memset(r, 0, sizeof *r);
-    TRY(kb_csv_text(p, COL_ID, r->id, sizeof r->id, true));
-    for (const char *c = r->id; *c; c++)
-        if (!(islower((unsigned char)*c) || isdigit((unsigned char)*c) || strchr("._-", *c)))
-            return kb_csv_fail(p, "column id: '%s' has characters other than a-z 0-9 . _ -", r->id);
-    TRY(kb_csv_text(p, COL_NAME, r->name, sizeof r->name, true));
-    TRY(kb_csv_text(p, COL_BRAND, r->brand, sizeof r->brand, false));
-    TRY(kb_csv_text(p, COL_SOURCE, r->source, sizeof r->source, true));
+    KB_TRY(kb_csv_text(p, COL_NAME, r->name, sizeof r->name, true));
+    KB_TRY(kb_csv_text(p, COL_BRAND, r->brand, sizeof r->brand, false));
+    KB_TRY(kb_csv_text(p, COL_SOURCE, r->source, sizeof r->source, true));
 
     long v = 0;
-    TRY(kb_csv_whole(p, COL_X86_FAMILY, f[COL_X86_FAMILY], 0, 4095, -1, &v));
+    KB_TRY(kb_csv_whole(p, COL_X86_FAMILY, f[COL_X86_FAMILY], 0, 4095, -1, &v));
     r->x86_family = (int)v;
-    TRY(id_list(p, COL_X86_MODELS, 4095, r->x86_models, &r->x86_model_count));
+    KB_TRY(id_list(p, COL_X86_MODELS, 4095, r->x86_models, &r->x86_model_count));
     if (r->x86_model_count > 0 && r->x86_family < 0)
         return kb_csv_fail(p, "column x86_models needs x86_family");
-    TRY(kb_csv_whole(p, COL_ARM_IMPLEMENTER, f[COL_ARM_IMPLEMENTER], 0, 255, -1, &v));
+    KB_TRY(kb_csv_whole(p, COL_ARM_IMPLEMENTER, f[COL_ARM_IMPLEMENTER], 0, 255, -1, &v));
     r->arm_implementer = (int)v;
-    TRY(id_list(p, COL_ARM_PARTS, 0xfff, r->arm_parts, &r->arm_part_count));
+    KB_TRY(id_list(p, COL_ARM_PARTS, 0xfff, r->arm_parts, &r->arm_part_count));
     if (r->arm_part_count > 0 && r->arm_implementer < 0)
         return kb_csv_fail(p, "column arm_parts needs arm_implementer");
     if (!r->brand[0] && r->x86_family < 0 && r->arm_implementer < 0)
@@ -87,61 +77,34 @@ static kb_status parse_row(const kb_csv_reader *p, kb_datasheet_row *r) {
     if (r->x86_family >= 0 && r->arm_implementer >= 0)
         return kb_csv_fail(p, "row %s names both an x86 family and an Arm implementer", r->id);
 
-    TRY(kb_csv_whole(p, COL_CORES, f[COL_CORES], 1, 100000, 0, &v));
+    KB_TRY(kb_csv_whole(p, COL_CORES, f[COL_CORES], 1, 100000, 0, &v));
     r->cores = (int)v;
-    TRY(kb_csv_number(p, COL_BASE_MHZ, 100, 10000, &r->base_mhz));
-    TRY(kb_csv_number(p, COL_BOOST_MHZ, 100, 10000, &r->boost_mhz));
+    KB_TRY(kb_csv_number(p, COL_BASE_MHZ, 100, 10000, &r->base_mhz));
+    KB_TRY(kb_csv_number(p, COL_BOOST_MHZ, 100, 10000, &r->boost_mhz));
     if (r->base_mhz > 0 && r->boost_mhz > 0 && r->boost_mhz < r->base_mhz)
         return kb_csv_fail(p, "column boost_mhz: %g is below base_mhz %g", r->boost_mhz,
                            r->base_mhz);
-    TRY(kb_csv_whole(p, COL_FMA_UNITS, f[COL_FMA_UNITS], 1, 16, 0, &v));
+    KB_TRY(kb_csv_whole(p, COL_FMA_UNITS, f[COL_FMA_UNITS], 1, 16, 0, &v));
     r->fma_units = (int)v;
-    TRY(kb_csv_whole(p, COL_VECTOR_BITS, f[COL_VECTOR_BITS], 64, 2048, 0, &v));
+    KB_TRY(kb_csv_whole(p, COL_VECTOR_BITS, f[COL_VECTOR_BITS], 64, 2048, 0, &v));
     if (v & (v - 1))
         return kb_csv_fail(p, "column vector_bits: %ld is not a power of two", v);
     r->vector_bits = (int)v;
-    TRY(kb_csv_whole(p, COL_MEMORY_CHANNELS, f[COL_MEMORY_CHANNELS], 1, 64, 0, &v));
+    KB_TRY(kb_csv_whole(p, COL_MEMORY_CHANNELS, f[COL_MEMORY_CHANNELS], 1, 64, 0, &v));
     r->memory_channels = (int)v;
-    TRY(kb_csv_number(p, COL_MEMORY_MTS, 100, 100000, &r->memory_mts));
+    KB_TRY(kb_csv_number(p, COL_MEMORY_MTS, 100, 100000, &r->memory_mts));
     return KB_OK;
 }
 
-static kb_status parse_lines(kb_csv_reader *p, kb_datasheet *out) {
-    int capacity = 0;
-    bool more;
-    kb_status st;
-    while ((st = kb_csv_next(p, &more)) == KB_OK && more) {
-        if ((st = kb_csv_reserve(p, &out->rows, out->count, &capacity, sizeof *out->rows)) != KB_OK)
-            return st;
-        kb_datasheet_row *r = &out->rows[out->count];
-        if ((st = parse_row(p, r)) != KB_OK)
-            return st;
-        for (int i = 0; i < out->count; i++)
-            if (strcmp(out->rows[i].id, r->id) == 0)
-                return kb_csv_fail(p, "id '%s' repeats the row of an earlier line", r->id);
-        out->count++;
-    }
-    return st;
-}
+const kb_csv_rows kb_datasheet_rows = KB_CSV_ROWS(kb_datasheet_row, columns, COL_COUNT, parse_row);
 
 kb_status kb_datasheet_parse(const char *text, size_t length, const char *name, kb_datasheet *out) {
-    out->rows = NULL;
-    out->count = 0;
-    kb_csv_reader p;
-    kb_status st =
-        kb_csv_open(&p, text, length, name && *name ? name : "datasheet", columns, COL_COUNT);
-    if (st == KB_OK)
-        st = parse_lines(&p, out);
-    kb_csv_close(&p);
-    if (st != KB_OK)
-        kb_datasheet_free(out);
-    return st;
+    return kb_csv_read_rows(text, length, name && *name ? name : "datasheet", &kb_datasheet_rows,
+                            &out->rows, &out->count);
 }
 
 void kb_datasheet_free(kb_datasheet *d) {
-    free(d->rows);
-    d->rows = NULL;
-    d->count = 0;
+    kb_csv_free_rows(&d->rows, &d->count);
 }
 
 static bool listed(const int *ids, int count, int value) {

@@ -5,6 +5,7 @@
 
 #include "core/internal.h"
 #include "kbench/gpus.h"
+#include "machine/table_file.h"
 #include "util/internal.h"
 
 /* The columns, in the order the header line must name them: the peaks are KB_GPU_* after
@@ -29,13 +30,6 @@ static const char *const columns[COL_COUNT] = {
 const char *kb_gpu_peak_name(kb_gpu_peak peak) {
     return peak >= 0 && peak < KB_GPU_PEAK_COUNT ? columns[COL_FP64 + peak] : "?";
 }
-
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        kb_status st_ = (expr);                                                                    \
-        if (st_ != KB_OK)                                                                          \
-            return st_;                                                                            \
-    } while (0)
 
 static kb_status check_match(const kb_csv_reader *p, const char *match) {
     bool positive = false;
@@ -63,55 +57,28 @@ static kb_status check_match(const kb_csv_reader *p, const char *match) {
     return KB_OK;
 }
 
-static kb_status parse_row(const kb_csv_reader *p, kb_gpu_row *r) {
-    memset(r, 0, sizeof *r);
-    TRY(kb_csv_text(p, COL_ID, r->id, sizeof r->id, true));
-    for (const char *c = r->id; *c; c++)
-        if (!(islower((unsigned char)*c) || isdigit((unsigned char)*c) || strchr("._-", *c)))
-            return kb_csv_fail(p, "column id: '%s' has characters other than a-z 0-9 . _ -", r->id);
-    TRY(kb_csv_text(p, COL_NAME, r->name, sizeof r->name, true));
-    TRY(kb_csv_text(p, COL_MATCH, r->match, sizeof r->match, true));
-    TRY(check_match(p, r->match));
-    TRY(kb_csv_text(p, COL_SOURCE, r->source, sizeof r->source, true));
-    TRY(kb_csv_number(p, COL_BOOST_MHZ, 100, 10000, &r->boost_mhz));
-    TRY(kb_csv_number(p, COL_MEMORY_GBS, 1, 1e6, &r->memory_gbs));
-    TRY(kb_csv_number(p, COL_MEMORY_GIB, 0.125, 1e6, &r->memory_gib));
+/* A row after its id (kb_csv_read_rows reads that). */
+static kb_status parse_row(const kb_csv_reader *p, void *row) {
+    kb_gpu_row *r = row;
+    KB_TRY(kb_csv_text(p, COL_NAME, r->name, sizeof r->name, true));
+    KB_TRY(kb_csv_text(p, COL_MATCH, r->match, sizeof r->match, true));
+    KB_TRY(check_match(p, r->match));
+    KB_TRY(kb_csv_text(p, COL_SOURCE, r->source, sizeof r->source, true));
+    KB_TRY(kb_csv_number(p, COL_BOOST_MHZ, 100, 10000, &r->boost_mhz));
+    KB_TRY(kb_csv_number(p, COL_MEMORY_GBS, 1, 1e6, &r->memory_gbs));
+    KB_TRY(kb_csv_number(p, COL_MEMORY_GIB, 0.125, 1e6, &r->memory_gib));
     for (int k = 0; k < KB_GPU_PEAK_COUNT; k++)
-        TRY(kb_csv_number(p, COL_FP64 + k, 0.001, 1e6, &r->tflops[k]));
+        KB_TRY(kb_csv_number(p, COL_FP64 + k, 0.001, 1e6, &r->tflops[k]));
     return KB_OK;
 }
 
-static kb_status parse_rows(kb_csv_reader *p, kb_gpus *out) {
-    int capacity = 0;
-    bool more;
-    kb_status st;
-    while ((st = kb_csv_next(p, &more)) == KB_OK && more) {
-        TRY(kb_csv_reserve(p, &out->rows, out->count, &capacity, sizeof *out->rows));
-        kb_gpu_row *r = &out->rows[out->count];
-        TRY(parse_row(p, r));
-        for (int i = 0; i < out->count; i++)
-            if (strcmp(out->rows[i].id, r->id) == 0)
-                return kb_csv_fail(p, "id '%s' repeats the row of an earlier line", r->id);
-        out->count++;
-    }
-    return st;
-}
+const kb_csv_rows kb_gpus_rows = KB_CSV_ROWS(kb_gpu_row, columns, COL_COUNT, parse_row);
 
 kb_status kb_gpus_parse(const char *text, size_t length, const char *name, kb_gpus *out) {
-    out->rows = NULL;
-    out->count = 0;
-    kb_csv_reader p;
-    kb_status st = kb_csv_open(&p, text, length, name && *name ? name : "gpus", columns, COL_COUNT);
-    if (st == KB_OK)
-        st = parse_rows(&p, out);
-    kb_csv_close(&p);
-    if (st != KB_OK)
-        kb_gpus_free(out);
-    return st;
+    return kb_csv_read_rows(text, length, name && *name ? name : "gpus", &kb_gpus_rows, &out->rows,
+                            &out->count);
 }
 
 void kb_gpus_free(kb_gpus *g) {
-    free(g->rows);
-    g->rows = NULL;
-    g->count = 0;
+    kb_csv_free_rows(&g->rows, &g->count);
 }

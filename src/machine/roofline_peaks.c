@@ -52,10 +52,13 @@ static kb_roofline_figure curve_figure(const kb_bw_curve *c, int64_t ws, int thr
     return figure(&p->history, p->bytes_per_second.best, threads, measured_at);
 }
 
-static void curve_bounds(const kb_peaks *peaks, int threads, kb_roofline_peaks *out) {
+/* The curve of the traffic's kernel; none (curve_points 0) when either set lacks it, and the
+ * levels' bounds stand alone. */
+static void curve_bounds(const kb_peaks *peaks, int threads, kb_bw_kernel traffic,
+                         kb_roofline_peaks *out) {
     const kb_peak_set *one = &peaks->sets[KB_PEAKS_ONE_THREAD];
     const kb_peak_set *all = &peaks->sets[KB_PEAKS_ALL_THREADS];
-    const kb_bw_curve *co = &one->load_curve, *ca = &all->load_curve;
+    const kb_bw_curve *co = &one->curves[traffic], *ca = &all->curves[traffic];
     if (co->count == 0 || ca->count == 0)
         return;
     /* Both curves' working sets, merged in order without repeats. */
@@ -104,10 +107,7 @@ kb_status kb_roofline_peaks_from(const kb_peaks *peaks, int threads, kb_bw_kerne
     kb_roofline_figure fa = figure(&all->flops_history[type][level], all->flops[type][level].best,
                                    all->threads, peaks->measured_at);
     out->flops_per_second = between(&fo, &fa, threads, &out->flops_figure);
-    /* The levels' capacities from the knees of the curve of the nearer thread count. */
-    const kb_bw_curve *curve = threads == 1 ? &one->load_curve : &all->load_curve;
-    kb_bw_curve_capacities(curve, peaks->caches, threads, out->capacity);
-    if (traffic == KB_BW_LOAD)
-        curve_bounds(peaks, threads, out);
+    kb_peaks_capacities(peaks, threads, out->capacity);
+    curve_bounds(peaks, threads, traffic, out);
     return KB_OK;
 }

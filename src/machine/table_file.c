@@ -1,4 +1,5 @@
-/* The data tables that KB_DATASHEET and KB_GPUS name read whole, with one wording of errors. */
+/* The data tables: the file KB_DATASHEET or KB_GPUS names, read whole with one wording of
+ * errors, or the one built in. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,7 +9,10 @@
 #include "core/internal.h"
 #include "machine/table_file.h"
 
-kb_status kb_table_file_read(const char *variable, const char *path, char **text, size_t *length) {
+/* A table file is a few kilobytes; anything past a megabyte is not one. */
+#define KB_TABLE_FILE_MAX_BYTES (1 << 20)
+
+static kb_status read_file(const char *variable, const char *path, char **text, size_t *length) {
     *text = NULL;
     *length = 0;
     FILE *f = fopen(path, "rb");
@@ -36,4 +40,23 @@ kb_status kb_table_file_read(const char *variable, const char *path, char **text
     *text = buf;
     *length = n;
     return KB_OK;
+}
+
+kb_status kb_table_load(const char *variable, const char *builtin, size_t builtin_length,
+                        const char *builtin_name, const kb_csv_rows *spec, void *rows, int *count) {
+    const char *path = getenv(variable);
+    if (!path || !*path)
+        return kb_csv_read_rows(builtin, builtin_length, builtin_name, spec, rows, count);
+    char *text;
+    size_t length;
+    kb_status st = read_file(variable, path, &text, &length);
+    if (st == KB_OK) {
+        st = kb_csv_read_rows(text, length, path, spec, rows, count);
+        free(text);
+    } else {
+        void *none = NULL;
+        memcpy(rows, &none, sizeof none);
+        *count = 0;
+    }
+    return st;
 }

@@ -78,21 +78,6 @@ kb_status kb_csv_open(kb_csv_reader *r, const char *text, size_t length, const c
     return KB_OK;
 }
 
-kb_status kb_csv_reserve(const kb_csv_reader *r, void *rows, int count, int *capacity,
-                         size_t size) {
-    if (count < *capacity)
-        return KB_OK;
-    int grown = *capacity ? 2 * *capacity : 16;
-    void *old;
-    memcpy(&old, rows, sizeof old);
-    void *bigger = realloc(old, (size_t)grown * size);
-    if (!bigger)
-        return kb_fail(KB_ENOMEM, "out of memory reading %s", r->name);
-    memcpy(rows, &bigger, sizeof bigger);
-    *capacity = grown;
-    return KB_OK;
-}
-
 void kb_csv_close(kb_csv_reader *r) {
     free(r->fields);
     r->fields = NULL;

@@ -36,11 +36,6 @@ kb_status kb_csv_next(kb_csv_reader *r, bool *more);
 
 void kb_csv_close(kb_csv_reader *r);
 
-/* Room for one more row of size bytes in the array *rows points to (count rows used, *capacity
- * allocated), growing it by doubling; KB_ENOMEM, "out of memory reading NAME", leaves it as it
- * was. rows is the address of the caller's row pointer. */
-kb_status kb_csv_reserve(const kb_csv_reader *r, void *rows, int count, int *capacity, size_t size);
-
 /* Fails with "NAME line N: message" for the current line. */
 kb_status kb_csv_fail(const kb_csv_reader *r, const char *format, ...)
     __attribute__((format(printf, 2, 3)));

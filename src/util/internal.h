@@ -7,6 +7,7 @@
  * include this header, never util's others. */
 
 #include "util/c_locale.h"
+#include "util/csv_rows.h"
 #include "util/csv_table.h"
 #include "util/clock.h"
 #include "util/format.h"

@@ -93,9 +93,11 @@ def check_trace(trace, results):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         trace, out = Path(tmp, "trace.json"), Path(tmp, "r.json")
+        # Of the trace, not of the peaks: quick peaks measured on a busy machine (and cached, for
+        # every run of this build) can be below what a case reaches in a quieter moment.
         r = kbench("run", "reduce", "--filter", TINY, "--min-time", "0.02", "--quick-peaks",
-                   "--allow-impossible",
-                   "--baseline", "numpy", "--trace", str(trace), "-o", str(out), "-q")
+                   "--allow-impossible", "--baseline", "numpy", "--trace", str(trace), "-o",
+                   str(out), "-q")
         if check(r.returncode == 0, f"run --trace failed: {r.stderr}"):
             check_trace(json.loads(trace.read_text()), json.loads(out.read_text()))
 

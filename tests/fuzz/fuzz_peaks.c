@@ -86,6 +86,17 @@ static void check_peaks(const kb_peaks *p) {
         for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
             for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++)
                 check_rate(&set->flops[t][l]);
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
+            const kb_bw_curve *c = &set->curves[k];
+            if (c->count < 0 || c->count > KB_BW_CURVE_MAX_POINTS)
+                __builtin_trap();
+            for (int i = 0; i < c->count; i++) {
+                check_rate(&c->points[i].bytes_per_second);
+                if (c->points[i].working_set_bytes <=
+                    (i > 0 ? c->points[i - 1].working_set_bytes : 0))
+                    __builtin_trap();
+            }
+        }
     }
 }
 
@@ -131,6 +142,16 @@ static bool same_peaks(const kb_peaks *a, const kb_peaks *b) {
                 if (!same_rate(&x->flops[t][l], &y->flops[t][l]) ||
                     !same_history(&x->flops_history[t][l], &y->flops_history[t][l]))
                     return false;
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
+            const kb_bw_curve *cx = &x->curves[k], *cy = &y->curves[k];
+            if (cx->count != cy->count)
+                return false;
+            for (int i = 0; i < cx->count; i++)
+                if (cx->points[i].working_set_bytes != cy->points[i].working_set_bytes ||
+                    !same_rate(&cx->points[i].bytes_per_second, &cy->points[i].bytes_per_second) ||
+                    !same_history(&cx->points[i].history, &cy->points[i].history))
+                    return false;
+        }
     }
     return true;
 }

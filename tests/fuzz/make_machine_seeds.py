@@ -114,6 +114,24 @@ def peaks_seeds():
         for s in p["sets"]:
             s["bandwidth"], s["flops"] = s["bandwidth"][-1:], s["flops"][-1:]
 
+    def point(ws, gbytes):
+        rate = {"best": gbytes, "median": gbytes * 0.9, "min": gbytes * 0.8, "max": gbytes}
+        return {"working_set_bytes": ws, "repetitions": 2, "gbytes_per_s": rate,
+                "history": [{"at": real["measured_at"], "value": gbytes}]}
+
+    def curves(p):
+        """kbench-peaks/3: a curve per kernel, under "curves"."""
+        p["format"] = "kbench-peaks/3"
+        for s in p["sets"]:
+            s["curves"] = {"load": [point(4096, 150.5), point(1 << 30, 25.0)],
+                           "triad": [point(4608, 200.25), point(6144, 190.0)]}
+
+    def load_curve(p):
+        """kbench-peaks/2: the load curve alone, as "load_curve"."""
+        p["format"] = "kbench-peaks/2"
+        for s in p["sets"]:
+            s["load_curve"] = [point(4096, 150.5), point(8192, 140.0)]
+
     valid = {
         "real_compact": dump(real),
         "small": dump(variant(small)),
@@ -126,6 +144,8 @@ def peaks_seeds():
         "cache_real": dump(cache(real)),
         "cache_nulls": dump(cache(variant(nulls))),
         "cache_other_key": dump(cache(variant(small), key="another machine")),
+        "curves": dump(variant(curves, variant(small))),
+        "load_curve": dump(variant(load_curve, variant(small))),
     }
     small_real = variant(small)
 
@@ -150,6 +170,14 @@ def peaks_seeds():
         "cache_format": dump(cache(small_real, fmt="kbench-peaks-cache/0")),
         "cache_bad_peaks": dump(cache(variant(lambda p: p.pop("sets")))),
         "cache_no_key": dump({"format": "kbench-peaks-cache/1", "peaks": small_real}),
+        "curves_in_v2": dump(variant(lambda p: p.update(format="kbench-peaks/2"),
+                                     variant(curves, small_real))),
+        "load_curve_in_v3": dump(variant(lambda p: p.update(format="kbench-peaks/3"),
+                                         variant(load_curve, small_real))),
+        "curve_descending": dump(variant(lambda p: p["sets"][1]["curves"]["triad"].reverse(),
+                                         variant(curves, small_real))),
+        "curve_unknown_kernel": dump(variant(
+            lambda p: p["sets"][0]["curves"].update(stream=[]), variant(curves, small_real))),
     }
     return valid, broken
 

@@ -1,6 +1,7 @@
 /* The GPU datasheet: the built-in table parses and every row cites a source; real device
  * names (as torch and the profiler's deviceProperties give them) find the right rows, the
- * H100 SXM and PCIe and L4 and L40S apart; ids work as --device takes them; peaks scale with
+ * A100 40 and 80 GB SXM and 80 GB PCIe, the H100 SXM, PCIe and NVL, the H200 and H200 NVL, and
+ * L4 and L40S apart; ids work as --device takes them; peaks scale with
  * the clock; malformed tables fail with a message naming the line; KB_GPUS replaces the
  * built-in table. */
 #include <setjmp.h>
@@ -27,7 +28,7 @@ static void builtin_table_parses(void **state) {
     const char *text = kb_gpus_builtin(&n);
     assert_true(n > 1000 && strlen(text) == n);
     assert_int_equal(kb_gpus_parse(text, n, "builtin", &g), KB_OK);
-    assert_int_equal(g.count, 8);
+    assert_int_equal(g.count, 12);
     for (int i = 0; i < g.count; i++) {
         const kb_gpu_row *r = &g.rows[i];
         assert_true(strlen(r->source) > 40); /* every row says where it comes from */
@@ -51,16 +52,18 @@ static const char *id_of(const kb_gpus *g, const char *name) {
 static void device_names_find_their_rows(void **state) {
     kb_gpus g;
     assert_int_equal(kb_gpus_load(&g), KB_OK);
+    /* The A100s differ in bandwidth: each name its row; the 40 GB PCIe card has none. */
     assert_string_equal(id_of(&g, "NVIDIA A100-SXM4-80GB"), "a100-sxm4-80gb");
-    /* The 40 GB SXM and the PCIe A100 have other bandwidths: not this row. */
-    assert_string_equal(id_of(&g, "NVIDIA A100-SXM4-40GB"), "(none)");
-    assert_string_equal(id_of(&g, "NVIDIA A100 80GB PCIe"), "(none)");
-    /* H100 SXM and PCIe: both say H100, only one says HBM3. */
+    assert_string_equal(id_of(&g, "NVIDIA A100-SXM4-40GB"), "a100-sxm4-40gb");
+    assert_string_equal(id_of(&g, "NVIDIA A100 80GB PCIe"), "a100-pcie-80gb");
+    assert_string_equal(id_of(&g, "NVIDIA A100-PCIE-40GB"), "(none)");
+    /* H100 SXM, PCIe and NVL: all say H100, only the SXM says HBM3. */
     assert_string_equal(id_of(&g, "NVIDIA H100 80GB HBM3"), "h100-sxm");
     assert_string_equal(id_of(&g, "NVIDIA H100 PCIe"), "h100-pcie");
-    assert_string_equal(id_of(&g, "NVIDIA H100 NVL"), "(none)");
+    assert_string_equal(id_of(&g, "NVIDIA H100 NVL"), "h100-nvl");
+    /* The H200 row refuses NVL, which has a row of its own. */
     assert_string_equal(id_of(&g, "NVIDIA H200"), "h200");
-    assert_string_equal(id_of(&g, "NVIDIA H200 NVL"), "(none)");
+    assert_string_equal(id_of(&g, "NVIDIA H200 NVL"), "h200-nvl");
     /* L4 is a word of "NVIDIA L4", not of "NVIDIA L40S" or "NVIDIA L40". */
     assert_string_equal(id_of(&g, "NVIDIA L4"), "l4");
     assert_string_equal(id_of(&g, "NVIDIA L40S"), "l40s");
@@ -78,8 +81,8 @@ static void device_names_find_their_rows(void **state) {
     assert_null(kb_gpus_find(&g, "h100"));
     char ids[512];
     kb_gpus_ids(&g, ids, sizeof ids);
-    assert_string_equal(ids, "a100-sxm4-80gb, h100-sxm, h100-pcie, h200, l4, l40s, mi250x-gcd, "
-                             "mi300x");
+    assert_string_equal(ids, "a100-sxm4-40gb, a100-sxm4-80gb, a100-pcie-80gb, h100-sxm, h100-pcie, "
+                             "h100-nvl, h200, h200-nvl, l4, l40s, mi250x-gcd, mi300x");
     kb_gpus_free(&g);
 }
 
@@ -96,6 +99,30 @@ static void peaks_in_si_units(void **state) {
     assert_float_equal(kb_gpu_flops(kb_gpus_find(&g, "a100-sxm4-80gb"), KB_GPU_FP8_TENSOR, 0), 0,
                        0);
     assert_float_equal(kb_gpu_flops(kb_gpus_find(&g, "l4"), KB_GPU_FP64, 0), 0, 0);
+    /* The new rows' figures, as the datasheets give them (the tensor ones without sparsity). */
+    static const struct {
+        const char *id;
+        double fp64, fp64_tensor, fp32, tf32, fp16_tensor, fp8, int8, gbs, gib, mhz;
+    } rows[] = {
+        {"a100-sxm4-40gb", 9.7, 19.5, 19.5, 156, 312, 0, 624, 1555, 40, 1410},
+        {"a100-pcie-80gb", 9.7, 19.5, 19.5, 156, 312, 0, 624, 1935, 80, 1410},
+        {"h100-nvl", 30, 60, 60, 417.5, 835.5, 1670.5, 1670.5, 3900, 94, 1785},
+        {"h200-nvl", 30, 60, 60, 417.5, 835.5, 1670.5, 1670.5, 4800, 141, 1785},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const kb_gpu_row *r = kb_gpus_find(&g, rows[i].id);
+        assert_non_null(r);
+        const double want[] = {rows[i].fp64,        rows[i].fp64_tensor, rows[i].fp32, rows[i].tf32,
+                               rows[i].fp16_tensor, rows[i].fp8,         rows[i].int8};
+        const kb_gpu_peak peak[] = {KB_GPU_FP64,        KB_GPU_FP64_TENSOR, KB_GPU_FP32,
+                                    KB_GPU_TF32_TENSOR, KB_GPU_FP16_TENSOR, KB_GPU_FP8_TENSOR,
+                                    KB_GPU_INT8_TENSOR};
+        for (int k = 0; k < 7; k++)
+            assert_float_equal(kb_gpu_flops(r, peak[k], 0), want[k] * 1e12, 1e6);
+        assert_float_equal(kb_gpu_bandwidth(r), rows[i].gbs * 1e9, 1);
+        assert_float_equal(r->memory_gib, rows[i].gib, 0);
+        assert_float_equal(r->boost_mhz, rows[i].mhz, 0);
+    }
     assert_float_equal(kb_gpu_flops(NULL, KB_GPU_FP32, 0), 0, 0);
     assert_string_equal(kb_gpu_peak_name(KB_GPU_TF32_TENSOR), "tf32_tensor");
     assert_string_equal(kb_gpu_peak_name(KB_GPU_PEAK_COUNT), "?");
@@ -172,7 +199,7 @@ static void environment_replaces_the_table(void **state) {
     assert_non_null(strstr(kb_last_error(), "KB_GPUS"));
     unsetenv("KB_GPUS");
     assert_int_equal(kb_gpus_load(&g), KB_OK);
-    assert_int_equal(g.count, 8);
+    assert_int_equal(g.count, 12);
     kb_gpus_free(&g);
     test_dir_destroy(&dir);
 }

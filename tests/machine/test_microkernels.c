@@ -253,8 +253,9 @@ static void working_sets_follow_the_caches(void **state) {
     assert_int_equal(kb_peaks_working_set(unknown, 2, KB_MEM_DRAM, 2, true), 64 << 20);
 }
 
-/* The curve: 4 KiB per thread, four points per octave in whole 512-byte blocks per thread,
- * up to four times the last-level cache the threads occupy, then the DRAM working set. */
+/* The curves: 4 KiB per thread, four points per octave in whole 512-byte blocks of each array
+ * per thread, up to four times the last-level cache the threads occupy, then the DRAM working
+ * set. */
 static void curve_working_sets(void **state) {
     kb_cache c[KB_CACHE_LEVEL_COUNT] = {
         [KB_CACHE_L1D] = {48 << 10, 64, 1},
@@ -265,7 +266,7 @@ static void curve_working_sets(void **state) {
     /* One thread: 4 KiB to 4 x 32 MiB, fifteen octaves of four points and the last, then
      * DRAM's 256 MiB (quick). Each octave starts at a power of two; 4 KiB x 2^(1/4) is 9.51
      * blocks, rounded to 10. */
-    int n = kb_bw_curve_working_sets(c, 32, 1, true, ws, KB_BW_CURVE_MAX_POINTS);
+    int n = kb_bw_curve_working_sets(KB_BW_LOAD, c, 32, 1, true, ws, KB_BW_CURVE_MAX_POINTS);
     assert_int_equal(n, 62);
     assert_int_equal(ws[0], 4 << 10);
     assert_int_equal(ws[1], 5120);
@@ -280,15 +281,32 @@ static void curve_working_sets(void **state) {
             assert_true((double)ws[i] / (double)ws[i - 1] < 1.26);
     }
     /* Four threads: 16 KiB to 4 x the one L3 they share, in blocks of four threads. */
-    n = kb_bw_curve_working_sets(c, 32, 4, true, ws, KB_BW_CURVE_MAX_POINTS);
+    n = kb_bw_curve_working_sets(KB_BW_LOAD, c, 32, 4, true, ws, KB_BW_CURVE_MAX_POINTS);
     assert_int_equal(ws[0], 16 << 10);
     assert_int_equal(ws[n - 2], 128 << 20);
     for (int i = 0; i < n; i++)
         assert_int_equal(ws[i] % 2048, 0);
     /* Room for five: four points and the DRAM working set. */
-    assert_int_equal(kb_bw_curve_working_sets(c, 32, 1, true, ws, 5), 5);
+    assert_int_equal(kb_bw_curve_working_sets(KB_BW_LOAD, c, 32, 1, true, ws, 5), 5);
     assert_int_equal(ws[3], 6656);
     assert_int_equal(ws[4], 256 << 20);
+    /* Triad: three arrays of whole blocks per thread, 1536 bytes a step, so that each size is
+     * the working set kb_bw_measure measures; sizes that round alike are one point (4 KiB and
+     * 4 KiB x 2^(1/4) are both three steps). The DRAM working set is rounded down alike. */
+    n = kb_bw_curve_working_sets(KB_BW_TRIAD, c, 32, 1, true, ws, KB_BW_CURVE_MAX_POINTS);
+    assert_int_equal(ws[0], 4608);
+    assert_int_equal(ws[1], 6144);
+    assert_int_equal(ws[2], 7680);
+    assert_int_equal(ws[n - 1], (256 << 20) / 1536 * 1536);
+    for (int i = 1; i < n; i++) {
+        assert_true(ws[i] > ws[i - 1]);
+        assert_int_equal(ws[i] % 1536, 0);
+    }
+    /* Copy at two threads: 2 x 2 x 512 bytes a step. */
+    n = kb_bw_curve_working_sets(KB_BW_COPY, c, 32, 2, true, ws, KB_BW_CURVE_MAX_POINTS);
+    assert_int_equal(ws[0], 8 << 10);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(ws[i] % 2048, 0);
 }
 
 static void names(void **state) {

@@ -189,26 +189,46 @@ static void peaks_keep_history(void **state) {
 }
 
 /* Curve points are matched by working set: the new curve's 2 MiB point gets the old one's
- * measurement, its 4 MiB point has none before it, and the old 1 MiB point is dropped. */
+ * measurement, its 4 MiB point has none before it, and the old 1 MiB point is dropped. Each
+ * kernel's curve keeps its own: triad's points get triad's history, and a copy curve the old
+ * peaks lacked (read from before the copy curve) starts with its own measurement. */
 static void curve_keeps_history_by_working_set(void **state) {
     kb_peaks old = peaks_at(38e9, 43e9, T0), now = peaks_at(39e9, 77e9, T0 + 600);
     for (int i = 0; i < 2; i++) {
-        kb_bw_curve_point *o = &old.sets[0].load_curve.points[i];
-        kb_bw_curve_point *n = &now.sets[0].load_curve.points[i];
+        kb_bw_curve_point *o = &old.sets[0].curves[KB_BW_LOAD].points[i];
+        kb_bw_curve_point *n = &now.sets[0].curves[KB_BW_LOAD].points[i];
         o->working_set_bytes = (int64_t)1 << (20 + i);
         n->working_set_bytes = (int64_t)2 << (20 + i);
         kb_peak_history_add(&o->history, T0, 90e9 - i * 10e9);
         kb_peak_history_add(&n->history, T0 + 600, 85e9 - i * 10e9);
+        for (int k = KB_BW_COPY; k <= KB_BW_TRIAD; k++) {
+            kb_bw_curve_point *ok = &old.sets[0].curves[k].points[i];
+            kb_bw_curve_point *nk = &now.sets[0].curves[k].points[i];
+            ok->working_set_bytes = nk->working_set_bytes = (int64_t)2 << (20 + i);
+            kb_peak_history_add(&ok->history, T0, 50e9 + k * 1e9);
+            kb_peak_history_add(&nk->history, T0 + 600, 55e9 + k * 1e9);
+        }
     }
-    old.sets[0].load_curve.count = now.sets[0].load_curve.count = 2;
+    old.sets[0].curves[KB_BW_LOAD].count = now.sets[0].curves[KB_BW_LOAD].count = 2;
+    old.sets[0].curves[KB_BW_TRIAD].count = now.sets[0].curves[KB_BW_TRIAD].count = 2;
+    now.sets[0].curves[KB_BW_COPY].count = 2;
     kb_peaks_keep_history(&now, &old);
-    const kb_bw_curve *c = &now.sets[0].load_curve;
+    const kb_bw_curve *c = &now.sets[0].curves[KB_BW_LOAD];
     assert_int_equal(c->count, 2);
     assert_int_equal(c->points[0].history.count, 2);
     near(c->points[0].history.samples[0].value, 80e9);
     assert_int_equal(c->points[0].history.samples[0].at, T0);
     near(c->points[0].history.samples[1].value, 85e9);
     assert_int_equal(c->points[1].history.count, 1);
+    const kb_bw_curve *triad = &now.sets[0].curves[KB_BW_TRIAD];
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(triad->points[i].history.count, 2);
+        near(triad->points[i].history.samples[0].value, 52e9);
+        near(triad->points[i].history.samples[1].value, 57e9);
+    }
+    const kb_bw_curve *copy = &now.sets[0].curves[KB_BW_COPY];
+    assert_int_equal(copy->points[0].history.count, 1);
+    near(copy->points[0].history.samples[0].value, 56e9);
 }
 
 static void self_consistency(void **state) {

@@ -124,16 +124,19 @@ static kb_peaks sample(void) {
                             123.456e9);
         set->flops[KB_FLOP_F32][KB_SIMD_AVX2] = (kb_rate){123.456e9, 120e9, 100e9, 123.456e9, 3};
         set->flops[KB_FLOP_F64][KB_SIMD_SCALAR] = (kb_rate){7e9, 6e9, 5e9, 7e9, 1};
-        /* A load curve of three points, the middle one measured twice. */
-        set->load_curve.count = 3;
-        for (int i = 0; i < 3; i++) {
-            kb_bw_curve_point *point = &set->load_curve.points[i];
-            double v = (90.5 - 10 * i + s) * 1e9;
-            point->working_set_bytes = ((int64_t)4 << 10) * (1 + s) << (3 * i);
-            point->bytes_per_second = (kb_rate){v, v * 0.9, v * 0.8, v, 5};
-            if (i == 1)
-                kb_peak_history_add(&point->history, p.measured_at - 60, v * 1.5);
-            kb_peak_history_add(&point->history, p.measured_at, v);
+        /* A curve of three points per kernel, each its own, the middle one measured twice. */
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
+            kb_bw_curve *c = &set->curves[k];
+            c->count = 3;
+            for (int i = 0; i < 3; i++) {
+                kb_bw_curve_point *point = &c->points[i];
+                double v = (90.5 - 10 * i + s + 100 * k) * 1e9;
+                point->working_set_bytes = ((int64_t)4 << 10) * (1 + s) * (1 + k) << (3 * i);
+                point->bytes_per_second = (kb_rate){v, v * 0.9, v * 0.8, v, 5};
+                if (i == 1)
+                    kb_peak_history_add(&point->history, p.measured_at - 60, v * 1.5);
+                kb_peak_history_add(&point->history, p.measured_at, v);
+            }
         }
     }
     return p;
@@ -183,12 +186,14 @@ static void assert_same_peaks(const kb_peaks *a, const kb_peaks *b) {
                 assert_same_history(&a->sets[s].flops_history[t][l],
                                     &b->sets[s].flops_history[t][l]);
             }
-        const kb_bw_curve *ca = &a->sets[s].load_curve, *cb = &b->sets[s].load_curve;
-        assert_int_equal(ca->count, cb->count);
-        for (int i = 0; i < ca->count; i++) {
-            assert_int_equal(ca->points[i].working_set_bytes, cb->points[i].working_set_bytes);
-            assert_rate(&ca->points[i].bytes_per_second, &cb->points[i].bytes_per_second);
-            assert_same_history(&ca->points[i].history, &cb->points[i].history);
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
+            const kb_bw_curve *ca = &a->sets[s].curves[k], *cb = &b->sets[s].curves[k];
+            assert_int_equal(ca->count, cb->count);
+            for (int i = 0; i < ca->count; i++) {
+                assert_int_equal(ca->points[i].working_set_bytes, cb->points[i].working_set_bytes);
+                assert_rate(&ca->points[i].bytes_per_second, &cb->points[i].bytes_per_second);
+                assert_same_history(&ca->points[i].history, &cb->points[i].history);
+            }
         }
     }
 }
@@ -223,7 +228,7 @@ static void json_round_trip(void **state) {
     kb_peaks p = sample(), back;
     char *text;
     assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
-    assert_non_null(strstr(text, "\"format\": \"kbench-peaks/2\""));
+    assert_non_null(strstr(text, "\"format\": \"kbench-peaks/3\""));
     assert_non_null(strstr(text, "\"measured_at\": \"2026-01-01T00:00:00Z\""));
     assert_non_null(strstr(text, "\"gbytes_per_s_with_write_allocate\": null")); /* load, L1 */
     assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);
@@ -268,11 +273,20 @@ static void damaged_files_are_errors(void **state) {
     assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
     assert_non_null(strstr(kb_last_error(), "unknown type or SIMD level"));
     free(text);
-    /* A curve whose working sets do not ascend. */
-    p.sets[1].load_curve.points[2].working_set_bytes = 4 << 10;
+    /* A curve whose working sets do not ascend, named by its kernel. */
+    p.sets[1].curves[KB_BW_TRIAD].points[2].working_set_bytes = 4 << 10;
     assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
     assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
-    assert_non_null(strstr(kb_last_error(), "load_curve's working sets are not positive"));
+    assert_non_null(strstr(kb_last_error(), "curves.triad's working sets are not positive"));
+    free(text);
+    /* A curve of a kernel kbench does not have. */
+    p = sample();
+    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
+    char *copy = strstr(text, "\"copy\": [");
+    assert_non_null(copy);
+    memcpy(copy + 1, "cpy2", 4);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
+    assert_non_null(strstr(kb_last_error(), "curves names an unknown kernel"));
     free(text);
     p = sample();
     p.sets[0].flops[KB_FLOP_F64][KB_SIMD_SCALAR].min = 8e9; /* above the median */
@@ -357,16 +371,23 @@ static void read_peaks_write_back(void **state) {
     }
 }
 
+/* The JSON of peaks as a jansson value (the caller's), its format set to format: an older
+ * version's to make a file of it. */
+static json_t *sample_json_as(const kb_peaks *p, const char *format) {
+    char *text;
+    assert_int_equal(kb_peaks_to_json(p, &text), KB_OK);
+    json_t *root = json_loads(text, 0, NULL);
+    free(text);
+    assert_non_null(root);
+    json_object_set_new(root, "format", json_string(format));
+    return root;
+}
+
 /* Peaks written before the history (kbench-peaks/1, no "history" in any entry) still read:
  * each figure is a history of its one measurement, at the time the peaks were measured. */
 static void version_1_reads_as_one_measurement(void **state) {
     kb_peaks p = sample(), back;
-    char *text;
-    assert_int_equal(kb_peaks_to_json(&p, &text), KB_OK);
-    json_t *root = json_loads(text, 0, NULL);
-    free(text);
-    assert_non_null(root);
-    json_object_set_new(root, "format", json_string("kbench-peaks/1"));
+    json_t *root = sample_json_as(&p, "kbench-peaks/1");
     json_t *set, *item;
     size_t i, j;
     json_array_foreach(json_object_get(root, "sets"), i, set) {
@@ -378,8 +399,9 @@ static void version_1_reads_as_one_measurement(void **state) {
             json_object_del(item, "history");
             json_object_del(item, "history_summary");
         }
+        json_object_del(set, "curves");
     }
-    text = json_dumps(root, 0);
+    char *text = json_dumps(root, 0);
     json_decref(root);
     assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);
     free(text);
@@ -390,6 +412,56 @@ static void version_1_reads_as_one_measurement(void **state) {
     assert_true(fabs(h->samples[0].value - best) <= 1e-9 * best); /* the 1e-9 scaling rounds */
     assert_int_equal(back.sets[0].flops_history[KB_FLOP_F64][KB_SIMD_SCALAR].count, 1);
     assert_int_equal(back.sets[0].flops_history[KB_FLOP_F64][KB_SIMD_AVX512].count, 0);
+}
+
+/* Peaks with one curve, the load kernel's, under "load_curve" (kbench-peaks/2, as kbench wrote
+ * them before the copy and triad curves) still read: the load curve whole, the others not
+ * measured (test_roofline: results whose traffic is copy or triad are then held against the
+ * levels). A version 3 file has no "load_curve", and an older one no "curves". */
+static void version_2_reads_the_load_curve(void **state) {
+    kb_peaks p = sample(), back;
+    json_t *root = sample_json_as(&p, "kbench-peaks/2");
+    json_t *set;
+    size_t i;
+    json_array_foreach(json_object_get(root, "sets"), i, set) {
+        json_t *curves = json_object_get(set, "curves");
+        json_object_set(set, "load_curve", json_object_get(curves, "load"));
+        json_object_del(set, "curves");
+    }
+    char *text = json_dumps(root, 0);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_OK);
+    free(text);
+    for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
+        const kb_bw_curve *c = &back.sets[s].curves[KB_BW_LOAD];
+        assert_int_equal(c->count, 3);
+        for (int j = 0; j < 3; j++) {
+            assert_int_equal(c->points[j].working_set_bytes,
+                             p.sets[s].curves[KB_BW_LOAD].points[j].working_set_bytes);
+            assert_same_history(&c->points[j].history,
+                                &p.sets[s].curves[KB_BW_LOAD].points[j].history);
+        }
+        assert_int_equal(back.sets[s].curves[KB_BW_COPY].count, 0);
+        assert_int_equal(back.sets[s].curves[KB_BW_TRIAD].count, 0);
+    }
+    /* Written back, they are version 3, with the load curve under "curves". */
+    assert_int_equal(kb_peaks_to_json(&back, &text), KB_OK);
+    assert_non_null(strstr(text, "\"format\": \"kbench-peaks/3\""));
+    assert_null(strstr(text, "load_curve"));
+    free(text);
+
+    /* "curves" in a version 2 file, "load_curve" in a version 3 one: refused. */
+    json_array_foreach(json_object_get(root, "sets"), i, set)
+        json_object_set_new(set, "curves", json_object());
+    text = json_dumps(root, 0);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
+    assert_non_null(strstr(kb_last_error(), "curves is of kbench-peaks/3"));
+    free(text);
+    json_object_set_new(root, "format", json_string("kbench-peaks/3"));
+    text = json_dumps(root, 0);
+    assert_int_equal(kb_peaks_from_json(text, &back), KB_EFORMAT);
+    assert_non_null(strstr(kb_last_error(), "load_curve is of kbench-peaks/2"));
+    free(text);
+    json_decref(root);
 }
 
 /* A run's probes join the history in the cache file; a missing file is left missing. */
@@ -423,6 +495,7 @@ int main(void) {
         cmocka_unit_test(damaged_files_are_errors),
         cmocka_unit_test(read_peaks_write_back),
         cmocka_unit_test(version_1_reads_as_one_measurement),
+        cmocka_unit_test(version_2_reads_the_load_curve),
         cmocka_unit_test(cache_add_records),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -407,28 +407,42 @@ static kb_peaks with_curves(void) {
     static const int64_t mib[] = {1, 2, 4, 5, 6, 16};
     static const double gbytes[] = {100, 90, 80, 50, 70, 20};
     for (int i = 0; i < 6; i++) {
-        kb_bw_curve_point *one = &m.sets[0].load_curve.points[m.sets[0].load_curve.count++];
+        kb_bw_curve_point *one =
+            &m.sets[0].curves[KB_BW_LOAD].points[m.sets[0].curves[KB_BW_LOAD].count++];
         one->working_set_bytes = mib[i] << 20;
         one->bytes_per_second.best = gbytes[i] * 1e9;
         if (mib[i] == 4)
             continue;
-        kb_bw_curve_point *all = &m.sets[1].load_curve.points[m.sets[1].load_curve.count++];
+        kb_bw_curve_point *all =
+            &m.sets[1].curves[KB_BW_LOAD].points[m.sets[1].curves[KB_BW_LOAD].count++];
         all->working_set_bytes = mib[i] << 20;
         all->bytes_per_second.best = 3 * gbytes[i] * 1e9;
     }
     return m;
 }
 
-/* GB/s over a working set at threads threads, against with_curves(). */
-static kb_roofline on_curve(int threads, double gbytes, int64_t ws) {
-    kb_peaks m = with_curves();
+/* The bounds of a kind of traffic at threads threads (float64 avx512 FLOPs), from peaks m. */
+static kb_roofline_peaks bounds_of(const kb_peaks *m, int threads, kb_bw_kernel traffic) {
     kb_roofline_peaks p;
-    assert_int_equal(
-        kb_roofline_peaks_from(&m, threads, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p), KB_OK);
+    assert_int_equal(kb_roofline_peaks_from(m, threads, traffic, KB_FLOP_F64, KB_SIMD_AVX512, &p),
+                     KB_OK);
+    return p;
+}
+
+/* GB/s of a kind of traffic over a working set, against peaks m. */
+static kb_roofline traffic_on(const kb_peaks *m, kb_bw_kernel traffic, int threads, double gbytes,
+                              int64_t ws) {
+    kb_roofline_peaks p = bounds_of(m, threads, traffic);
     kb_roofline_input in = {1e-3, gbytes * 1e6, 0, ws, 0};
     kb_roofline r;
     assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
     return r;
+}
+
+/* GB/s of loads over a working set at threads threads, against with_curves(). */
+static kb_roofline on_curve(int threads, double gbytes, int64_t ws) {
+    kb_peaks m = with_curves();
+    return traffic_on(&m, KB_BW_LOAD, threads, gbytes, ws);
 }
 
 static void curve_bounds_a_load_at_its_working_set(void **state) {
@@ -475,13 +489,87 @@ static void curve_bounds_a_load_at_its_working_set(void **state) {
     assert_string_equal(r.figure_name, "load at 16 MiB");
     /* A curve below the level's bound does not lower it: at 1 KiB the level is L1 at 50 GB/s,
      * under the curve's first point; with that point at 10 GB/s, still 50. */
-    m.sets[0].load_curve.points[0].bytes_per_second.best = 10e9;
+    m.sets[0].curves[KB_BW_LOAD].points[0].bytes_per_second.best = 10e9;
     assert_int_equal(kb_roofline_peaks_from(&m, 1, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &p),
                      KB_OK);
     kb_roofline_input in = {1e-3, 40e6, 0, 1 << 10, 0};
     assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
     assert_near(r.peak_bytes_per_second, 50e9);
     assert_string_equal(r.figure_name, "load L1");
+}
+
+/* Copy and triad curves beside with_curves()' load curves: at 1 thread, copy 60 and 30 GB/s
+ * at 2 and 16 MiB and triad 45 and 25; at 4 threads three times as much. Copy's levels are 1
+ * GB/s at 1 thread (measured()) and 2 GB/s at 4. */
+static kb_peaks with_kernel_curves(void) {
+    kb_peaks m = with_curves();
+    static const int64_t mib[] = {2, 16};
+    static const double gbytes[][2] = {[KB_BW_COPY] = {60, 30}, [KB_BW_TRIAD] = {45, 25}};
+    for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
+        for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++)
+            m.sets[s].bandwidth[KB_BW_COPY][l].bytes_per_second.best = (1 + s) * 1e9;
+        for (int k = KB_BW_COPY; k <= KB_BW_TRIAD; k++)
+            for (int i = 0; i < 2; i++) {
+                kb_bw_curve *c = &m.sets[s].curves[k];
+                kb_bw_curve_point *point = &c->points[c->count++];
+                point->working_set_bytes = mib[i] << 20;
+                point->bytes_per_second.best = (s == 0 ? 1 : 3) * gbytes[k][i] * 1e9;
+            }
+    }
+    return m;
+}
+
+static void each_traffic_is_held_against_its_own_curve(void **state) {
+    kb_peaks m = with_kernel_curves();
+    /* The bounds carry the curve of the traffic asked for: copy's points, then triad's, at 2
+     * threads min(2 x one thread, all cores). */
+    kb_roofline_peaks p = bounds_of(&m, 2, KB_BW_COPY);
+    assert_int_equal(p.curve_points, 2);
+    assert_int_equal(p.curve_working_set[0], 2 << 20);
+    assert_near(p.curve_bytes_per_second[0], 120e9);
+    assert_near(p.curve_bytes_per_second[1], 60e9);
+    p = bounds_of(&m, 1, KB_BW_TRIAD);
+    assert_int_equal(p.curve_points, 2);
+    assert_near(p.curve_bytes_per_second[0], 45e9);
+    assert_near(p.curve_bytes_per_second[1], 25e9);
+    /* The capacities come from the load curve whatever the traffic: as for a load. */
+    kb_roofline_peaks load;
+    assert_int_equal(kb_roofline_peaks_from(&m, 1, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_AVX512, &load),
+                     KB_OK);
+    assert_memory_equal(p.capacity, load.capacity, sizeof p.capacity);
+    assert_int_equal(load.curve_points, 6);
+
+    /* A result at 4 MiB, 1 thread: load against load's 80 GB/s point, copy against copy's 60
+     * at 2 MiB, triad against triad's 45; 50 GB/s is 62.5%, 83.3% and impossible. */
+    kb_roofline r = traffic_on(&m, KB_BW_LOAD, 1, 50, 4 << 20);
+    assert_near(r.peak_bytes_per_second, 80e9);
+    assert_string_equal(r.figure_name, "load at 4 MiB");
+    r = traffic_on(&m, KB_BW_COPY, 1, 50, 4 << 20);
+    assert_near(r.peak_bytes_per_second, 60e9);
+    assert_string_equal(r.figure_name, "copy at 2 MiB");
+    assert_int_equal(r.flags, 0);
+    r = traffic_on(&m, KB_BW_TRIAD, 1, 50, 4 << 20);
+    assert_near(r.peak_bytes_per_second, 45e9);
+    assert_string_equal(r.figure_name, "triad at 2 MiB");
+    assert_int_equal(r.flags, KB_ROOFLINE_IMPOSSIBLE);
+    char why[256];
+    kb_roofline_explain(&r, why, sizeof why);
+    assert_non_null(strstr(why, "above triad at 2 MiB at 1 thread: 45.0 GB/s"));
+    /* 1 GiB at 4 threads: copy's 16 MiB point at all cores, 90 GB/s. */
+    r = traffic_on(&m, KB_BW_COPY, 4, 50, (int64_t)1 << 30);
+    assert_near(r.peak_bytes_per_second, 90e9);
+    assert_string_equal(r.figure_name, "copy at 16 MiB");
+    assert_int_equal(r.figure.threads, 4);
+
+    /* Without a copy curve at all cores (peaks from before the copy curve have none), copy
+     * falls back to its levels, 2 GB/s at 2 threads, while triad keeps its curve. */
+    m.sets[1].curves[KB_BW_COPY].count = 0;
+    assert_int_equal(bounds_of(&m, 2, KB_BW_COPY).curve_points, 0);
+    r = traffic_on(&m, KB_BW_COPY, 2, 1, 4 << 20);
+    assert_near(r.peak_bytes_per_second, 2e9);
+    assert_null(strstr(r.figure_name, " at "));
+    assert_memory_equal(r.figure_name, "copy ", 5);
+    assert_near(traffic_on(&m, KB_BW_TRIAD, 2, 1, 4 << 20).peak_bytes_per_second, 90e9);
 }
 
 int main(void) {
@@ -505,6 +593,7 @@ int main(void) {
         cmocka_unit_test(impossible_explains_itself),
         cmocka_unit_test(above_the_runs_probe_is_suspicious_high),
         cmocka_unit_test(curve_bounds_a_load_at_its_working_set),
+        cmocka_unit_test(each_traffic_is_held_against_its_own_curve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

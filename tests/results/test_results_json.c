@@ -330,7 +330,7 @@ static void refuses_bad_files(void **state) {
                  "cases[0].roofline.level: unknown value \"L9\"");
     expect_error(text, "\"traffic\":\"load\"", "\"traffic\":\"stream\"",
                  "cases[0].traffic: unknown value \"stream\"");
-    expect_error(text, "\"format\": \"kbench-peaks/2\"", "\"format\": \"other\"",
+    expect_error(text, "\"format\": \"kbench-peaks/3\"", "\"format\": \"other\"",
                  "context.peaks.measured:");
     assert_int_equal(parse_edited(text, "\"schema_version\": 2,",
                                   "\"schema_version\": 2, \"later\": {\"x\": []},"),

@@ -30,12 +30,6 @@ void kb_bw_kernel_traffic(kb_bw_kernel kernel, kb_bw_traffic *out) {
         memset(out, 0, sizeof *out);
 }
 
-/* The arrays each kernel touches: load reads a; copy writes a from b; triad writes a from b
- * and c. */
-static int array_count(kb_bw_kernel kernel) {
-    return kernel == KB_BW_LOAD ? 1 : kernel == KB_BW_COPY ? 2 : 3;
-}
-
 #define TABLE(ID, name) KB_SIMD_TABLE_ENTRY(ID, &kb_bw_kernels_##name)
 static const kb_bw_kernels *const tables[KB_SIMD_LEVEL_COUNT] = {KB_SIMD_BANDWIDTH_TABLES(TABLE)};
 #undef TABLE
@@ -71,7 +65,7 @@ kb_status kb_bw_run(kb_bw_kernel kernel, kb_simd_level level, int64_t n, int64_t
         return kb_fail(KB_EINVAL, "element and sweep counts must not be negative");
     if (!a || (kernel != KB_BW_LOAD && !b) || (kernel == KB_BW_TRIAD && !c))
         return kb_fail(KB_EINVAL, "the %s kernel needs %d arrays", kb_bw_kernel_name(kernel),
-                       array_count(kernel));
+                       kb_bw_array_count(kernel));
     const kb_bw_kernels *k = kernels_for(level);
     if (!k)
         return kb_fail(KB_EUNSUPPORTED, "no bandwidth kernel for SIMD level %s on this machine",
@@ -127,7 +121,7 @@ static bool bw_prepare(void *context, void **state) {
     /* Filled here, on the thread that will use them: first touch places the pages on its
      * NUMA node, and the values keep the sums finite. */
     static const double fill[3] = {1.0, 2.0, 0.5};
-    for (int i = 0; i < array_count(ctx->kernel); i++) {
+    for (int i = 0; i < kb_bw_array_count(ctx->kernel); i++) {
         size_t stagger = (size_t)i * KB_BW_STAGGER_BYTES;
         s->allocation[i] = kb_aligned_alloc((size_t)ctx->n * sizeof(double) + stagger);
         if (!s->allocation[i]) {
@@ -171,7 +165,7 @@ kb_status kb_bw_measure(kb_bw_kernel kernel, kb_simd_level level, int threads,
         return kb_fail(KB_EUNSUPPORTED, "no bandwidth kernel for SIMD level %s on this machine",
                        kb_simd_name(level));
 
-    int arrays = array_count(kernel);
+    int arrays = kb_bw_array_count(kernel);
     int64_t per_array = working_set_bytes / threads / arrays / (int64_t)sizeof(double);
     int64_t n = per_array / KB_BW_BLOCK_ELEMENTS * KB_BW_BLOCK_ELEMENTS;
     if (n < KB_BW_BLOCK_ELEMENTS)

@@ -66,3 +66,11 @@ void kb_bw_curve_capacities(const kb_bw_curve *curve, const kb_cache caches[KB_C
         below = capacity[l] > below ? capacity[l] : below;
     }
 }
+
+void kb_peaks_capacities(const kb_peaks *peaks, int threads, int64_t capacity[KB_MEM_DRAM]) {
+    /* Whatever the traffic: the capacities are the caches', and the load kernel, which writes
+     * nothing, shows them cleanest. */
+    const kb_peak_set *nearer =
+        &peaks->sets[threads <= 1 ? KB_PEAKS_ONE_THREAD : KB_PEAKS_ALL_THREADS];
+    kb_bw_curve_capacities(&nearer->curves[KB_BW_LOAD], peaks->caches, threads, capacity);
+}

@@ -50,7 +50,8 @@ void kb_peaks_keep_history(kb_peaks *peaks, const kb_peaks *older) {
         for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
             for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++)
                 prepend(&set->flops_history[t][l], &old->flops_history[t][l]);
-        keep_curve_history(&set->load_curve, &old->load_curve);
+        for (int k = 0; k < KB_BW_KERNEL_COUNT; k++)
+            keep_curve_history(&set->curves[k], &old->curves[k]);
     }
     if (sets == 1)
         peaks->sets[KB_PEAKS_ALL_THREADS] = peaks->sets[KB_PEAKS_ONE_THREAD];

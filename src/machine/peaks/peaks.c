@@ -14,9 +14,13 @@
 /* A full measurement: 20 ms repetitions, eleven of them, the best taken as the peak. --quick
  * keeps the pipeline whole (every kernel, level and thread count) with 2 ms and three. */
 static const kb_measure_settings full = {0.02, 11}, quick = {0.002, 3};
-/* The curve's points, some sixty per thread count, with fewer repetitions each: its history
- * gathers more over every `kbench peaks`. */
-static const kb_measure_settings full_curve = {0.02, 5}, quick_curve = {0.001, 2};
+/* The curves' points, some sixty per kernel and thread count, with fewer repetitions each:
+ * their history gathers more over every `kbench peaks`. The copy and triad curves, which
+ * triple the points, get shorter repetitions still, so that `kbench peaks` stays within about
+ * a minute (docs/roofline.md). */
+static const kb_measure_settings full_curve[KB_BW_KERNEL_COUNT] = {
+    [KB_BW_LOAD] = {0.02, 5}, [KB_BW_COPY] = {0.005, 3}, [KB_BW_TRIAD] = {0.005, 3}};
+static const kb_measure_settings quick_curve = {0.001, 2};
 
 static void progress(const kb_peaks_options *o, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
@@ -32,31 +36,32 @@ static void progress(const kb_peaks_options *o, const char *format, ...) {
     o->progress(o->progress_context, line);
 }
 
-/* The load curve: each working set measured once, the level figures' own measurements reused
- * where a level's working set is a point of the curve. */
-static kb_status measure_curve(const kb_peaks_options *o, const kb_peaks *p, kb_peak_set *set) {
+/* A kernel's curve: each working set measured once, the level figures' own measurements
+ * reused where a level's working set is a point of the curve. */
+static kb_status measure_curve(const kb_peaks_options *o, const kb_peaks *p, kb_bw_kernel kernel,
+                               kb_peak_set *set) {
     int64_t sizes[KB_BW_CURVE_MAX_POINTS];
-    kb_bw_curve *curve = &set->load_curve;
-    curve->count = kb_bw_curve_working_sets(p->caches, p->logical_cpus, set->threads, p->quick,
-                                            sizes, KB_BW_CURVE_MAX_POINTS);
-    const kb_measure_settings *s = p->quick ? &quick_curve : &full_curve;
+    kb_bw_curve *curve = &set->curves[kernel];
+    curve->count = kb_bw_curve_working_sets(kernel, p->caches, p->logical_cpus, set->threads,
+                                            p->quick, sizes, KB_BW_CURVE_MAX_POINTS);
+    const kb_measure_settings *s = p->quick ? &quick_curve : &full_curve[kernel];
     for (int i = 0; i < curve->count; i++) {
         kb_bw_curve_point *point = &curve->points[i];
         const kb_bw_peak *same = NULL;
         for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++)
-            if (set->bandwidth[KB_BW_LOAD][l].working_set_bytes == sizes[i])
-                same = &set->bandwidth[KB_BW_LOAD][l];
+            if (set->bandwidth[kernel][l].working_set_bytes == sizes[i])
+                same = &set->bandwidth[kernel][l];
         if (same) {
             point->working_set_bytes = same->working_set_bytes;
             point->bytes_per_second = same->bytes_per_second;
         } else {
             char size[32];
             kb_format_bytes(size, sizeof size, sizes[i]);
-            progress(o, "bandwidth curve, load %s (%d of %d), %d thread%s", size, i + 1,
-                     curve->count, set->threads, kb_plural(set->threads));
+            progress(o, "bandwidth curve, %s %s (%d of %d), %d thread%s", kb_bw_kernel_name(kernel),
+                     size, i + 1, curve->count, set->threads, kb_plural(set->threads));
             kb_bw_peak peak;
             kb_status st =
-                kb_bw_measure(KB_BW_LOAD, p->bandwidth_simd, set->threads, sizes[i], s, &peak);
+                kb_bw_measure(kernel, p->bandwidth_simd, set->threads, sizes[i], s, &peak);
             if (st != KB_OK)
                 return st;
             point->working_set_bytes = peak.working_set_bytes;
@@ -85,7 +90,9 @@ static kb_status measure_set(const kb_peaks_options *o, const kb_measure_setting
                 return st;
             kb_peak_history_add(&peak->history, p->measured_at, peak->bytes_per_second.best);
         }
-    kb_status st = measure_curve(o, p, set);
+    kb_status st = KB_OK;
+    for (int k = 0; k < KB_BW_KERNEL_COUNT && st == KB_OK; k++)
+        st = measure_curve(o, p, (kb_bw_kernel)k, set);
     if (st != KB_OK)
         return st;
     for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)

@@ -14,9 +14,7 @@
 /* The JSON form of kb_peaks, documented in docs/roofline.md. Rates are written in units of
  * 10^9 per second (GB/s, GFLOP/s), which people read; the round trip is exact to the 17
  * significant digits jansson writes, up to the one rounding of the scaling. */
-#define KB_PEAKS_FORMAT "kbench-peaks/2"
-/* Version 1 had no history: each figure read from it is a history of its one measurement. */
-#define KB_PEAKS_FORMAT_1 "kbench-peaks/1"
+#define KB_PEAKS_FORMAT "kbench-peaks/3"
 
 /* What the reader accepts for counts of CPUs or threads (and line sizes), and for the size of
  * one cache: far above any machine, far below where arithmetic on them overflows. */
@@ -53,6 +51,20 @@ static json_t *summary_json(const kb_peak_history *h, double scale) {
                      "highest_measured_at", highest_at, "highest_is_outlier", s.outlier, "lowest",
                      s.lowest * scale, "typical", s.typical * scale, "spread",
                      kb_peak_spread_name(s.spread));
+}
+
+static json_t *curve_json(const kb_bw_curve *c) {
+    json_t *a = json_array();
+    for (int i = 0; i < c->count && a; i++) {
+        const kb_bw_curve_point *p = &c->points[i];
+        json_array_append_new(a, json_pack("{s:I, s:i, s:o, s:o, s:o}", "working_set_bytes",
+                                           (json_int_t)p->working_set_bytes, "repetitions",
+                                           p->bytes_per_second.repetitions, "gbytes_per_s",
+                                           rate_json(&p->bytes_per_second, 1e-9), "history",
+                                           history_json(&p->history, 1e-9), "history_summary",
+                                           summary_json(&p->history, 1e-9)));
+    }
+    return a;
 }
 
 static json_t *set_json(const kb_peak_set *set, const kb_cache caches[KB_CACHE_LEVEL_COUNT]) {
@@ -96,25 +108,20 @@ static json_t *set_json(const kb_peak_set *set, const kb_cache caches[KB_CACHE_L
                                  "gflops_per_s", rate_json(r, 1e-9), "history",
                                  history_json(h, 1e-9), "history_summary", summary_json(h, 1e-9)));
         }
-    json_t *curve = json_array();
-    for (int i = 0; i < set->load_curve.count; i++) {
-        const kb_bw_curve_point *p = &set->load_curve.points[i];
-        json_array_append_new(curve, json_pack("{s:I, s:i, s:o, s:o, s:o}", "working_set_bytes",
-                                               (json_int_t)p->working_set_bytes, "repetitions",
-                                               p->bytes_per_second.repetitions, "gbytes_per_s",
-                                               rate_json(&p->bytes_per_second, 1e-9), "history",
-                                               history_json(&p->history, 1e-9), "history_summary",
-                                               summary_json(&p->history, 1e-9)));
-    }
-    /* Derived from the curve, for people and reports; not read back. */
+    json_t *curves = json_object();
+    for (int k = 0; k < KB_BW_KERNEL_COUNT; k++)
+        if (set->curves[k].count > 0)
+            json_object_set_new(curves, kb_bw_kernel_name((kb_bw_kernel)k),
+                                curve_json(&set->curves[k]));
+    /* Derived from the load curve, for people and reports; not read back. */
     int64_t cap[KB_MEM_DRAM];
-    kb_bw_curve_capacities(&set->load_curve, caches, set->threads, cap);
+    kb_bw_curve_capacities(&set->curves[KB_BW_LOAD], caches, set->threads, cap);
     json_t *capacities = json_object();
     for (int l = 0; l < KB_MEM_DRAM; l++)
         json_object_set_new(capacities, kb_mem_level_name((kb_mem_level)l),
                             json_integer((json_int_t)cap[l]));
     return json_pack("{s:i, s:o, s:o, s:o, s:o}", "threads", set->threads, "bandwidth", bw, "flops",
-                     flops, "load_curve", curve, "effective_capacities", capacities);
+                     flops, "curves", curves, "effective_capacities", capacities);
 }
 
 json_t *kb_peaks_json_build(const kb_peaks *p) {
@@ -236,12 +243,11 @@ static kb_status read_history(json_t *a, const kb_rate *rate, int64_t measured_a
     return KB_OK;
 }
 
-/* The load curve: absent in peaks measured before it was. */
-static kb_status read_curve(json_t *a, int64_t measured_at, kb_bw_curve *curve) {
-    if (!a)
-        return KB_OK;
+/* A curve as curve_json writes it; name is its key, for messages. */
+static kb_status read_curve(json_t *a, const char *name, int64_t measured_at, kb_bw_curve *curve) {
     if (!json_is_array(a) || json_array_size(a) > KB_BW_CURVE_MAX_POINTS)
-        return bad("load_curve is not an array of at most 80 points");
+        return kb_fail(KB_EFORMAT, "peaks JSON: %s is not an array of at most %d points", name,
+                       KB_BW_CURVE_MAX_POINTS);
     size_t i;
     json_t *item;
     json_array_foreach(a, i, item) {
@@ -253,9 +259,10 @@ static kb_status read_curve(json_t *a, int64_t measured_at, kb_bw_curve *curve) 
         if (json_unpack_ex(item, &e, JSON_STRICT, "{s:I, s:i, s:o, s:o, s?o}", "working_set_bytes",
                            &ws, "repetitions", &reps, "gbytes_per_s", &rate, "history", &history,
                            "history_summary", &summary) != 0)
-            return kb_fail(KB_EFORMAT, "peaks JSON: load_curve: %s", e.text);
+            return kb_fail(KB_EFORMAT, "peaks JSON: %s: %s", name, e.text);
         if (ws <= 0 || (i > 0 && ws <= curve->points[i - 1].working_set_bytes))
-            return bad("load_curve's working sets are not positive and ascending");
+            return kb_fail(KB_EFORMAT,
+                           "peaks JSON: %s's working sets are not positive and ascending", name);
         p->working_set_bytes = ws;
         kb_status st = read_rate(item, "gbytes_per_s", reps, &p->bytes_per_second);
         if (st == KB_OK)
@@ -267,12 +274,46 @@ static kb_status read_curve(json_t *a, int64_t measured_at, kb_bw_curve *curve) 
     return KB_OK;
 }
 
-static kb_status read_set(json_t *obj, int64_t measured_at, kb_peak_set *set) {
-    json_t *bw, *flops, *curve = NULL, *capacities = NULL; /* derived: not read back */
+/* The curves of a set: version 3's "curves", an object of one curve per kernel name (a kernel
+ * without one was not measured); before it, the load curve alone, as "load_curve" (absent in
+ * peaks measured before the curve was). */
+static kb_status read_curves(json_t *curves, json_t *load_curve, int version, int64_t measured_at,
+                             kb_peak_set *set) {
+    if (version < 3) {
+        if (curves)
+            return bad("curves is of kbench-peaks/3, not of this file's older format");
+        return load_curve
+                   ? read_curve(load_curve, "load_curve", measured_at, &set->curves[KB_BW_LOAD])
+                   : KB_OK;
+    }
+    if (load_curve)
+        return bad("load_curve is of kbench-peaks/2 and before; /3 has curves");
+    if (!curves)
+        return KB_OK;
+    if (!json_is_object(curves))
+        return bad("curves is not an object");
+    const char *kernel;
+    json_t *curve;
+    json_object_foreach(curves, kernel, curve) {
+        int k = find_name(kernel, kernel_name, KB_BW_KERNEL_COUNT);
+        if (k < 0)
+            return bad("curves names an unknown kernel");
+        char name[32];
+        snprintf(name, sizeof name, "curves.%s", kernel_name(k));
+        kb_status st = read_curve(curve, name, measured_at, &set->curves[k]);
+        if (st != KB_OK)
+            return st;
+    }
+    return KB_OK;
+}
+
+static kb_status read_set(json_t *obj, int version, int64_t measured_at, kb_peak_set *set) {
+    json_t *bw, *flops, *curves = NULL, *load_curve = NULL;
+    json_t *capacities = NULL; /* derived: not read back */
     json_error_t e;
-    if (json_unpack_ex(obj, &e, JSON_STRICT, "{s:i, s:o, s:o, s?o, s?o}", "threads", &set->threads,
-                       "bandwidth", &bw, "flops", &flops, "load_curve", &curve,
-                       "effective_capacities", &capacities) != 0)
+    if (json_unpack_ex(obj, &e, JSON_STRICT, "{s:i, s:o, s:o, s?o, s?o, s?o}", "threads",
+                       &set->threads, "bandwidth", &bw, "flops", &flops, "curves", &curves,
+                       "load_curve", &load_curve, "effective_capacities", &capacities) != 0)
         return kb_fail(KB_EFORMAT, "peaks JSON: sets: %s", e.text);
     if (set->threads < 1 || set->threads > KB_PEAKS_MAX_CPUS || !json_is_array(bw) ||
         !json_is_array(flops))
@@ -322,7 +363,7 @@ static kb_status read_set(json_t *obj, int64_t measured_at, kb_peak_set *set) {
         if (st != KB_OK)
             return st;
     }
-    return read_curve(curve, measured_at, &set->load_curve);
+    return read_curves(curves, load_curve, version, measured_at, set);
 }
 
 kb_status kb_peaks_json_read(json_t *root, kb_peaks *out) {
@@ -331,6 +372,15 @@ kb_status kb_peaks_json_read(json_t *root, kb_peaks *out) {
     if (st != KB_OK)
         memset(out, 0, sizeof *out);
     return st;
+}
+
+/* The version of a format this reader knows (1 to 3), 0 for any other. */
+static int format_version(const char *format) {
+    static const char *const known[] = {"kbench-peaks/1", "kbench-peaks/2", KB_PEAKS_FORMAT};
+    for (int v = 0; v < (int)(sizeof known / sizeof known[0]); v++)
+        if (strcmp(format, known[v]) == 0)
+            return v + 1;
+    return 0;
 }
 
 static kb_status read_root(json_t *root, kb_peaks *out) {
@@ -343,7 +393,8 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
                        &quick, "bandwidth_simd", &simd, "clock_mhz", &clock, "logical_cpus",
                        &out->logical_cpus, "caches", &caches, "sets", &sets) != 0)
         return kb_fail(KB_EFORMAT, "peaks JSON: %s", e.text);
-    if (strcmp(format, KB_PEAKS_FORMAT) != 0 && strcmp(format, KB_PEAKS_FORMAT_1) != 0)
+    int version = format_version(format);
+    if (version == 0)
         return kb_fail(KB_EFORMAT, "peaks JSON: format is '%.40s', not '%s'", format,
                        KB_PEAKS_FORMAT);
     if (out->logical_cpus < 0 || out->logical_cpus > KB_PEAKS_MAX_CPUS)
@@ -387,7 +438,8 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
     if (!json_is_array(sets) || json_array_size(sets) != KB_PEAKS_SET_COUNT)
         return bad("sets must hold two sets: 1 thread and all cores");
     for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
-        kb_status st = read_set(json_array_get(sets, (size_t)s), out->measured_at, &out->sets[s]);
+        kb_status st =
+            read_set(json_array_get(sets, (size_t)s), version, out->measured_at, &out->sets[s]);
         if (st != KB_OK)
             return st;
     }

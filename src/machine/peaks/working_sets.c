@@ -24,6 +24,10 @@ void kb_caches_with_defaults(const kb_cache in[KB_CACHE_LEVEL_COUNT], int logica
     }
 }
 
+int kb_bw_array_count(kb_bw_kernel kernel) {
+    return kernel == KB_BW_LOAD ? 1 : kernel == KB_BW_COPY ? 2 : 3;
+}
+
 static const kb_cache_level cache_of[] = {KB_CACHE_L1D, KB_CACHE_L2, KB_CACHE_L3};
 
 int64_t kb_level_capacity(const kb_cache caches[KB_CACHE_LEVEL_COUNT], kb_mem_level level,
@@ -75,27 +79,29 @@ int64_t kb_peaks_working_set(const kb_cache caches[KB_CACHE_LEVEL_COUNT], int lo
     return threads * (cache->size / sharing / 2);
 }
 
-int kb_bw_curve_working_sets(const kb_cache caches[KB_CACHE_LEVEL_COUNT], int logical_cpus,
-                             int threads, bool quick, int64_t *sizes, int max) {
+int kb_bw_curve_working_sets(kb_bw_kernel kernel, const kb_cache caches[KB_CACHE_LEVEL_COUNT],
+                             int logical_cpus, int threads, bool quick, int64_t *sizes, int max) {
     kb_cache c[KB_CACHE_LEVEL_COUNT];
     kb_caches_with_defaults(caches, logical_cpus, c);
     if (threads < 1)
         threads = 1;
+    /* A block of each array for each thread: the unit kb_bw_measure rounds working sets to. */
+    int64_t unit = (int64_t)KB_BW_BLOCK_BYTES * kb_bw_array_count(kernel) * threads;
     int64_t dram = kb_peaks_working_set(caches, logical_cpus, KB_MEM_DRAM, threads, quick);
+    dram = dram / unit * unit;
     int64_t llc = kb_level_capacity(c, KB_MEM_L3, threads);
     int64_t last = llc > dram / KB_BW_CURVE_LLC_MULTIPLE ? dram : KB_BW_CURVE_LLC_MULTIPLE * llc;
     int count = 0;
     int64_t previous = 0;
-    /* Point k is first * 2^(k / points per octave), in whole blocks per thread. */
+    /* Point k is first * 2^(k / points per octave), in whole units. */
     for (int k = 0; count < max - 1; k++) {
-        double per_thread = (double)KB_BW_CURVE_FIRST_BYTES_PER_THREAD *
-                            exp2((double)k / KB_BW_CURVE_POINTS_PER_OCTAVE);
-        int64_t blocks = (int64_t)(per_thread / KB_BW_BLOCK_BYTES + 0.5);
-        int64_t bytes = blocks * KB_BW_BLOCK_BYTES * threads;
-        if (bytes > last)
+        double bytes = (double)KB_BW_CURVE_FIRST_BYTES_PER_THREAD * threads *
+                       exp2((double)k / KB_BW_CURVE_POINTS_PER_OCTAVE);
+        int64_t rounded = (int64_t)(bytes / (double)unit + 0.5) * unit;
+        if (rounded > last)
             break;
-        if (bytes > previous)
-            sizes[count++] = previous = bytes;
+        if (rounded > previous)
+            sizes[count++] = previous = rounded;
     }
     if (count < max && dram > previous)
         sizes[count++] = dram;

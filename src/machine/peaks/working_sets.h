@@ -7,6 +7,10 @@
  * every SIMD loop runs without a tail (bandwidth.c). */
 #define KB_BW_BLOCK_BYTES 512
 
+/* The arrays a kernel touches, each in whole blocks per thread: load reads a; copy writes a
+ * from b; triad writes a from b and c. */
+int kb_bw_array_count(kb_bw_kernel kernel);
+
 /* The caches with what the machine did not tell filled in: 32 KiB L1d and L1i and 1 MiB L2,
  * private, and 8 MiB of L3 shared by every logical CPU; 64-byte lines. */
 void kb_caches_with_defaults(const kb_cache in[KB_CACHE_LEVEL_COUNT], int logical_cpus,

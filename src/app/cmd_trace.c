@@ -189,6 +189,7 @@ int kb_cmd_trace(int argc, char **argv) {
         .epilogue = "'kbench trace SUBCOMMAND --help' describes a subcommand.\n" TRACE_EXIT_STATUS,
         .flags = KB_OPTIONS_STOP_AT_ARGUMENT,
     };
-    static const kb_subcommand subcommands[2] = {{"analyze", run_analyze}, {"diff", run_diff}};
+    static const kb_subcommand subcommands[] = {
+        {"analyze", run_analyze}, {"diff", run_diff}, {NULL, NULL}};
     return kb_program_run_subcommand(&program, argc, argv, subcommands);
 }

@@ -300,22 +300,33 @@ bool kb_program_parse(const kb_program *p, int argc, char **argv, kb_arg_list *a
 }
 
 int kb_program_run_subcommand(const kb_program *p, int argc, char **argv,
-                              const kb_subcommand subcommands[2]) {
+                              const kb_subcommand *subcommands) {
     kb_arg_list rest = {0};
     int status;
     if (kb_program_parse(p, argc, argv, &rest, &status)) {
         /* The subcommand and what follows it are the end of argv, which the subcommand
          * parses as its own command line. */
         char **sub = argv + (argc - rest.count);
-        if (rest.count == 0)
-            status = kb_usage_error(p->name, "missing subcommand (%s or %s)", subcommands[0].name,
-                                    subcommands[1].name);
-        else if (strcmp(sub[0], subcommands[0].name) == 0)
-            status = subcommands[0].run(rest.count, sub);
-        else if (strcmp(sub[0], subcommands[1].name) == 0)
-            status = subcommands[1].run(rest.count, sub);
-        else
+        int found = -1, n = 0;
+        for (; subcommands[n].name; n++)
+            if (rest.count > 0 && strcmp(sub[0], subcommands[n].name) == 0)
+                found = n;
+        if (rest.count == 0) {
+            /* "(info or copy)", "(add, list, show, export or prune)" */
+            char names[256] = "";
+            size_t used = 0;
+            for (int i = 0; i < n && used < sizeof names; i++)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                         i == 0      ? ""
+                                         : i + 1 < n ? ", "
+                                                     : " or ",
+                                         subcommands[i].name);
+            status = kb_usage_error(p->name, "missing subcommand (%s)", names);
+        } else if (found >= 0) {
+            status = subcommands[found].run(rest.count, sub);
+        } else {
             status = kb_usage_error(p->name, "unknown subcommand '%s'", sub[0]);
+        }
     }
     kb_arg_list_free(&rest);
     return status;

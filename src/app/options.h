@@ -120,10 +120,11 @@ typedef struct kb_subcommand {
     int (*run)(int argc, char **argv);
 } kb_subcommand;
 
-/* Parses the command line of a command of two subcommands (p's flags hold
- * KB_OPTIONS_STOP_AT_ARGUMENT) and runs the one it names; "missing subcommand (A or B)" and
- * "unknown subcommand 'X'" are usage errors. Returns the exit status. */
+/* Parses the command line of a command of subcommands (p's flags hold
+ * KB_OPTIONS_STOP_AT_ARGUMENT; the array ends with a NULL name) and runs the one it names;
+ * "missing subcommand (A, B or C)" and "unknown subcommand 'X'" are usage errors. Returns the
+ * exit status. */
 int kb_program_run_subcommand(const kb_program *p, int argc, char **argv,
-                              const kb_subcommand subcommands[2]);
+                              const kb_subcommand *subcommands);
 
 #endif

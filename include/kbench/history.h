@@ -120,6 +120,15 @@ kb_status kb_history_points(kb_history *h, int64_t series_id, const kb_history_s
                             kb_history_point **points, size_t *count);
 void kb_history_points_free(kb_history_point *points, size_t count);
 
+/* Calls fn with each series that select picks (as kb_history_series_list) and its points (as
+ * kb_history_points), in order; a series left without points by select is skipped. The
+ * arguments are valid during the call. Stops at fn's first failure and returns it. */
+typedef kb_status (*kb_history_series_fn)(const kb_history_series *series,
+                                          const kb_history_point *points, size_t count,
+                                          void *context);
+kb_status kb_history_each(kb_history *h, const kb_history_select *select, kb_history_series_fn fn,
+                          void *context);
+
 /* The last step of a series until a change-point detector says better: the last i (>= 1) at
  * which two consecutive points' confidence intervals do not overlap, with *change the
  * relative change of the median, points[i] over points[i - 1], minus 1. -1 when there is

@@ -47,37 +47,31 @@ static void csv_points(const kb_history_series *s, const kb_history_point *point
     }
 }
 
+static kb_status csv_series(const kb_history_series *s, const kb_history_point *points, size_t n,
+                            void *out) {
+    csv_points(s, points, n, out);
+    return KB_OK;
+}
+
+static kb_status json_series(const kb_history_series *s, const kb_history_point *points, size_t n,
+                             void *array) {
+    return kb_history_append_series(array, s, points, n);
+}
+
 kb_status kb_history_export(kb_history *h, const kb_history_select *select,
                             kb_results_format format, FILE *out) {
-    kb_history_series *series;
-    size_t nseries;
-    kb_status st = kb_history_series_list(h, select, &series, &nseries);
-    if (st != KB_OK)
-        return st;
-    json_t *array = format == KB_RESULTS_JSON ? json_array() : NULL;
-    if (format == KB_RESULTS_JSON && !array)
-        st = kb_fail(KB_ENOMEM, "out of memory");
-    for (int c = 0; c < ncolumns && !array; c++)
-        kb_csv_field(out, columns[c], c == ncolumns - 1);
-    for (size_t i = 0; i < nseries && st == KB_OK; i++) {
-        kb_history_point *points;
-        size_t n;
-        if ((st = kb_history_points(h, series[i].id, select, &points, &n)) != KB_OK)
-            break;
-        if (array)
-            st = kb_history_append_series(array, &series[i], points, n);
-        else
-            csv_points(&series[i], points, n, out);
-        kb_history_points_free(points, n);
+    if (format == KB_RESULTS_CSV) {
+        for (int c = 0; c < ncolumns; c++)
+            kb_csv_field(out, columns[c], c == ncolumns - 1);
+        return kb_history_each(h, select, csv_series, out);
     }
-    if (st == KB_OK && array) {
-        json_t *root = json_pack("{s:s, s:i, s:O}", "schema", EXPORT_SCHEMA, "schema_version",
-                                 EXPORT_VERSION, "series", array);
-        st = root ? kb_json_write(out, root, KB_JSON_EXACT | JSON_INDENT(1))
-                  : kb_fail(KB_ENOMEM, "out of memory");
-        json_decref(root);
-    }
+    json_t *array = json_array();
+    kb_status st = array ? kb_history_each(h, select, json_series, array)
+                         : kb_fail(KB_ENOMEM, "out of memory");
+    if (st == KB_OK)
+        return kb_history_write_json(json_pack("{s:s, s:i, s:o}", "schema", EXPORT_SCHEMA,
+                                               "schema_version", EXPORT_VERSION, "series", array),
+                                     out);
     json_decref(array);
-    kb_history_series_free(series, nseries);
     return st;
 }

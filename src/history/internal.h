@@ -34,6 +34,9 @@ json_t *kb_history_point_json(const kb_history_point *p);
  * the object the reports add their own keys to; NULL when out of memory. */
 json_t *kb_history_series_json(const kb_history_series *s);
 
+/* Writes value (NULL: out of memory) to out as kbench writes JSON, and releases it. */
+kb_status kb_history_write_json(json_t *value, FILE *out);
+
 /* Appends to array the series' JSON with its points under "points". */
 kb_status kb_history_append_series(json_t *array, const kb_history_series *s,
                                    const kb_history_point *points, size_t n);

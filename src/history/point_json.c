@@ -37,3 +37,10 @@ kb_status kb_history_append_series(json_t *array, const kb_history_series *s,
     json_decref(o);
     return ok ? KB_OK : kb_fail(KB_ENOMEM, "out of memory");
 }
+
+kb_status kb_history_write_json(json_t *value, FILE *out) {
+    kb_status st = value ? kb_json_write(out, value, KB_JSON_EXACT | JSON_INDENT(2))
+                         : kb_fail(KB_ENOMEM, "out of memory");
+    json_decref(value);
+    return st;
+}

@@ -154,3 +154,19 @@ void kb_history_points_free(kb_history_point *points, size_t count) {
     }
     free(points);
 }
+
+kb_status kb_history_each(kb_history *h, const kb_history_select *select, kb_history_series_fn fn,
+                          void *context) {
+    kb_history_series *series;
+    size_t nseries;
+    kb_status st = kb_history_series_list(h, select, &series, &nseries);
+    for (size_t i = 0; i < nseries && st == KB_OK; i++) {
+        kb_history_point *points;
+        size_t n;
+        if ((st = kb_history_points(h, series[i].id, select, &points, &n)) == KB_OK && n > 0)
+            st = fn(&series[i], points, n, context);
+        kb_history_points_free(points, n);
+    }
+    kb_history_series_free(series, nseries);
+    return st;
+}

@@ -77,10 +77,7 @@ static kb_status print_json(const row *rows, size_t n, FILE *out) {
             a = NULL;
         }
     }
-    kb_status st = a ? kb_json_write(out, a, KB_JSON_EXACT | JSON_INDENT(2))
-                     : kb_fail(KB_ENOMEM, "out of memory");
-    json_decref(a);
-    return st;
+    return kb_history_write_json(a, out);
 }
 
 kb_status kb_history_report_list(kb_history *h, const kb_history_select *select,

@@ -57,38 +57,35 @@ static void print_points(const kb_history_series *s, const kb_history_point *poi
     }
 }
 
+typedef struct show {
+    json_t *array; /* for json, else NULL */
+    bool markdown;
+    size_t shown;
+    FILE *out;
+} show;
+
+static kb_status show_series(const kb_history_series *s, const kb_history_point *points, size_t n,
+                             void *context) {
+    show *sh = context;
+    if (sh->array)
+        return kb_history_append_series(sh->array, s, points, n);
+    if (sh->shown++ > 0)
+        fputc('\n', sh->out);
+    print_points(s, points, n, sh->markdown, sh->out);
+    return KB_OK;
+}
+
 kb_status kb_history_report_show(kb_history *h, const kb_history_select *select,
                                  kb_results_format format, FILE *out) {
-    kb_history_series *series;
-    size_t nseries;
-    kb_status st = kb_history_series_list(h, select, &series, &nseries);
-    if (st != KB_OK)
-        return st;
-    if (nseries == 0) {
-        kb_history_series_free(series, nseries);
-        return kb_fail(KB_EINVAL, "no series of case '%s'%s%s", select->case_name,
-                       select->machine ? " on machine " : "",
-                       select->machine ? select->machine : "");
-    }
-    json_t *array = format == KB_RESULTS_JSON ? json_array() : NULL;
-    if (format == KB_RESULTS_JSON && !array)
-        st = kb_fail(KB_ENOMEM, "out of memory");
-    for (size_t i = 0; i < nseries && st == KB_OK; i++) {
-        kb_history_point *points;
-        size_t n;
-        if ((st = kb_history_points(h, series[i].id, select, &points, &n)) != KB_OK)
-            break;
-        if (array)
-            st = kb_history_append_series(array, &series[i], points, n);
-        else
-            print_points(&series[i], points, n, format == KB_RESULTS_MARKDOWN, out);
-        if (!array && i + 1 < nseries)
-            fputc('\n', out);
-        kb_history_points_free(points, n);
-    }
-    if (st == KB_OK && array)
-        st = kb_json_write(out, array, KB_JSON_EXACT | JSON_INDENT(2));
-    json_decref(array);
-    kb_history_series_free(series, nseries);
+    show sh = {.markdown = format == KB_RESULTS_MARKDOWN, .out = out};
+    if (format == KB_RESULTS_JSON && !(sh.array = json_array()))
+        return kb_fail(KB_ENOMEM, "out of memory");
+    kb_status st = kb_history_each(h, select, show_series, &sh);
+    if (st == KB_OK && (sh.array ? json_array_size(sh.array) : sh.shown) == 0)
+        st = kb_fail(KB_EINVAL, "no series of case '%s'%s%s", select->case_name,
+                     select->machine ? " on machine " : "", select->machine ? select->machine : "");
+    if (st == KB_OK && sh.array)
+        return kb_history_write_json(sh.array, out);
+    json_decref(sh.array);
     return st;
 }

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import check, finish, kbench
+from harness import check, finish, kbench, scaled
 from pg_server import PgServer
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -35,13 +35,7 @@ def slower(results, factor, date, commit=None):
     if commit:
         r["context"]["git_commit"] = commit
     for case in r["cases"]:
-        case["samples_ns"] = [[round(s * factor) for s in rep] for rep in case["samples_ns"]]
-        st = case["statistics"]
-        for key in list(st):
-            if key.endswith("_ns"):
-                st[key] *= factor
-        st["min_ns"] = min(st["min_ns"], st["ci_low_ns"])
-        st["max_ns"] = max(st["max_ns"], st["ci_high_ns"])
+        scaled(case, factor)
     return r
 
 

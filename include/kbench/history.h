@@ -40,9 +40,9 @@ const char *kb_history_backend_name(const kb_history *h);
 /* The schema version the store is at (the highest migration applied). */
 kb_status kb_history_schema_version(kb_history *h, int *version);
 
-/* Where an ingested run's commit and branch come from when the file does not say, or says
- * otherwise: NULL keeps the file's (context.git_commit and context.git_branch of a kbench
- * results file; Google Benchmark output records neither). */
+/* An ingested run's commit and branch when the file does not say, or says otherwise: NULL
+ * keeps the file's (context.git_commit and context.git_branch of a kbench results file,
+ * "unknown" being none; Google Benchmark output records neither). */
 typedef struct kb_history_add_options {
     const char *commit;
     const char *branch;

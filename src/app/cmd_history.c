@@ -102,7 +102,7 @@ static int run_add(int argc, char **argv) {
         {KB_OPTION_STRING, 0, "commit", "C", &options.commit,
          .help = "the commit the runs measured (default: the file's context.git_commit)"},
         {KB_OPTION_STRING, 0, "branch", "B", &options.branch,
-         .help = "the branch the runs measured (results files do not record it)"},
+         .help = "the branch the runs measured (default: the file's context.git_branch)"},
         {.kind = KB_OPTION_END},
     };
     const kb_program program = {

@@ -250,7 +250,7 @@ kb_status kb_history_add_file(kb_history *h, const char *path,
     if (st != KB_OK)
         return st;
     src.commit = options && options->commit ? options->commit : run.commit[0] ? run.commit : NULL;
-    src.branch = options ? options->branch : NULL;
+    src.branch = options && options->branch ? options->branch : run.branch[0] ? run.branch : NULL;
     added->ncases = run.ncases;
     added->kind = run.kind;
 

@@ -31,7 +31,8 @@ typedef struct kb_hcase {
 typedef struct kb_hrun {
     const char *kind; /* "kbench", "google-benchmark" */
     int64_t started_at;
-    char commit[64]; /* "" when unknown */
+    char commit[64];  /* "" when unknown */
+    char branch[128]; /* "" when unknown */
     char hostname[256];
     char version[32];            /* kbench's version; "" for Google Benchmark */
     char machine[17], build[17]; /* fingerprints, 16 hex digits */

@@ -54,6 +54,8 @@ kb_status kb_hrun_from_results(const json_t *root, const char *label, kb_hrun *r
                        "%s: context.date: expected a UTC time like 2025-01-31T12:00:00Z", label);
     if (strcmp(ctx->build.git_commit, "unknown") != 0)
         kb_copy_string(run->commit, sizeof run->commit, ctx->build.git_commit);
+    if (strcmp(ctx->build.git_branch, "unknown") != 0)
+        kb_copy_string(run->branch, sizeof run->branch, ctx->build.git_branch);
     kb_copy_string(run->hostname, sizeof run->hostname, ctx->machine.hostname);
     kb_copy_string(run->version, sizeof run->version, ctx->build.version);
 

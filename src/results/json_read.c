@@ -100,6 +100,9 @@ static void read_clock(jfield *f, const json_t *obj, const char *key, kb_clock_m
 static void read_build(jfield *f, const json_t *ctx, kb_bench_build *b) {
     jfield_string(f, ctx, "kbench_version", b->version, sizeof b->version);
     jfield_string(f, ctx, "git_commit", b->git_commit, sizeof b->git_commit);
+    /* Absent from files written before kbench recorded it. */
+    if (json_object_get(ctx, "git_branch"))
+        jfield_string(f, ctx, "git_branch", b->git_branch, sizeof b->git_branch);
     size_t mark;
     const json_t *o = enter(f, ctx, "build", &mark);
     jfield_string(f, o, "compiler", b->compiler, sizeof b->compiler);

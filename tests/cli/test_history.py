@@ -226,6 +226,10 @@ def machines(db, tmp, base):
     shown = json.loads(r.stdout) if r.returncode == 0 else []
     check(len(shown) == 2 and shown[0]["machine"] != shown[1]["machine"] and
           all(len(s["points"]) == 1 for s in shown), f"machines mixed: {r.stdout!r}")
+    # Added without --branch: the file's own.
+    branch = base["context"]["git_branch"]
+    check(all(s["points"][0]["branch"] == (None if branch == "unknown" else branch)
+              for s in shown), f"branch from the file: {r.stdout!r}")
     if len(shown) == 2:
         prefix = shown[1]["machine"][:6]
         r = kbench("history", "show", name, "--db", db, "--machine", prefix, "--format", "json")

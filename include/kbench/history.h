@@ -64,6 +64,17 @@ typedef struct kb_history_added {
 kb_status kb_history_add_file(kb_history *h, const char *path,
                               const kb_history_add_options *options, kb_history_added *added);
 
+/* Stores each of n files as kb_history_add_file does, each in its transaction, and calls done
+ * after each, in order, with its status (kb_last_error() holds the message of a failure
+ * during the call) and what was added. The next files are read on the threads in force
+ * (kb_threads_set) while none is being stored. Returns KB_OK, or the failure that kept the
+ * store from taking any file (the files' own failures go to done). */
+typedef void (*kb_history_added_fn)(const char *path, kb_status status,
+                                    const kb_history_added *added, void *context);
+kb_status kb_history_add_files(kb_history *h, const char *const *paths, int n,
+                               const kb_history_add_options *options, kb_history_added_fn done,
+                               void *context);
+
 /* Deletes the runs that started before the given time (seconds since the epoch, UTC), their
  * cases and samples, and the series left without points, in one transaction. *removed counts
  * the runs deleted. */

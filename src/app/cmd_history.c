@@ -72,26 +72,33 @@ static kb_history *open_store(const char *program, const char *url) {
     return h;
 }
 
+typedef struct adding {
+    const char *program;
+    int status;
+} adding;
+
+static void added_one(const char *path, kb_status status, const kb_history_added *added,
+                      void *context) {
+    adding *a = context;
+    if (status != KB_OK)
+        a->status = kb_report_failure(a->program);
+    else if (added->duplicate)
+        printf("%s: already stored as run %lld\n", path, (long long)added->run_id);
+    else
+        printf("%s: stored as run %lld, %d case%s (%s)\n", path, (long long)added->run_id,
+               added->ncases, kb_plural(added->ncases), added->kind);
+}
+
 static int add(const char *program, const char *url, const kb_arg_list *files,
                const kb_history_add_options *options) {
     kb_history *h = open_store(program, url);
     if (!h)
         return KB_EXIT_FAILURE;
-    int status = KB_EXIT_OK;
-    for (int i = 0; i < files->count; i++) {
-        kb_history_added added;
-        if (kb_history_add_file(h, files->items[i], options, &added) != KB_OK) {
-            status = kb_report_failure(program);
-            continue;
-        }
-        if (added.duplicate)
-            printf("%s: already stored as run %lld\n", files->items[i], (long long)added.run_id);
-        else
-            printf("%s: stored as run %lld, %d case%s (%s)\n", files->items[i],
-                   (long long)added.run_id, added.ncases, kb_plural(added.ncases), added.kind);
-    }
+    adding a = {program, KB_EXIT_OK};
+    if (kb_history_add_files(h, files->items, files->count, options, added_one, &a) != KB_OK)
+        a.status = kb_report_failure(program);
     kb_history_close(h);
-    return status;
+    return a.status;
 }
 
 static int run_add(int argc, char **argv) {

@@ -1,4 +1,4 @@
-/* `history add`: a results file into the store, in one transaction, once. */
+/* `history add`: results files into the store, each in one transaction, once. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "history/backend.h"
 #include "history/run.h"
+#include "kbench/threads.h"
 #include "util/internal.h"
 
 /* A conflict with a concurrent writer is tried again this many times in all. */
@@ -174,7 +175,7 @@ static void test_pause(void) {
 
 typedef struct source {
     const char *path;
-    char hash[40];
+    char hash[48];
     const char *commit, *branch;
 } source;
 
@@ -228,44 +229,106 @@ static kb_status read_run(json_t *root, const char *label, void *out) {
     return kb_hrun_from_json(root, label, out);
 }
 
-kb_status kb_history_add_file(kb_history *h, const char *path,
-                              const kb_history_add_options *options, kb_history_added *added) {
-    memset(added, 0, sizeof *added);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kb_fail(KB_EIO, "%s: cannot read: %s", path, strerror(errno));
-    char *text;
-    size_t length;
-    kb_status st = kb_file_read_all(path, f, &text, &length);
-    fclose(f);
-    if (st != KB_OK)
-        return st;
-    /* The bytes name the run: the same file ingested twice is one run. */
-    source src = {.path = path};
-    snprintf(src.hash, sizeof src.hash, "fnv1a64:%016llx:%zu",
-             (unsigned long long)kb_fnv1a_bytes(KB_FNV1A_OFFSET, text, length), length);
+/* A file read and checked, before any of it is stored. */
+typedef struct pending {
+    const char *path;
+    char hash[48]; /* the bytes name the run: the same file ingested twice is one run */
     kb_hrun run;
-    st = kb_json_read_text(text, length, path, read_run, &run);
-    free(text);
-    if (st != KB_OK)
-        return st;
-    src.commit = options && options->commit ? options->commit : run.commit[0] ? run.commit : NULL;
-    src.branch = options && options->branch ? options->branch : run.branch[0] ? run.branch : NULL;
-    added->ncases = run.ncases;
-    added->kind = run.kind;
+    kb_status status;
+    char message[1024]; /* the failure's, from the thread that read */
+} pending;
 
+static void read_file(pending *p) {
+    char *text = NULL;
+    size_t length;
+    FILE *f = fopen(p->path, "rb");
+    p->status = f ? kb_file_read_all(p->path, f, &text, &length)
+                  : kb_fail(KB_EIO, "%s: cannot read: %s", p->path, strerror(errno));
+    if (f)
+        fclose(f);
+    if (p->status == KB_OK) {
+        snprintf(p->hash, sizeof p->hash, "fnv1a64:%016llx:%zu",
+                 (unsigned long long)kb_fnv1a_bytes(KB_FNV1A_OFFSET, text, length), length);
+        p->status = kb_json_read_text(text, length, p->path, read_run, &p->run);
+    }
+    free(text);
+    if (p->status != KB_OK)
+        snprintf(p->message, sizeof p->message, "%s", kb_last_error());
+}
+
+static kb_status store_file(ingest *in, const pending *p, const kb_history_add_options *options,
+                            kb_history_added *added) {
+    const kb_hrun *run = &p->run;
+    source src = {.path = p->path};
+    snprintf(src.hash, sizeof src.hash, "%s", p->hash);
+    src.commit = options && options->commit ? options->commit : run->commit[0] ? run->commit : NULL;
+    src.branch = options && options->branch ? options->branch : run->branch[0] ? run->branch : NULL;
+    added->ncases = run->ncases;
+    added->kind = run->kind;
+    kb_status st;
+    for (int attempt = 1;; attempt++) {
+        st = store(in, run, &src, added);
+        if (st == KB_OK || attempt == ATTEMPTS || !in->h->b->retryable(in->h->db))
+            break;
+    }
+    return st == KB_OK ? KB_OK : kb_fail_prefix(st, p->path);
+}
+
+kb_status kb_history_add_files(kb_history *h, const char *const *paths, int n,
+                               const kb_history_add_options *options, kb_history_added_fn done,
+                               void *context) {
+    /* Reading a file (JSON) costs several times what storing it does: the next files are read
+     * on every thread while none is stored, a batch at a time. */
+    int threads = 1;
+    kb_threads_current(&threads);
+    threads = threads < 1 ? 1 : threads > n ? n : threads;
+    pending *batch = calloc((size_t)threads + 1, sizeof *batch);
     ingest in = {.h = h};
+    kb_status st = batch ? KB_OK : kb_fail(KB_ENOMEM, "out of memory");
     for (int k = 0; k < NSTATEMENTS && st == KB_OK; k++)
         st = h->b->prepare(h->db, statements[k], &in.s[k]);
-    for (int attempt = 1; st == KB_OK; attempt++) {
-        st = store(&in, &run, &src, added);
-        if (st == KB_OK || attempt == ATTEMPTS || !h->b->retryable(h->db))
-            break;
-        st = KB_OK;
+    for (int first = 0; first < n && st == KB_OK; first += threads) {
+        int m = n - first < threads ? n - first : threads;
+#pragma omp parallel for num_threads(m) schedule(static, 1) if (m > 1)
+        for (int k = 0; k < m; k++) {
+            memset(&batch[k], 0, sizeof batch[k]);
+            batch[k].path = paths[first + k];
+            read_file(&batch[k]);
+        }
+        for (int k = 0; k < m; k++) {
+            kb_history_added added = {0};
+            kb_status file_status = batch[k].status;
+            if (file_status != KB_OK) {
+                kb_fail(file_status, "%s", batch[k].message);
+            } else {
+                file_status = store_file(&in, &batch[k], options, &added);
+                kb_hrun_free(&batch[k].run);
+            }
+            done(batch[k].path, file_status, &added, context);
+        }
     }
     for (int k = 0; k < NSTATEMENTS; k++)
         h->b->finalize(in.s[k]);
     free(in.blob);
-    kb_hrun_free(&run);
-    return st == KB_OK ? KB_OK : kb_fail_prefix(st, path);
+    free(batch);
+    return st;
+}
+
+typedef struct one {
+    kb_status status;
+    kb_history_added *added;
+} one;
+
+static void keep(const char *path, kb_status status, const kb_history_added *added, void *context) {
+    one *o = context;
+    o->status = status;
+    *o->added = *added;
+}
+
+kb_status kb_history_add_file(kb_history *h, const char *path,
+                              const kb_history_add_options *options, kb_history_added *added) {
+    memset(added, 0, sizeof *added);
+    one o = {KB_OK, added};
+    kb_status st = kb_history_add_files(h, &path, 1, options, keep, &o);
+    return st != KB_OK ? st : o.status;
 }

@@ -15,7 +15,7 @@
 /* A conflict with a concurrent writer is tried again this many times in all. */
 #define ATTEMPTS 8
 
-/* The statements of an ingest, prepared once and run for every row. */
+/* The statements of an ingest that find or add one row, prepared once for all the files. */
 enum {
     FIND_MACHINE,
     ADD_MACHINE,
@@ -23,10 +23,7 @@ enum {
     ADD_BUILD,
     ADD_RUN,
     FIND_RUN,
-    FIND_SERIES,
-    ADD_SERIES,
-    ADD_CASE,
-    ADD_SAMPLES,
+    LIST_SERIES,
     NSTATEMENTS
 };
 
@@ -42,20 +39,56 @@ static const char *const statements[NSTATEMENTS] = {
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (content_hash) DO NOTHING RETURNING id",
     [FIND_RUN] = "SELECT id FROM runs WHERE content_hash = ?",
-    [FIND_SERIES] = "SELECT id FROM series WHERE name = ? AND machine_id = ? AND build_id = ?",
-    [ADD_SERIES] = "INSERT INTO series (name, machine_id, build_id) VALUES (?, ?, ?)"
-                   " ON CONFLICT (name, machine_id, build_id) DO NOTHING RETURNING id",
-    [ADD_CASE] = "INSERT INTO cases (run_id, series_id, status, error, median_ns, ci_low_ns,"
-                 " ci_high_ns, mad_ns, n_samples, calls_per_sample, gb_per_s, percent_of_bound,"
-                 " flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-    [ADD_SAMPLES] = "INSERT INTO samples (case_id, repetition, ns) VALUES (?, ?, ?)",
+    [LIST_SERIES] = "SELECT name, id FROM series WHERE machine_id = ? AND build_id = ?",
 };
+
+/* Rows go in ROWS at a time, one statement of many VALUES: a round trip to a PostgreSQL
+ * server per row would cost more than everything else an ingest does. */
+#define ROWS 64
+
+/* The tables an ingest adds many rows to. */
+enum { SERIES_ROWS, CASE_ROWS, SAMPLE_ROWS, NTABLES };
+
+static const struct table {
+    const char *head; /* up to VALUES */
+    int ncolumns;
+    const char *tail; /* after the rows */
+} tables[NTABLES] = {
+    [SERIES_ROWS] = {"INSERT INTO series (name, machine_id, build_id) VALUES ", 3,
+                     " ON CONFLICT (name, machine_id, build_id) DO NOTHING"},
+    [CASE_ROWS] = {"INSERT INTO cases (run_id, series_id, status, error, median_ns, ci_low_ns,"
+                   " ci_high_ns, mad_ns, n_samples, calls_per_sample, gb_per_s,"
+                   " percent_of_bound, flags) VALUES ",
+                   13, ""},
+    [SAMPLE_ROWS] = {"INSERT INTO samples (run_id, series_id, repetition, ns) VALUES ", 4, ""},
+};
+
+/* A series known to the store: its name and id, sorted by name (strcmp). */
+typedef struct known {
+    char *name;
+    int64_t id;
+} known;
+
+/* A repetition's samples: the case (index in the run), the repetition, its first sample and
+ * their count. */
+typedef struct repetition {
+    int c, r;
+    int64_t first, n;
+} repetition;
 
 typedef struct ingest {
     kb_history *h;
     kb_stmt *s[NSTATEMENTS];
-    unsigned char *blob; /* the samples of one repetition, encoded */
+    kb_stmt *full[NTABLES]; /* of ROWS rows, prepared when first needed */
+    unsigned char *blob;    /* the samples of one repetition, encoded */
     size_t blob_size;
+    /* The file being stored. */
+    const kb_hrun *run;
+    int64_t run_id, machine, build;
+    int64_t *series; /* each case's series */
+    known *known;
+    size_t nknown;
+    repetition *reps;
 } ingest;
 
 /* Runs statement k (bound already); *id is the first column of its first row, 0 for none. */
@@ -89,27 +122,6 @@ static kb_status find_or_add(ingest *in, int find, int add, const char *key,
     return kb_fail(KB_EIO, "'%s' neither found nor added", key);
 }
 
-static kb_status series_id(ingest *in, const char *name, int64_t machine, int64_t build,
-                           int64_t *id) {
-    const kb_backend *b = in->h->b;
-    kb_status st = KB_OK;
-    for (int k = 0; k < 2 && st == KB_OK; k++) {
-        int which = k == 0 ? FIND_SERIES : ADD_SERIES;
-        if ((st = b->bind_text(in->s[which], 1, name)) == KB_OK &&
-            (st = b->bind_int(in->s[which], 2, machine)) == KB_OK &&
-            (st = b->bind_int(in->s[which], 3, build)) == KB_OK &&
-            (st = execute(in, which, id)) == KB_OK && *id)
-            return KB_OK;
-    }
-    /* Added by a concurrent writer after the look-up: found now. */
-    if (st == KB_OK && (st = b->bind_text(in->s[FIND_SERIES], 1, name)) == KB_OK &&
-        (st = b->bind_int(in->s[FIND_SERIES], 2, machine)) == KB_OK &&
-        (st = b->bind_int(in->s[FIND_SERIES], 3, build)) == KB_OK &&
-        (st = execute(in, FIND_SERIES, id)) == KB_OK && !*id)
-        st = kb_fail(KB_EIO, "series '%s' neither found nor added", name);
-    return st;
-}
-
 /* Samples as float64, little-endian whatever the machine: nanoseconds, exact below 2^53. */
 static kb_status encode(ingest *in, const kb_hcase *c, int64_t first, int64_t n) {
     if ((size_t)n * 8 > in->blob_size) {
@@ -129,37 +141,181 @@ static kb_status encode(ingest *in, const kb_hcase *c, int64_t first, int64_t n)
     return KB_OK;
 }
 
-static kb_status add_case(ingest *in, const kb_hcase *c, int64_t run_id, int64_t machine,
-                          int64_t build) {
+/* Binds row item of table t from parameter p on. */
+static kb_status bind_row(ingest *in, int t, kb_stmt *s, int p, size_t item) {
     const kb_backend *b = in->h->b;
-    int64_t series, case_id;
-    kb_status st = series_id(in, c->name, machine, build, &series);
-    kb_stmt *s = in->s[ADD_CASE];
-    if (st != KB_OK || (st = b->bind_int(s, 1, run_id)) != KB_OK ||
-        (st = b->bind_int(s, 2, series)) != KB_OK ||
-        (st = b->bind_text(s, 3, c->failed ? "failed" : "ok")) != KB_OK ||
-        (st = b->bind_text(s, 4, c->error)) != KB_OK ||
-        (st = b->bind_double(s, 5, c->median)) != KB_OK ||
-        (st = b->bind_double(s, 6, c->ci_low)) != KB_OK ||
-        (st = b->bind_double(s, 7, c->ci_high)) != KB_OK ||
-        (st = b->bind_double(s, 8, c->mad)) != KB_OK ||
-        (st = b->bind_int(s, 9, c->nsamples)) != KB_OK ||
-        (st = b->bind_int(s, 10, c->calls_per_sample)) != KB_OK ||
-        (st = b->bind_double(s, 11, c->gb_per_s)) != KB_OK ||
-        (st = b->bind_double(s, 12, c->percent_of_bound)) != KB_OK ||
-        (st = b->bind_text(s, 13, c->flags)) != KB_OK ||
-        (st = execute(in, ADD_CASE, &case_id)) != KB_OK)
+    if (t == SERIES_ROWS) {
+        kb_status st = b->bind_text(s, p, in->run->cases[item].name);
+        if (st == KB_OK && (st = b->bind_int(s, p + 1, in->machine)) == KB_OK)
+            st = b->bind_int(s, p + 2, in->build);
         return st;
-    int64_t first = 0;
-    for (int r = 0; r < c->nrepetitions && c->nsamples > 0; r++) {
-        int64_t n = c->repetition_samples ? c->repetition_samples[r] : c->nsamples;
-        s = in->s[ADD_SAMPLES];
-        if ((st = encode(in, c, first, n)) != KB_OK || (st = b->bind_int(s, 1, case_id)) != KB_OK ||
-            (st = b->bind_int(s, 2, r)) != KB_OK ||
-            (st = b->bind_blob(s, 3, in->blob, (size_t)n * 8)) != KB_OK ||
-            (st = execute(in, ADD_SAMPLES, NULL)) != KB_OK)
+    }
+    if (t == CASE_ROWS) {
+        const kb_hcase *c = &in->run->cases[item];
+        kb_status st;
+        if ((st = b->bind_int(s, p, in->run_id)) != KB_OK ||
+            (st = b->bind_int(s, p + 1, in->series[item])) != KB_OK ||
+            (st = b->bind_text(s, p + 2, c->failed ? "failed" : "ok")) != KB_OK ||
+            (st = b->bind_text(s, p + 3, c->error)) != KB_OK ||
+            (st = b->bind_double(s, p + 4, c->median)) != KB_OK ||
+            (st = b->bind_double(s, p + 5, c->ci_low)) != KB_OK ||
+            (st = b->bind_double(s, p + 6, c->ci_high)) != KB_OK ||
+            (st = b->bind_double(s, p + 7, c->mad)) != KB_OK ||
+            (st = b->bind_int(s, p + 8, c->nsamples)) != KB_OK ||
+            (st = b->bind_int(s, p + 9, c->calls_per_sample)) != KB_OK ||
+            (st = b->bind_double(s, p + 10, c->gb_per_s)) != KB_OK ||
+            (st = b->bind_double(s, p + 11, c->percent_of_bound)) != KB_OK)
             return st;
-        first += n;
+        return b->bind_text(s, p + 12, c->flags);
+    }
+    const repetition *r = &in->reps[item];
+    kb_status st = encode(in, &in->run->cases[r->c], r->first, r->n);
+    if (st != KB_OK || (st = b->bind_int(s, p, in->run_id)) != KB_OK ||
+        (st = b->bind_int(s, p + 1, in->series[r->c])) != KB_OK ||
+        (st = b->bind_int(s, p + 2, r->r)) != KB_OK)
+        return st;
+    return b->bind_blob(s, p + 3, in->blob, (size_t)r->n * 8);
+}
+
+/* The statement that inserts n rows into table t; NULL when out of memory. */
+static char *rows_sql(int t, int n) {
+    const struct table *x = &tables[t];
+    size_t size = strlen(x->head) + strlen(x->tail) + (size_t)n * (3 * (size_t)x->ncolumns + 4) + 1;
+    char *sql = malloc(size), *o = sql;
+    if (!sql)
+        return NULL;
+    o = stpcpy(o, x->head);
+    for (int r = 0; r < n; r++) {
+        o = stpcpy(o, r ? ", (" : "(");
+        for (int c = 0; c < x->ncolumns; c++)
+            o = stpcpy(o, c ? ", ?" : "?");
+        o = stpcpy(o, ")");
+    }
+    stpcpy(o, x->tail);
+    return sql;
+}
+
+/* Inserts the rows items[0 .. n) (NULL: 0 .. n) into table t, ROWS to a statement. */
+static kb_status insert_rows(ingest *in, int t, const size_t *items, size_t n) {
+    const kb_backend *b = in->h->b;
+    kb_status st = KB_OK;
+    for (size_t first = 0; first < n && st == KB_OK; first += ROWS) {
+        int m = n - first < ROWS ? (int)(n - first) : ROWS;
+        kb_stmt *s = m == ROWS ? in->full[t] : NULL;
+        if (!s) {
+            char *sql = rows_sql(t, m);
+            st = sql ? b->prepare(in->h->db, sql, &s) : kb_fail(KB_ENOMEM, "out of memory");
+            free(sql);
+            if (st != KB_OK)
+                break;
+            if (m == ROWS)
+                in->full[t] = s;
+        }
+        for (int k = 0; k < m && st == KB_OK; k++)
+            st = bind_row(in, t, s, 1 + k * tables[t].ncolumns,
+                          items ? items[first + k] : first + (size_t)k);
+        bool row;
+        if (st == KB_OK)
+            st = b->step(s, &row);
+        b->reset(s);
+        if (s != in->full[t])
+            b->finalize(s);
+    }
+    return st;
+}
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(((const known *)a)->name, ((const known *)b)->name);
+}
+
+static void forget_known(ingest *in) {
+    for (size_t i = 0; i < in->nknown; i++)
+        free(in->known[i].name);
+    free(in->known);
+    in->known = NULL;
+    in->nknown = 0;
+}
+
+/* The series of the run's machine and build that the store knows, sorted by name. */
+static kb_status list_known(ingest *in) {
+    const kb_backend *b = in->h->b;
+    kb_stmt *s = in->s[LIST_SERIES];
+    forget_known(in);
+    size_t cap = 0;
+    bool row = true;
+    kb_status st;
+    if ((st = b->bind_int(s, 1, in->machine)) != KB_OK ||
+        (st = b->bind_int(s, 2, in->build)) != KB_OK)
+        return st;
+    while ((st = b->step(s, &row)) == KB_OK && row) {
+        if (in->nknown == cap) {
+            cap = cap ? 2 * cap : 256;
+            known *grown = realloc(in->known, cap * sizeof *grown);
+            if (!grown) {
+                st = kb_fail(KB_ENOMEM, "out of memory");
+                break;
+            }
+            in->known = grown;
+        }
+        known *k = &in->known[in->nknown];
+        if (!(k->name = kb_strdup(b->column_text(s, 0)))) {
+            st = KB_ENOMEM;
+            break;
+        }
+        k->id = b->column_int(s, 1);
+        in->nknown++;
+    }
+    b->reset(s);
+    qsort(in->known, in->nknown, sizeof *in->known, by_name);
+    return st;
+}
+
+/* Each case's series, adding those the store does not know (in name order, as every writer
+ * does, so that concurrent writers never wait for each other in a circle). */
+static kb_status resolve_series(ingest *in) {
+    const kb_hrun *run = in->run;
+    size_t *missing = malloc(((size_t)run->ncases + 1) * sizeof *missing);
+    kb_status st = missing ? list_known(in) : kb_fail(KB_ENOMEM, "out of memory");
+    for (int pass = 0; pass < 2 && st == KB_OK; pass++) {
+        size_t nmissing = 0;
+        for (int i = 0; i < run->ncases; i++) {
+            known key = {.name = (char *)run->cases[i].name};
+            const known *k = bsearch(&key, in->known, in->nknown, sizeof key, by_name);
+            in->series[i] = k ? k->id : 0;
+            if (!k)
+                missing[nmissing++] = (size_t)i;
+        }
+        if (nmissing == 0)
+            break;
+        if (pass == 1)
+            st =
+                kb_fail(KB_EIO, "series '%s' neither found nor added", run->cases[missing[0]].name);
+        else if ((st = insert_rows(in, SERIES_ROWS, missing, nmissing)) == KB_OK)
+            st = list_known(in);
+    }
+    free(missing);
+    return st;
+}
+
+/* The run's repetitions, each a row of samples; their count in *n. */
+static kb_status list_repetitions(ingest *in, size_t *n) {
+    const kb_hrun *run = in->run;
+    size_t total = 0;
+    for (int i = 0; i < run->ncases; i++)
+        total += run->cases[i].nsamples > 0 ? (size_t)run->cases[i].nrepetitions : 0;
+    repetition *reps = realloc(in->reps, (total + 1) * sizeof *reps);
+    if (!reps)
+        return kb_fail(KB_ENOMEM, "out of memory");
+    in->reps = reps;
+    *n = 0;
+    for (int i = 0; i < run->ncases; i++) {
+        const kb_hcase *c = &run->cases[i];
+        int64_t first = 0;
+        for (int r = 0; r < c->nrepetitions && c->nsamples > 0; r++) {
+            int64_t count = c->repetition_samples ? c->repetition_samples[r] : c->nsamples;
+            reps[(*n)++] = (repetition){i, r, first, count};
+            first += count;
+        }
     }
     return KB_OK;
 }
@@ -182,7 +338,7 @@ typedef struct source {
 /* One attempt: the whole run in one transaction, or nothing. */
 static kb_status store(ingest *in, const kb_hrun *run, const source *src, kb_history_added *out) {
     const kb_backend *b = in->h->b;
-    int64_t machine, build, run_id;
+    int64_t machine = 0, build = 0, run_id = 0;
     kb_status st = b->begin(in->h->db, false);
     if (st != KB_OK)
         return st;
@@ -211,10 +367,17 @@ static kb_status store(ingest *in, const kb_hrun *run, const source *src, kb_his
             st = execute(in, FIND_RUN, &out->run_id);
         return st;
     }
-    for (int i = 0; i < run->ncases && st == KB_OK; i++) {
-        st = add_case(in, &run->cases[i], run_id, machine, build);
-        if (i == run->ncases / 2)
-            test_pause();
+    /* Half-way: the series and the cases are in, the samples not yet. */
+    in->run = run;
+    in->run_id = run_id;
+    in->machine = machine;
+    in->build = build;
+    size_t nreps = 0;
+    if (st == KB_OK && (st = resolve_series(in)) == KB_OK &&
+        (st = insert_rows(in, CASE_ROWS, NULL, (size_t)run->ncases)) == KB_OK &&
+        (st = list_repetitions(in, &nreps)) == KB_OK) {
+        test_pause();
+        st = insert_rows(in, SAMPLE_ROWS, NULL, nreps);
     }
     if (st == KB_OK)
         st = b->commit(in->h->db);
@@ -265,6 +428,10 @@ static kb_status store_file(ingest *in, const pending *p, const kb_history_add_o
     src.branch = options && options->branch ? options->branch : run->branch[0] ? run->branch : NULL;
     added->ncases = run->ncases;
     added->kind = run->kind;
+    int64_t *series = realloc(in->series, ((size_t)run->ncases + 1) * sizeof *series);
+    if (!series)
+        return kb_fail(KB_ENOMEM, "out of memory");
+    in->series = series;
     kb_status st;
     for (int attempt = 1;; attempt++) {
         st = store(in, run, &src, added);
@@ -309,6 +476,11 @@ kb_status kb_history_add_files(kb_history *h, const char *const *paths, int n,
     }
     for (int k = 0; k < NSTATEMENTS; k++)
         h->b->finalize(in.s[k]);
+    for (int t = 0; t < NTABLES; t++)
+        h->b->finalize(in.full[t]);
+    forget_known(&in);
+    free(in.series);
+    free(in.reps);
     free(in.blob);
     free(batch);
     return st;

@@ -15,7 +15,7 @@
 static const char *const migrations[] = {
     /* 1: everything. A series is a case name on a machine with a build; a case is one run's
      * summary of a series, its raw samples (float64 little-endian, nanoseconds per sample of
-     * calls_per_sample calls) one row per repetition. */
+     * calls_per_sample calls) one row per repetition of the case. */
     "CREATE TABLE machines ("
     " id {ID},"
     " fingerprint TEXT NOT NULL UNIQUE,"
@@ -48,7 +48,6 @@ static const char *const migrations[] = {
     " build_id BIGINT NOT NULL REFERENCES builds (id),"
     " UNIQUE (name, machine_id, build_id));"
     "CREATE TABLE cases ("
-    " id {ID},"
     " run_id BIGINT NOT NULL REFERENCES runs (id),"
     " series_id BIGINT NOT NULL REFERENCES series (id),"
     " status TEXT NOT NULL,"
@@ -62,13 +61,14 @@ static const char *const migrations[] = {
     " gb_per_s DOUBLE PRECISION,"
     " percent_of_bound DOUBLE PRECISION,"
     " flags TEXT NOT NULL,"
-    " UNIQUE (series_id, run_id));"
+    " PRIMARY KEY (series_id, run_id));"
     "CREATE INDEX cases_run_id ON cases (run_id);"
     "CREATE TABLE samples ("
-    " case_id BIGINT NOT NULL REFERENCES cases (id),"
+    " run_id BIGINT NOT NULL REFERENCES runs (id),"
+    " series_id BIGINT NOT NULL REFERENCES series (id),"
     " repetition INTEGER NOT NULL,"
     " ns {BLOB} NOT NULL,"
-    " PRIMARY KEY (case_id, repetition))",
+    " PRIMARY KEY (run_id, series_id, repetition))",
 };
 
 enum { nmigrations = sizeof migrations / sizeof migrations[0] };

@@ -86,37 +86,51 @@ static bool pg_retryable(void *db) {
            strcmp(p->sqlstate, "23505") == 0;
 }
 
-enum { MAX_PARAMS = 24 };
-
 struct kb_stmt {
     pg *p;
     char name[16];
     int nparams;
-    char *values[MAX_PARAMS];
-    int lengths[MAX_PARAMS];
-    int formats[MAX_PARAMS];
+    char **values;
+    int *lengths;
+    int *formats;
     PGresult *result;
     int row, nrows;
 };
 
+static void free_stmt(kb_stmt *s) {
+    free(s->values);
+    free(s->lengths);
+    free(s->formats);
+    free(s);
+}
+
 static kb_status pg_prepare(void *db, const char *sql, kb_stmt **out) {
     pg *p = db;
+    int n = 0;
+    for (const char *c = sql; *c; c++)
+        n += *c == '?';
     kb_stmt *s = calloc(1, sizeof *s);
-    /* '?' becomes $1, $2, ...: at most two more characters each. */
-    char *text = malloc(3 * strlen(sql) + 1);
-    if (!s || !text) {
-        free(s);
+    /* '?' becomes $1, $2, ...: at most ten characters each. */
+    char *text = malloc(strlen(sql) + 10 * (size_t)n + 1);
+    if (s) {
+        s->values = calloc((size_t)n + 1, sizeof *s->values);
+        s->lengths = calloc((size_t)n + 1, sizeof *s->lengths);
+        s->formats = calloc((size_t)n + 1, sizeof *s->formats);
+    }
+    if (!s || !text || !s->values || !s->lengths || !s->formats) {
+        if (s)
+            free_stmt(s);
         free(text);
         return kb_fail(KB_ENOMEM, "out of memory");
     }
-    size_t n = 0;
+    size_t used = 0;
     for (const char *c = sql; *c; c++) {
-        if (*c == '?' && s->nparams < MAX_PARAMS)
-            n += (size_t)sprintf(text + n, "$%d", ++s->nparams);
+        if (*c == '?')
+            used += (size_t)sprintf(text + used, "$%d", ++s->nparams);
         else
-            text[n++] = *c;
+            text[used++] = *c;
     }
-    text[n] = '\0';
+    text[used] = '\0';
     s->p = p;
     snprintf(s->name, sizeof s->name, "kb%d", p->statements++);
     PGresult *r = PQprepare(p->conn, s->name, text, 0, NULL);
@@ -124,7 +138,7 @@ static kb_status pg_prepare(void *db, const char *sql, kb_stmt **out) {
     kb_status st = PQresultStatus(r) == PGRES_COMMAND_OK ? KB_OK : fail(p, r, "prepare");
     PQclear(r);
     if (st != KB_OK) {
-        free(s);
+        free_stmt(s);
         return st;
     }
     *out = s;
@@ -222,7 +236,7 @@ static void pg_finalize(kb_stmt *s) {
     char sql[32];
     snprintf(sql, sizeof sql, "DEALLOCATE %s", s->name);
     PQclear(PQexec(s->p->conn, sql));
-    free(s);
+    free_stmt(s);
 }
 
 const kb_backend kb_postgres_backend = {

@@ -5,8 +5,7 @@
 /* In the order the references between the tables allow; each takes the time as its one
  * parameter, but the last three, which sweep what no run refers to any more. */
 static const char *const deletes[] = {
-    "DELETE FROM samples WHERE case_id IN"
-    " (SELECT c.id FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.started_at < ?)",
+    "DELETE FROM samples WHERE run_id IN (SELECT id FROM runs WHERE started_at < ?)",
     "DELETE FROM cases WHERE run_id IN (SELECT id FROM runs WHERE started_at < ?)",
     "DELETE FROM runs WHERE started_at < ?",
     "DELETE FROM series WHERE NOT EXISTS (SELECT 1 FROM cases c WHERE c.series_id = series.id)",

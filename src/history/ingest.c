@@ -321,7 +321,7 @@ static kb_status list_repetitions(ingest *in, size_t *n) {
 }
 
 /* KB_HISTORY_TEST_PAUSE_MS, for the tests alone: a pause inside the transaction, half-way
- * through the cases, during which a test kills the process. */
+ * (the series and cases written, the samples not), during which a test kills the process. */
 static void test_pause(void) {
     const char *ms = getenv("KB_HISTORY_TEST_PAUSE_MS");
     long v = ms ? strtol(ms, NULL, 10) : 0;

@@ -60,6 +60,7 @@ extern const kb_backend kb_postgres_backend;
 struct kb_history {
     const kb_backend *b;
     void *db;
+    kb_stmt *points; /* kb_history_points' statement, prepared when first needed */
 };
 
 #endif

@@ -101,10 +101,11 @@ kb_status kb_history_points(kb_history *h, int64_t series_id, const kb_history_s
                             kb_history_point **points, size_t *count) {
     *points = NULL;
     *count = 0;
-    kb_stmt *s;
-    kb_status st = h->b->prepare(h->db, points_sql, &s);
+    /* Prepared once: a report reads the points of thousands of series. */
+    kb_status st = h->points ? KB_OK : h->b->prepare(h->db, points_sql, &h->points);
     if (st != KB_OK)
         return st;
+    kb_stmt *s = h->points;
     int64_t since = select && select->since ? select->since : INT64_MIN;
     int64_t last = select && select->last > 0 ? select->last : INT64_MAX;
     if ((st = h->b->bind_int(s, 1, series_id)) == KB_OK &&
@@ -131,7 +132,7 @@ kb_status kb_history_points(kb_history *h, int64_t series_id, const kb_history_s
             (branch && !(p->branch = kb_strdup(branch))) || !(p->flags = text_of(h, s, 11)))
             st = kb_fail(KB_ENOMEM, "out of memory");
     }
-    h->b->finalize(s);
+    h->b->reset(s);
     if (st != KB_OK) {
         kb_history_points_free(*points, *count);
         *points = NULL;

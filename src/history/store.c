@@ -77,6 +77,8 @@ kb_status kb_history_open(const char *url, kb_history **out) {
 
 void kb_history_close(kb_history *h) {
     if (h) {
+        if (h->points)
+            h->b->finalize(h->points);
         h->b->close(h->db);
         free(h);
     }

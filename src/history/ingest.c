@@ -259,14 +259,15 @@ static kb_status list_known(ingest *in) {
         }
         known *k = &in->known[in->nknown];
         if (!(k->name = kb_strdup(b->column_text(s, 0)))) {
-            st = KB_ENOMEM;
+            st = KB_ENOMEM; /* kb_strdup said so */
             break;
         }
         k->id = b->column_int(s, 1);
         in->nknown++;
     }
     b->reset(s);
-    qsort(in->known, in->nknown, sizeof *in->known, by_name);
+    if (in->nknown > 0)
+        qsort(in->known, in->nknown, sizeof *in->known, by_name);
     return st;
 }
 
@@ -280,7 +281,8 @@ static kb_status resolve_series(ingest *in) {
         size_t nmissing = 0;
         for (int i = 0; i < run->ncases; i++) {
             known key = {.name = (char *)run->cases[i].name};
-            const known *k = bsearch(&key, in->known, in->nknown, sizeof key, by_name);
+            const known *k =
+                in->nknown ? bsearch(&key, in->known, in->nknown, sizeof key, by_name) : NULL;
             in->series[i] = k ? k->id : 0;
             if (!k)
                 missing[nmissing++] = (size_t)i;

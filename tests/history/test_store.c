@@ -196,8 +196,8 @@ static void machines_never_mix(void **state) {
              "Another CPU");
     add(h, save(&other, "there.json", path, sizeof path), false);
     other = run;
-    snprintf(other.context.build.build_type, sizeof other.context.build.build_type, "Debug");
-    add(h, save(&other, "debug.json", path, sizeof path), false);
+    snprintf(other.context.build.build_type, sizeof other.context.build.build_type, "Profile");
+    add(h, save(&other, "profile.json", path, sizeof path), false);
 
     kb_history_select select = {.case_name = "t/ok/impl=x"};
     kb_history_series *series;

@@ -36,14 +36,6 @@
             .help = "only the last N points of each series"                                        \
     }
 
-static kb_status parse_format(const char *name, const char *value, void *target) {
-    kb_results_format format;
-    if (kb_results_format_parse(value, &format) != KB_OK || format == KB_RESULTS_CSV)
-        return kb_option_bad(name, value, "table, markdown or json");
-    *(kb_results_format *)target = format;
-    return KB_OK;
-}
-
 static kb_status parse_export_format(const char *name, const char *value, void *target) {
     kb_results_format format;
     if (kb_results_format_parse(value, &format) != KB_OK ||
@@ -55,7 +47,7 @@ static kb_status parse_export_format(const char *name, const char *value, void *
 
 #define FORMAT_OPTION(format)                                                                      \
     {                                                                                              \
-        KB_OPTION_STRING, 0, "format", "F", &(format), parse_format,                               \
+        KB_OPTION_STRING, 0, "format", "F", &(format), kb_option_report_format,                    \
             .help = "stdout as table (default), markdown or json"                                  \
     }
 

@@ -7,6 +7,7 @@
 #include "core/internal.h"
 #include "app/options.h"
 #include "app/usage.h"
+#include "kbench/results.h"
 
 /* Help lines stay within 80 columns; option names wider than NAMES_WIDTH push their
  * description to the right instead of widening the column for every option. */
@@ -37,6 +38,14 @@ kb_status kb_option_as_dtype(const char *name, const char *value, void *target) 
     if (kb_dtype_from_name(value, target) != KB_OK)
         return kb_option_bad(name, value,
                              "a dtype whose size the file's items have: bfloat16, ...");
+    return KB_OK;
+}
+
+kb_status kb_option_report_format(const char *name, const char *value, void *target) {
+    kb_results_format format;
+    if (kb_results_format_parse(value, &format) != KB_OK || format == KB_RESULTS_CSV)
+        return kb_option_bad(name, value, "table, markdown or json");
+    *(kb_results_format *)target = format;
     return KB_OK;
 }
 

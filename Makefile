@@ -41,7 +41,7 @@ test-sanitize:
 
 test-aarch64:
 	cmake -S . -B build-aarch64 -DCMAKE_BUILD_TYPE=Release \
-	  -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake $(CMAKE_COMMON)
+	  -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DKB_POSTGRESQL=OFF $(CMAKE_COMMON)
 	cmake --build build-aarch64 -j $(JOBS)
 	cd build-aarch64 && $(CTEST) -L unit
 

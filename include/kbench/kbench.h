@@ -15,6 +15,7 @@
 #include "kbench/expr.h"
 #include "kbench/gpus.h"
 #include "kbench/half.h"
+#include "kbench/history.h"
 #include "kbench/machine.h"
 #include "kbench/memory.h"
 #include "kbench/monitor.h"

@@ -106,6 +106,7 @@ kb_status kb_bench_result_roofline_probed(kb_bench_result *r, const kb_peaks *pe
 typedef struct kb_bench_build {
     char version[32];
     char git_commit[64];
+    char git_branch[128]; /* "unknown" when not known; "" in files from before it */
     char compiler[128];
     char c_flags[512];
     char build_type[32];

@@ -38,14 +38,6 @@ static kb_status parse_threshold(const char *name, const char *value, void *targ
     return KB_OK;
 }
 
-static kb_status parse_format(const char *name, const char *value, void *target) {
-    kb_results_format format;
-    if (kb_results_format_parse(value, &format) != KB_OK || format == KB_RESULTS_CSV)
-        return kb_option_bad(name, value, "table, markdown or json");
-    *(kb_results_format *)target = format;
-    return KB_OK;
-}
-
 /* The format the name of an output file asks for: .json or .md. */
 static kb_status output_format(const char *path, kb_results_format *format) {
     if (kb_results_format_of_path(path, format) != KB_OK || *format == KB_RESULTS_CSV)
@@ -146,7 +138,7 @@ int kb_cmd_compare(int argc, char **argv) {
         {KB_OPTION_REPEATED, 'f', "filter", "REGEX", &filters,
          .help = "compare the cases whose name matches, as kbench run --filter (a leading '-' "
                  "excludes); repeatable"},
-        {KB_OPTION_STRING, 0, "format", "F", &format, parse_format,
+        {KB_OPTION_STRING, 0, "format", "F", &format, kb_option_report_format,
          .help = "stdout as table (default), markdown or json"},
         {KB_OPTION_REPEATED, 'o', "output", "FILE", &outputs, add_output,
          .help = "also write to FILE, in the format its extension names (.json, .md); "

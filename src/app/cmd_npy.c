@@ -166,6 +166,7 @@ int kb_cmd_npy(int argc, char **argv) {
         .epilogue = "'kbench npy SUBCOMMAND --help' describes a subcommand.\n" NPY_EXIT_STATUS,
         .flags = KB_OPTIONS_STOP_AT_ARGUMENT,
     };
-    static const kb_subcommand subcommands[2] = {{"info", run_info}, {"copy", run_copy}};
+    static const kb_subcommand subcommands[] = {
+        {"info", run_info}, {"copy", run_copy}, {NULL, NULL}};
     return kb_program_run_subcommand(&program, argc, argv, subcommands);
 }

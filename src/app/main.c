@@ -24,6 +24,7 @@ static const struct command {
     {"peaks", kb_cmd_peaks, "measure peak bandwidth and FLOP/s; compare with the datasheet"},
     {"trace", kb_cmd_trace, "hold profiler traces against the GPU datasheet; diff two"},
     {"serve", kb_cmd_serve, "time this build for another's run (kbench run --baseline kbench=)"},
+    {"history", kb_cmd_history, "store runs in SQLite or PostgreSQL; list and show series"},
 };
 
 enum { ncommands = sizeof commands / sizeof commands[0] };

@@ -7,6 +7,7 @@
 #include "core/internal.h"
 #include "app/options.h"
 #include "app/usage.h"
+#include "kbench/results.h"
 
 /* Help lines stay within 80 columns; option names wider than NAMES_WIDTH push their
  * description to the right instead of widening the column for every option. */
@@ -37,6 +38,14 @@ kb_status kb_option_as_dtype(const char *name, const char *value, void *target) 
     if (kb_dtype_from_name(value, target) != KB_OK)
         return kb_option_bad(name, value,
                              "a dtype whose size the file's items have: bfloat16, ...");
+    return KB_OK;
+}
+
+kb_status kb_option_report_format(const char *name, const char *value, void *target) {
+    kb_results_format format;
+    if (kb_results_format_parse(value, &format) != KB_OK || format == KB_RESULTS_CSV)
+        return kb_option_bad(name, value, "table, markdown or json");
+    *(kb_results_format *)target = format;
     return KB_OK;
 }
 
@@ -323,22 +332,33 @@ bool kb_program_parse_exactly(const kb_program *p, int argc, char **argv, const 
 }
 
 int kb_program_run_subcommand(const kb_program *p, int argc, char **argv,
-                              const kb_subcommand subcommands[2]) {
+                              const kb_subcommand *subcommands) {
     kb_arg_list rest = {0};
     int status;
     if (kb_program_parse(p, argc, argv, &rest, &status)) {
         /* The subcommand and what follows it are the end of argv, which the subcommand
          * parses as its own command line. */
         char **sub = argv + (argc - rest.count);
-        if (rest.count == 0)
-            status = kb_usage_error(p->name, "missing subcommand (%s or %s)", subcommands[0].name,
-                                    subcommands[1].name);
-        else if (strcmp(sub[0], subcommands[0].name) == 0)
-            status = subcommands[0].run(rest.count, sub);
-        else if (strcmp(sub[0], subcommands[1].name) == 0)
-            status = subcommands[1].run(rest.count, sub);
-        else
+        int found = -1, n = 0;
+        for (; subcommands[n].name; n++)
+            if (rest.count > 0 && strcmp(sub[0], subcommands[n].name) == 0)
+                found = n;
+        if (rest.count == 0) {
+            /* "(info or copy)", "(add, list, show, export or prune)" */
+            char names[256] = "";
+            size_t used = 0;
+            for (int i = 0; i < n && used < sizeof names; i++)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                         i == 0      ? ""
+                                         : i + 1 < n ? ", "
+                                                     : " or ",
+                                         subcommands[i].name);
+            status = kb_usage_error(p->name, "missing subcommand (%s)", names);
+        } else if (found >= 0) {
+            status = subcommands[found].run(rest.count, sub);
+        } else {
             status = kb_usage_error(p->name, "unknown subcommand '%s'", sub[0]);
+        }
     }
     kb_arg_list_free(&rest);
     return status;

@@ -78,6 +78,11 @@ kb_status kb_option_bad(const char *name, const char *value, const char *expecte
  * values a .npy file's void items hold (kb_npy_read_as). */
 kb_status kb_option_as_dtype(const char *name, const char *value, void *target);
 
+/* The validator of --format for the commands whose output is a report (compare, trace
+ * analyze and diff, history list and show): target is a kb_results_format, table, markdown or
+ * json. */
+kb_status kb_option_report_format(const char *name, const char *value, void *target);
+
 enum {
     /* The arguments start at the first one that is not an option: it and all that follow,
      * options or not, are arguments (for a program whose first argument is a subcommand). */
@@ -129,10 +134,11 @@ typedef struct kb_subcommand {
     int (*run)(int argc, char **argv);
 } kb_subcommand;
 
-/* Parses the command line of a command of two subcommands (p's flags hold
- * KB_OPTIONS_STOP_AT_ARGUMENT) and runs the one it names; "missing subcommand (A or B)" and
- * "unknown subcommand 'X'" are usage errors. Returns the exit status. */
+/* Parses the command line of a command of subcommands (p's flags hold
+ * KB_OPTIONS_STOP_AT_ARGUMENT; the array ends with a NULL name) and runs the one it names;
+ * "missing subcommand (A, B or C)" and "unknown subcommand 'X'" are usage errors. Returns the
+ * exit status. */
 int kb_program_run_subcommand(const kb_program *p, int argc, char **argv,
-                              const kb_subcommand subcommands[2]);
+                              const kb_subcommand *subcommands);
 
 #endif

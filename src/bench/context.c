@@ -25,6 +25,7 @@ static void copy_build(kb_bench_build *b) {
     const kb_build_info *i = kb_build_info_get();
     snprintf(b->version, sizeof b->version, "%s", i->version);
     snprintf(b->git_commit, sizeof b->git_commit, "%s", i->git_commit);
+    snprintf(b->git_branch, sizeof b->git_branch, "%s", i->git_branch);
     snprintf(b->compiler, sizeof b->compiler, "%s", i->compiler);
     snprintf(b->c_flags, sizeof b->c_flags, "%s", i->c_flags);
     snprintf(b->build_type, sizeof b->build_type, "%s", i->build_type);

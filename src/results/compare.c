@@ -7,6 +7,7 @@
 #include "core/internal.h"
 #include "kbench/significance.h"
 #include "results/compare_input.h"
+#include "util/internal.h"
 
 const char *kb_verdict_name(kb_verdict verdict) {
     static const char *const names[] = {"regressed", "improved", "noisy", "unchanged",
@@ -54,15 +55,6 @@ void kb_comparison_free(kb_comparison *c) {
     memset(c, 0, sizeof *c);
 }
 
-/* FNV-1a: each case's bootstrap gets its own stream, the same whatever else the files hold
- * and in whatever order. */
-static uint64_t name_seed(const char *name) {
-    uint64_t h = 0xcbf29ce484222325u;
-    for (; *name; name++)
-        h = (h ^ (unsigned char)*name) * 0x100000001b3u;
-    return h;
-}
-
 static kb_status side_of(const kb_sample_set *s, kb_compare_side *side) {
     kb_bench_stats st;
     kb_status status = kb_bench_stats_compute(s->ns, s->n, &st);
@@ -106,7 +98,7 @@ static kb_status judge(kb_compare_case *c, const kb_sample_set *a, const kb_samp
         st = kb_mann_whitney_test(a->ns, a->n, b->ns, b->n, &mw);
     kb_ratio_ci ci;
     if (st == KB_OK)
-        st = kb_ratio_ci_bootstrap(a->ns, a->n, b->ns, b->n, KB_COMPARE_LEVEL, name_seed(c->name),
+        st = kb_ratio_ci_bootstrap(a->ns, a->n, b->ns, b->n, KB_COMPARE_LEVEL, kb_fnv1a(c->name),
                                    &ci);
     if (st == KB_EINVAL) /* a time of 0 or a NaN: this case cannot be compared, others can */
         return fail_case(c, kb_last_error(), NULL);

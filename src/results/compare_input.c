@@ -45,7 +45,7 @@ static char *first_part(const char *name) {
     return s;
 }
 
-static void machine_facts(const kb_bench_context *c, kb_compare_input *in) {
+void kb_compare_input_context_facts(const kb_bench_context *c, kb_compare_input *in) {
     const kb_machine *m = &c->machine;
     /* What makes the same code run at a different speed. The hostname is left out: CI
      * runners of one type differ in name only. */
@@ -85,7 +85,7 @@ static void load_of(const kb_env_report *env, kb_compare_load *load) {
 kb_status kb_compare_input_from_results(const kb_results *results, kb_compare_input *out) {
     memset(out, 0, sizeof *out);
     out->format = "kbench";
-    machine_facts(&results->context, out);
+    kb_compare_input_context_facts(&results->context, out);
     load_of(&results->context.env, &out->load);
     out->sets = calloc((size_t)results->ncases + 1, sizeof *out->sets);
     if (!out->sets)

@@ -36,6 +36,9 @@ typedef struct kb_compare_input {
     kb_sample_set *sets;
 } kb_compare_input;
 
+/* The facts of a kbench run's machine and build that must agree between sides. */
+void kb_compare_input_context_facts(const kb_bench_context *c, kb_compare_input *in);
+
 /* From kbench results. */
 kb_status kb_compare_input_from_results(const kb_results *results, kb_compare_input *out);
 

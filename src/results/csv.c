@@ -6,22 +6,7 @@
 
 #include "core/internal.h"
 #include "results/report.h"
-
-/* RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
-static void field(FILE *out, const char *s, bool last) {
-    if (strpbrk(s, ",\"\r\n")) {
-        fputc('"', out);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', out);
-            fputc(*s, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(s, out);
-    }
-    fputc(last ? '\n' : ',', out);
-}
+#include "util/internal.h"
 
 static void number(FILE *out, double v) {
     fprintf(out, "%.17g,", v);
@@ -97,24 +82,24 @@ kb_status kb_report_csv(const kb_results *results, FILE *out) {
     for (int k = 0; k < ncols; k++) {
         if (is_fixed(cols[k]))
             fputs("param_", out);
-        field(out, cols[k], false);
+        kb_csv_field(out, cols[k], false);
     }
     for (int k = 0; k < nfixed; k++)
-        field(out, fixed[k], k == nfixed - 1);
+        kb_csv_field(out, fixed[k], k == nfixed - 1);
 
     for (int i = 0; i < results->ncases; i++) {
         const kb_bench_result *r = &results->cases[i];
-        field(out, r->name, false);
-        field(out, r->group, false);
+        kb_csv_field(out, r->name, false);
+        kb_csv_field(out, r->group, false);
         for (int k = 0; k < ncols; k++) {
             const char *value = "";
             for (int p = 0; p < r->nparams; p++)
                 if (strcmp(r->params[p].name, cols[k]) == 0)
                     value = r->params[p].value;
-            field(out, value, false);
+            kb_csv_field(out, value, false);
         }
-        field(out, r->failed ? "failed" : "ok", false);
-        field(out, kb_simd_name(r->simd), false);
+        kb_csv_field(out, r->failed ? "failed" : "ok", false);
+        kb_csv_field(out, kb_simd_name(r->simd), false);
         fprintf(out, "%d,", r->threads);
         if (r->failed) {
             fputs(",,,,,,,,,,,,,,,,,", out);
@@ -137,19 +122,19 @@ kb_status kb_report_csv(const kb_results *results, FILE *out) {
             const kb_roofline *f = &r->roofline;
             char flags[64];
             kb_roofline_flags_describe(f->flags, flags, sizeof flags);
-            field(out, kb_mem_level_name(f->level), false);
-            field(out, !f->bound_known ? "" : f->memory_bound ? "memory" : "compute", false);
+            kb_csv_field(out, kb_mem_level_name(f->level), false);
+            kb_csv_field(out, !f->bound_known ? "" : f->memory_bound ? "memory" : "compute", false);
             double percents[] = {f->percent_of_bound, f->percent_of_bandwidth, f->percent_of_flops};
             for (size_t k = 0; k < sizeof percents / sizeof percents[0]; k++)
                 if (isfinite(percents[k]))
                     number(out, percents[k]);
                 else
                     fputc(',', out);
-            field(out, flags, false);
+            kb_csv_field(out, flags, false);
         } else {
             fputs(",,,,,,", out);
         }
-        field(out, r->error ? r->error : "", true);
+        kb_csv_field(out, r->error ? r->error : "", true);
     }
     free(cols);
     return KB_OK;

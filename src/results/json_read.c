@@ -100,6 +100,9 @@ static void read_clock(jfield *f, const json_t *obj, const char *key, kb_clock_m
 static void read_build(jfield *f, const json_t *ctx, kb_bench_build *b) {
     jfield_string(f, ctx, "kbench_version", b->version, sizeof b->version);
     jfield_string(f, ctx, "git_commit", b->git_commit, sizeof b->git_commit);
+    /* Absent from files written before kbench recorded it. */
+    if (json_object_get(ctx, "git_branch"))
+        jfield_string(f, ctx, "git_branch", b->git_branch, sizeof b->git_branch);
     size_t mark;
     const json_t *o = enter(f, ctx, "build", &mark);
     jfield_string(f, o, "compiler", b->compiler, sizeof b->compiler);
@@ -494,14 +497,13 @@ static int64_t read_time(jfield *f, const json_t *obj, const char *key) {
     const json_t *v = jfield_get(f, obj, key, J_STRING | J_NULL);
     if (!json_is_string(v))
         return 0;
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *end = strptime(json_string_value(v), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (!end || *end) {
+    int64_t seconds;
+    const char *text = json_string_value(v);
+    if (strchr(text, 'Z') == NULL || !kb_parse_utc(text, &seconds)) {
         jfield_fail(f, key, "expected a UTC time like 2025-01-31T12:00:00Z");
         return 0;
     }
-    return (int64_t)timegm(&tm);
+    return seconds;
 }
 
 static void read_probes(jfield *f, const json_t *peaks, kb_bench_context *c) {

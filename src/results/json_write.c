@@ -25,8 +25,9 @@ static json_t *clock_json(const kb_clock_measurement *m) {
 }
 
 static json_t *build_json(const kb_bench_build *b) {
-    const kb_build_info info = {b->version,    b->git_commit, b->compiler,   b->c_flags,
-                                b->build_type, b->arch,       b->sanitizers, b->optimized};
+    const kb_build_info info = {b->version,    b->git_commit, b->compiler,
+                                b->c_flags,    b->build_type, b->arch,
+                                b->sanitizers, b->optimized,  b->git_branch};
     return kb_build_json(&info);
 }
 
@@ -110,11 +111,12 @@ static json_t *context_json(const kb_bench_context *c, const char *comparison) {
                               c->timer.overhead_ns, "reported_resolution_ns", c->timer.reported_ns);
     json_t *o = json_pack(
         "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-        "s:o, s:o}",
+        "s:o, s:o, s:o}",
         "date", c->date, "command", c->command ? kb_json_text(c->command) : json_null(),
         "kbench_version", kb_json_text(c->build.version), "git_commit",
-        kb_json_text(c->build.git_commit), "build", build_json(&c->build), "system",
-        kb_system_json(m), "cpu", kb_cpu_json(m, c->instruction_sets), "clock", clock, "simd",
+        kb_json_text(c->build.git_commit), "git_branch", kb_json_text(c->build.git_branch), "build",
+        build_json(&c->build), "system", kb_system_json(m), "cpu",
+        kb_cpu_json(m, c->instruction_sets), "clock", clock, "simd",
         kb_simd_json(c->simd_compiled, c->simd_available, c->simd_selected), "threads",
         kb_threads_json(c->threads, c->usable_cores), "load", load_json(&c->env.load),
         "environment_warnings", kb_env_warnings_json(&c->env), "environment_variables", vars,

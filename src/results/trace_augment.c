@@ -72,9 +72,9 @@ static json_t *figures(const writer *w, const kb_trace_kernel *k) {
         kb_trace_reason_name(k->reason), "op", op, "peak", kb_gpu_peak_name((kb_gpu_peak)k->peak),
         "flops", json_real(k->flops), "bytes", json_real(k->bytes), "flops_per_second",
         json_real(r.flops_per_second), "bytes_per_second", json_real(r.bytes_per_second),
-        "percent_of_flops", kb_trace_json_real(r.percent_of_flops), "percent_of_bandwidth",
-        kb_trace_json_real(r.percent_of_bandwidth), "percent_of_bound",
-        kb_trace_json_real(r.percent_of_bound), "assumed_geometry", k->assumed, "flags", flags);
+        "percent_of_flops", kb_json_real(r.percent_of_flops), "percent_of_bandwidth",
+        kb_json_real(r.percent_of_bandwidth), "percent_of_bound", kb_json_real(r.percent_of_bound),
+        "assumed_geometry", k->assumed, "flags", flags);
 }
 
 static kb_status on_event(json_t *event, int64_t index, void *context) {

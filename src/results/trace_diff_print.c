@@ -70,7 +70,7 @@ static kb_status print_markdown(const kb_trace_diff *d, FILE *out) {
                  "|\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < d->nrows; i++) {
         cells c;
-        char *name = kb_trace_markdown_name(d->rows[i].name);
+        char *name = kb_markdown_cell(d->rows[i].name);
         if (!name)
             return KB_ENOMEM;
         fill(&d->rows[i], &c);
@@ -94,7 +94,7 @@ static json_t *diff_json(const kb_trace_diff *d) {
         json_array_append_new(rows, json_pack("{s:s, s:o, s:o, s:o}", "name", r->name, "a",
                                               r->a ? kb_trace_group_json(r->a) : json_null(), "b",
                                               r->b ? kb_trace_group_json(r->b) : json_null(),
-                                              "ratio", kb_trace_json_real(r->ratio)));
+                                              "ratio", kb_json_real(r->ratio)));
     }
     return json_pack("{s:o, s:o, s:o}", "a", side(d->a), "b", side(d->b), "kernels", rows);
 }

@@ -1,4 +1,4 @@
-/* The pieces the trace reports share: percentages, cut names, escaped names, groups as JSON. */
+/* The pieces the trace reports share: percentages, cut names, groups as JSON. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include "core/internal.h"
 #include "kbench/roofline.h"
 #include "results/trace_format.h"
+#include "util/internal.h"
 
 void kb_trace_format_percent(char *buf, size_t size, double pct) {
     if (!isfinite(pct))
@@ -23,27 +24,6 @@ void kb_trace_format_name(char *buf, size_t size, const char *name, int width) {
         snprintf(buf, size, "%.*s...", width - 3, name);
 }
 
-char *kb_trace_markdown_name(const char *name) {
-    size_t n = strlen(name);
-    char *out = malloc(2 * n + 1);
-    if (!out) {
-        kb_fail(KB_ENOMEM, "out of memory");
-        return NULL;
-    }
-    size_t j = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (name[i] == '|')
-            out[j++] = '\\';
-        out[j++] = name[i] == '\n' ? ' ' : name[i];
-    }
-    out[j] = '\0';
-    return out;
-}
-
-json_t *kb_trace_json_real(double v) {
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 json_t *kb_trace_group_json(const kb_trace_group *g) {
     json_t *flags = json_array();
     for (unsigned f = KB_ROOFLINE_IMPOSSIBLE; f <= KB_ROOFLINE_SUSPICIOUS_LOW; f <<= 1)
@@ -52,13 +32,12 @@ json_t *kb_trace_group_json(const kb_trace_group *g) {
     return json_pack(
         "{s:s?, s:I, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s?, s:s?, s:o}",
         "name", g->name, "count", (json_int_t)g->count, "seconds", json_real(g->seconds),
-        "mean_seconds", kb_trace_json_real(g->count ? g->seconds / (double)g->count : NAN), "share",
+        "mean_seconds", kb_json_real(g->count ? g->seconds / (double)g->count : NAN), "share",
         json_real(g->share), "counted", (json_int_t)g->counted, "counted_seconds",
         json_real(g->counted_seconds), "flops", json_real(g->flops), "bytes", json_real(g->bytes),
-        "flops_per_second", kb_trace_json_real(g->flops_per_second), "bytes_per_second",
-        kb_trace_json_real(g->bytes_per_second), "percent_of_bound",
-        kb_trace_json_real(g->percent_of_bound), "percent_of_flops",
-        kb_trace_json_real(g->percent_of_flops), "percent_of_bandwidth",
-        kb_trace_json_real(g->percent_of_bandwidth), "op", g->op[0] ? g->op : NULL, "peak",
+        "flops_per_second", kb_json_real(g->flops_per_second), "bytes_per_second",
+        kb_json_real(g->bytes_per_second), "percent_of_bound", kb_json_real(g->percent_of_bound),
+        "percent_of_flops", kb_json_real(g->percent_of_flops), "percent_of_bandwidth",
+        kb_json_real(g->percent_of_bandwidth), "op", g->op[0] ? g->op : NULL, "peak",
         g->peak[0] ? g->peak : NULL, "flags", flags);
 }

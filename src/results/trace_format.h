@@ -15,13 +15,6 @@ void kb_trace_format_percent(char *buf, size_t size, double percent);
 /* A kernel name in at most width columns, its end cut to "..." when longer. */
 void kb_trace_format_name(char *buf, size_t size, const char *name, int width);
 
-/* The name for markdown: '|' escaped, so that it stays in its cell. The caller frees it;
- * NULL when out of memory. */
-char *kb_trace_markdown_name(const char *name);
-
-/* A real, or null for NAN and infinities (JSON has neither). */
-json_t *kb_trace_json_real(double v);
-
 /* An analysis as JSON: its trace, device, counts and groups (the diff embeds it). */
 json_t *kb_trace_analysis_json(const kb_trace_analysis *a);
 

@@ -7,16 +7,8 @@
 #include "results/trace_names.h"
 #include "util/internal.h"
 
-/* FNV-1a: short names, no adversary to defend against. */
-static uint64_t hash(const char *s) {
-    uint64_t h = 14695981039346656037u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
 static size_t slot_of(const kb_trace_names *n, const char *name) {
-    size_t mask = n->nslots - 1, i = (size_t)hash(name) & mask;
+    size_t mask = n->nslots - 1, i = (size_t)kb_fnv1a(name) & mask;
     while (n->slots[i] && strcmp(n->names[n->slots[i] - 1], name) != 0)
         i = (i + 1) & mask;
     return i;

@@ -119,7 +119,7 @@ static kb_status print_markdown(const kb_trace_analysis *a, FILE *out) {
     for (int i = 0; i < a->ngroups; i++) {
         const kb_trace_group *g = &a->groups[i];
         char cells[8][32], flags[64];
-        char *name = kb_trace_markdown_name(g->name);
+        char *name = kb_markdown_cell(g->name);
         if (!name)
             return KB_ENOMEM;
         columns(g, cells);

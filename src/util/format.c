@@ -64,3 +64,27 @@ bool kb_format_utc(char *buf, size_t size, int64_t seconds) {
     snprintf(buf, size, "unknown");
     return false;
 }
+
+bool kb_parse_utc(const char *text, int64_t *seconds) {
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!end)
+        return false;
+    int64_t offset = 0;
+    if (end[0] == 'Z') {
+        end++;
+    } else if ((end[0] == '+' || end[0] == '-') && strlen(end) == 6 && end[3] == ':') {
+        int hours, minutes;
+        if (sscanf(end + 1, "%2d:%2d", &hours, &minutes) != 2)
+            return false;
+        offset = (end[0] == '+' ? 1 : -1) * (hours * 3600 + minutes * 60);
+        end += 6;
+    } else {
+        return false;
+    }
+    if (*end)
+        return false;
+    *seconds = (int64_t)timegm(&tm) - offset;
+    return true;
+}

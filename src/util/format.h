@@ -26,4 +26,8 @@ void kb_format_bytes(char *buf, size_t size, int64_t bytes);
  * when the time cannot be represented. */
 bool kb_format_utc(char *buf, size_t size, int64_t seconds);
 
+/* The reverse: "2025-01-31T12:00:00Z", or with an offset from UTC as Google Benchmark writes
+ * it, "2025-01-31T13:00:00+01:00", as seconds since the epoch; false for anything else. */
+bool kb_parse_utc(const char *text, int64_t *seconds);
+
 #endif

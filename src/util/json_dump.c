@@ -142,3 +142,7 @@ char *kb_json_shortest_reals(const char *text) {
     }
     return out;
 }
+
+json_t *kb_json_real(double v) {
+    return isfinite(v) ? json_real(v) : json_null();
+}

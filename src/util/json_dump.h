@@ -13,6 +13,9 @@
 #define KB_JSON_EXACT (JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17))
 #define KB_JSON_DISPLAY (JSON_ENSURE_ASCII | JSON_REAL_PRECISION(7))
 
+/* A real, or null for NAN and infinities (JSON has neither); NULL when out of memory. */
+json_t *kb_json_real(double v);
+
 /* value as text, as json_dumps writes it with flags but with every real in its shortest form;
  * every JSON kbench writes goes through here. The caller frees it. NULL, failing with
  * KB_ENOMEM, when out of memory. */

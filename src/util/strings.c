@@ -48,3 +48,20 @@ int kb_edit_distance(const char *a, const char *b, int limit) {
     }
     return row[nb] > limit ? limit + 1 : row[nb];
 }
+
+char *kb_markdown_cell(const char *text) {
+    size_t n = strlen(text);
+    char *out = malloc(2 * n + 1);
+    if (!out) {
+        kb_fail(KB_ENOMEM, "out of memory");
+        return NULL;
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] == '|')
+            out[j++] = '\\';
+        out[j++] = text[i] == '\n' || text[i] == '\r' ? ' ' : text[i];
+    }
+    out[j] = '\0';
+    return out;
+}

@@ -15,6 +15,10 @@ void kb_copy_string(char *dst, size_t size, const char *src);
  * "did you mean" hints on short names. */
 int kb_edit_distance(const char *a, const char *b, int limit);
 
+/* text for a markdown table's cell: '|' escaped and line breaks made spaces, so that it stays
+ * in its cell. The caller frees it; NULL (failing with KB_ENOMEM) when out of memory. */
+char *kb_markdown_cell(const char *text);
+
 /* The plural ending of a count's noun: "" for 1, "s" otherwise ("1 case", "2 cases"). */
 static inline const char *kb_plural(long long count) {
     return count == 1 ? "" : "s";

@@ -1,7 +1,7 @@
 """Helpers shared by the end-to-end tests (tests/cli) and the Python tests (tests/baselines): one
 tally of checks, running the kbench under test, the key tables of the docs with the values they
-name in kbench's JSON, the form of the numbers in that JSON, and installing the build for a
-program of a user's.
+name in kbench's JSON, the form of the numbers in that JSON, results files edited (scaled), and
+installing the build for a program of a user's.
 
 Every script in tests/cli is run as `python3 test_X.py path/to/kbench` (tests/CMakeLists.txt
 puts this folder on PYTHONPATH for them and for tests/baselines)."""
@@ -75,6 +75,20 @@ def kbench(*args, env=None, timeout=300):
     p = subprocess.run([sys.argv[1], *args], env=full, capture_output=True, text=True,
                        errors="replace", timeout=timeout)
     return Outcome(p.returncode, p.stdout, p.stderr)
+
+
+# ---- Results files edited ----------------------------------------------------------------
+
+def scaled(case, factor):
+    """The case with every sample and statistic multiplied by factor."""
+    case["samples_ns"] = [[round(s * factor) for s in rep] for rep in case["samples_ns"]]
+    st = case["statistics"]
+    for key in list(st):
+        if key.endswith("_ns"):
+            st[key] *= factor
+    # Rounding may move an end past the median; keep the file valid.
+    st["min_ns"] = min(st["min_ns"], st["ci_low_ns"])
+    st["max_ns"] = max(st["max_ns"], st["ci_high_ns"])
 
 
 # ---- Documented keys ----------------------------------------------------------------------

@@ -14,22 +14,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness import check, check_shortest_reals, finish, kbench
+from harness import check, check_shortest_reals, finish, kbench, scaled
 
 DATA = Path(__file__).resolve().parent / "data"
 TINY = "^reduce/sum/f32/64x64/axis=None/simd=scalar/"  # two cases of a few microseconds
-
-
-def scaled(case, factor):
-    """The case with every sample and statistic multiplied by factor."""
-    case["samples_ns"] = [[round(s * factor) for s in rep] for rep in case["samples_ns"]]
-    st = case["statistics"]
-    for key in list(st):
-        if key.endswith("_ns"):
-            st[key] *= factor
-    # Rounding may move an end past the median; keep the file valid.
-    st["min_ns"] = min(st["min_ns"], st["ci_low_ns"])
-    st["max_ns"] = max(st["max_ns"], st["ci_high_ns"])
 
 
 def save(path, results):

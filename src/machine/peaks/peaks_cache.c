@@ -36,17 +36,6 @@ kb_status kb_peaks_cache_key(const kb_machine *m, int threads, bool quick, char 
     return KB_OK;
 }
 
-/* FNV-1a: short, stable across platforms, and enough to keep a few machines' files apart;
- * the file repeats its whole key, which is what is checked. */
-static uint64_t hash(const char *s) {
-    uint64_t h = 14695981039346656037ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static kb_status cache_dir(char *dir, size_t size) {
     const char *d = getenv("KB_CACHE_DIR");
     int n;
@@ -69,8 +58,8 @@ kb_status kb_peaks_cache_path(const char *key, char *path, int size) {
     kb_status st = cache_dir(dir, sizeof dir);
     if (st != KB_OK)
         return st;
-    int n =
-        snprintf(path, (size_t)size, "%s/peaks-%016llx.json", dir, (unsigned long long)hash(key));
+    int n = snprintf(path, (size_t)size, "%s/peaks-%016llx.json", dir,
+                     (unsigned long long)kb_fnv1a(key));
     if (n < 0 || n >= size)
         return kb_fail(KB_EINVAL, "cache file path does not fit in %d bytes", size);
     return KB_OK;
@@ -109,30 +98,13 @@ kb_status kb_peaks_cache_read(const char *path, const char *key, kb_peaks *out, 
     return kb_json_read_file(path, true, read_cache, &c);
 }
 
-/* mkdir -p, for the cache directory and its parents. */
-static kb_status make_dirs(const char *path) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    for (char *p = dir + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return kb_fail(KB_EIO, "cannot create %s: %s", dir, strerror(errno));
-        *p = c;
-        if (c == '\0')
-            return KB_OK;
-    }
-}
-
 kb_status kb_peaks_cache_write(const char *path, const char *key, const kb_peaks *peaks) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir) {
         *slash = '\0';
-        kb_status st = make_dirs(dir);
+        kb_status st = kb_make_dirs(dir);
         if (st != KB_OK)
             return st;
     }

@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/internal.h"
 #include "machine/internal.h"
@@ -494,14 +493,12 @@ static int64_t read_time(jfield *f, const json_t *obj, const char *key) {
     const json_t *v = jfield_get(f, obj, key, J_STRING | J_NULL);
     if (!json_is_string(v))
         return 0;
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *end = strptime(json_string_value(v), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (!end || *end) {
+    int64_t seconds;
+    if (!kb_parse_utc(json_string_value(v), &seconds)) {
         jfield_fail(f, key, "expected a UTC time like 2025-01-31T12:00:00Z");
         return 0;
     }
-    return (int64_t)timegm(&tm);
+    return seconds;
 }
 
 static void read_probes(jfield *f, const json_t *peaks, kb_bench_context *c) {

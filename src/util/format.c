@@ -64,3 +64,13 @@ bool kb_format_utc(char *buf, size_t size, int64_t seconds) {
     snprintf(buf, size, "unknown");
     return false;
 }
+
+bool kb_parse_utc(const char *text, int64_t *seconds) {
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (!end || *end)
+        return false;
+    *seconds = (int64_t)timegm(&tm);
+    return true;
+}

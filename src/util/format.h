@@ -26,4 +26,7 @@ void kb_format_bytes(char *buf, size_t size, int64_t bytes);
  * when the time cannot be represented. */
 bool kb_format_utc(char *buf, size_t size, int64_t seconds);
 
+/* And back: a UTC time written so, in seconds since the epoch; false when text is not one. */
+bool kb_parse_utc(const char *text, int64_t *seconds);
+
 #endif

@@ -17,14 +17,6 @@
 
 #define TRACE_ENVIRONMENT "environment: KB_GPUS=FILE replaces the built-in GPU datasheet.\n"
 
-static kb_status parse_format(const char *name, const char *value, void *target) {
-    kb_results_format format;
-    if (kb_results_format_parse(value, &format) != KB_OK || format == KB_RESULTS_CSV)
-        return kb_option_bad(name, value, "table, markdown or json");
-    *(kb_results_format *)target = format;
-    return KB_OK;
-}
-
 /* --device: an id or a device name the datasheet knows, checked before any trace is read. */
 static kb_status parse_device(const char *name, const char *value, void *target) {
     kb_gpus gpus;
@@ -54,7 +46,7 @@ static kb_status parse_device(const char *name, const char *value, void *target)
     }
 #define FORMAT_OPTION(format)                                                                      \
     {                                                                                              \
-        KB_OPTION_STRING, 0, "format", "F", &(format), parse_format,                               \
+        KB_OPTION_STRING, 0, "format", "F", &(format), kb_option_report_format,                    \
             .help = "stdout as table (default), markdown or json"                                  \
     }
 

@@ -78,6 +78,14 @@ kb_status kb_option_bad(const char *name, const char *value, const char *expecte
  * values a .npy file's void items hold (kb_npy_read_as). */
 kb_status kb_option_as_dtype(const char *name, const char *value, void *target);
 
+/* The validator of a positive fraction below 1 given as "0.05" or "5%" (target: a double);
+ * a bare 5 is refused rather than read as 500%. */
+kb_status kb_option_fraction(const char *name, const char *value, void *target);
+
+/* The validator of --format F for reports: table, markdown or json (target: a
+ * kb_results_format). */
+kb_status kb_option_report_format(const char *name, const char *value, void *target);
+
 enum {
     /* The arguments start at the first one that is not an option: it and all that follow,
      * options or not, are arguments (for a program whose first argument is a subcommand). */

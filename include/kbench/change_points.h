@@ -23,22 +23,22 @@ extern "C" {
  * than min_change are then merged away, smallest first. docs/history.md explains the method
  * and how the defaults below were measured. */
 
-/* The defaults, chosen from the run-to-run noise of A/A runs on the development machine
- * (docs/history.md, "Calibration") and checked by tests/stats/test_change_points_calibration.c:
- * on 100-point series with that noise, heavier-tailed noise and a noise twice as large, at most
- * 1 false change point per 1,000 points, and a 5% step found within 5 runs of where it happened
- * in at least 95% of series.
+/* The defaults, in one place, chosen from the run-to-run noise of A/A runs (docs/history.md,
+ * "Calibration": the sd of log(median) of a case from one run to the next is about 1% in the
+ * median case on a quiet machine, 2% under heavy load) and checked at that noise by
+ * tests/stats/test_change_points_calibration.c: at most 1 false change point per 1,000 points,
+ * and a 5% step found within 5 runs of where it happened in at least 95% of series.
  *
- * - MAX_P 0.01 with 199 permutations: a series of 100 points gets one test when it has no
- *   change, so p 0.01 alone would allow 1 false split per 10,000 points... per 100 points at
- *   worst; the magnitude below removes nearly all of those, and 0.01 still finds a 5% step at
- *   the measured noise in every test series. 199 permutations make 0.01 reachable (the
- *   smallest p is 1/200) with a resolution of 0.005 around it.
- * - MIN_CHANGE 2%: the run-to-run shift of a case's median is about 1% (sd of log(median));
- *   two segments' medians differ by far less than that, so 2% is beyond the noise yet well
- *   below the 5% a regression must be found at.
- * - MIN_SEGMENT 5: a change is reported once 5 runs show the new level, the latest the issue
- *   allows; fewer let a pair of outliers in a row pass for a level. */
+ * - MAX_P 0.01 with 199 permutations: a series without a change is tested once, so the test
+ *   alone lets through about 1 false split per 100 series (0.1 per 1,000 points of 100-point
+ *   series), whatever the noise, which the minimum change then mostly removes; 0.5 gives 5.6
+ *   false change points per 1,000 points at 2% noise. 199 permutations make 0.01 reachable
+ *   (the smallest p is 1/200), and a segment without a change stops after a few of them.
+ * - MIN_CHANGE 2%: twice the run-to-run sd of a quiet machine, so that a level that moved by
+ *   less is not worth an alert, yet well below the 5% a step must be found at (20% finds none).
+ * - MIN_SEGMENT 5: a change is reported once 5 runs show the new level, within a week for a
+ *   nightly job; 3 let disturbed runs in a row pass for a level more often (2.7 times the
+ *   false change points with 5% disturbed runs at 1% noise). */
 #define KB_CHANGE_DEFAULT_MAX_P 0.01
 #define KB_CHANGE_DEFAULT_PERMUTATIONS 199
 #define KB_CHANGE_DEFAULT_MIN_CHANGE 0.02

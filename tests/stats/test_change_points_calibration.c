@@ -2,9 +2,11 @@
  * synthetic series of run medians whose noise was measured in A/A runs on the development
  * machine (docs/history.md, "Calibration", has the commands and numbers):
  *
- * - each run's median is the case's true time times exp(N(0, sigma)), with sigma the
- *   run-to-run sd of log(median) of a single-threaded case on a quiet machine, 0.01 in the
- *   median case, and 0.02 for the noisier quarter of the cases;
+ * - each run's median is the case's true time times exp(N(0, sigma)). sigma 0.01 is the
+ *   run-to-run sd of log(median) of the median single-threaded case on a quiet machine (0.0098
+ *   in docs/compare.md's six runs, and 0.011 as a robust sd, 1.4826 MAD, over ten runs on this
+ *   machine under load); sigma 0.02 is the plain sd of the median in-cache case over those ten
+ *   runs under a load average of 7 to 9 on 2 cores, or a noisier case on a quiet machine;
  * - heavier tails: Student's t with 3 degrees of freedom scaled to the same sd (a run now and
  *   then several sigma away);
  * - disturbed runs: 5% of runs slowed by another process, by a factor 1 + Exp(mean 10 sigma),
@@ -14,8 +16,13 @@
  * uniformly drawn run between 10 and 90, of 100 runs each. Asserted, as issue #15 asks: at
  * most 1 false change point per 1,000 points (every change point of a series without a step,
  * and every one further than 5 runs from the step of the others), and the step found within 5
- * runs of where it happened in at least 95% of the series. The rates are printed; fixed seeds
- * make them the same on every run. */
+ * runs of where it happened in at least 95% of the series. On a busy machine (sigma 0.05 and
+ * 0.1, the upper quarter of the cases under that load) a 5% step is within the noise and is
+ * not always found, but false change points must stay as rare. The rates are printed; fixed
+ * seeds make them the same on every run.
+ *
+ * The test fails with the defaults set wrong either way: at a p-value threshold of 0.5, 5.6
+ * false change points per 1,000 points (sigma 0.02); at a minimum change of 20%, no step found. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,13 +72,15 @@ typedef struct rates {
     double false_per_1000, found;
 } rates;
 
-static rates measure(noise kind, double sigma, uint64_t seed) {
+/* The rates over SERIES series without a change and, unless null_only, SERIES with a step. */
+static rates measure(noise kind, double sigma, uint64_t seed, bool null_only) {
     rng.state = seed;
     kb_change_options o;
     kb_change_options_default(&o);
     double v[POINTS];
     int64_t false_points = 0, found = 0;
-    for (int s = 0; s < 2 * SERIES; s++) {
+    int nseries = null_only ? SERIES : 2 * SERIES;
+    for (int s = 0; s < nseries; s++) {
         bool step = s >= SERIES;
         int64_t at = step ? STEP_FIRST + test_rng_below(&rng, POINTS - 2 * STEP_FIRST + 1) : -1;
         for (int64_t i = 0; i < POINTS; i++)
@@ -89,15 +98,19 @@ static rates measure(noise kind, double sigma, uint64_t seed) {
         }
         kb_change_points_free(&cp);
     }
-    rates r = {1000.0 * (double)false_points / (2.0 * SERIES * POINTS), (double)found / SERIES};
-    print_message("%-17s sigma %.3f: %.3f false change points per 1000 points, 5%% step found "
-                  "within %d runs in %.1f%% of series\n",
-                  noise_names[kind], sigma, r.false_per_1000, WITHIN, 100 * r.found);
+    rates r = {1000.0 * (double)false_points / ((double)nseries * POINTS), (double)found / SERIES};
+    if (null_only)
+        print_message("%-17s sigma %.3f: %.3f false change points per 1000 points\n",
+                      noise_names[kind], sigma, r.false_per_1000);
+    else
+        print_message("%-17s sigma %.3f: %.3f false change points per 1000 points, 5%% step "
+                      "found within %d runs in %.1f%% of series\n",
+                      noise_names[kind], sigma, r.false_per_1000, WITHIN, 100 * r.found);
     return r;
 }
 
 static void calibrate(noise kind, double sigma, uint64_t seed) {
-    rates r = measure(kind, sigma, seed);
+    rates r = measure(kind, sigma, seed, false);
     assert_true(r.false_per_1000 <= 1);
     assert_true(r.found >= 0.95);
 }
@@ -116,10 +129,20 @@ static void noisier_cases(void **state) {
     calibrate(NOISE_DISTURBED, 0.02, 203);
 }
 
+static void busy_machine(void **state) {
+    (void)state;
+    for (int i = 0; i < 2; i++) {
+        double sigma = i == 0 ? 0.05 : 0.1;
+        assert_true(measure(NOISE_NORMAL, sigma, 301 + (uint64_t)i, true).false_per_1000 <= 1);
+        assert_true(measure(NOISE_DISTURBED, sigma, 311 + (uint64_t)i, true).false_per_1000 <= 1);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(measured_noise),
         cmocka_unit_test(noisier_cases),
+        cmocka_unit_test(busy_machine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,21 +37,21 @@ kb_status kb_change_options_check(const kb_change_options *o) {
     return KB_OK;
 }
 
-/* Scratch for the segments of one series, allocated once at its length. */
-typedef struct scratch {
-    double *value;           /* the segment's values, in series order or shuffled */
-    int64_t *rank;           /* of each value among the segment's (ties in any order) */
-    double *below;           /* prefix sums of the segment's values sorted: below[r] = sum of r */
-    double *left, *right;    /* per position: sum of |z_i - z_t| over i before t, over i after */
-    double *tree_sum;        /* Fenwick tree over ranks of the values seen so far */
-    int64_t *tree_count;     /* and their count */
-    struct ranked *by_value; /* for the ranks */
-} scratch;
-
 typedef struct ranked {
     double value;
     int64_t at;
 } ranked;
+
+/* Scratch for the segments of one series, allocated once at its length. */
+typedef struct scratch {
+    double *value;        /* the segment's values, in series order or shuffled */
+    int64_t *rank;        /* of each value among the segment's (ties in any order) */
+    double *below;        /* prefix sums of the segment's values sorted: below[r] = sum of r */
+    double *left, *right; /* per position: sum of |z_i - z_t| over i before t, over i after */
+    double *tree_sum;     /* Fenwick tree over ranks of the values seen so far */
+    int64_t *tree_count;  /* and their count */
+    ranked *by_value;     /* for the ranks */
+} scratch;
 
 static int compare_ranked(const void *x, const void *y) {
     double a = ((const ranked *)x)->value, b = ((const ranked *)y)->value;
@@ -177,12 +177,17 @@ typedef struct split {
     double p, q;
 } split;
 
+typedef struct range {
+    int64_t start, end;
+} range;
+
 typedef struct search {
     const double *values;
     const kb_change_options *o;
     scratch s;
-    split *splits;
+    split *splits; /* found so far */
     int64_t count;
+    range *todo; /* segments still to search */
 } search;
 
 /* The p-value of the best split of the segment against the best splits of its shuffles, (k +
@@ -206,22 +211,30 @@ static double permutation_p(search *w, int64_t start, int64_t n, double observed
     return (double)(at_least + 1) / shuffles;
 }
 
-/* Searches [start, end) and, when its best split is significant, both sides of it. */
-static void bisect(search *w, int64_t start, int64_t end) {
-    int64_t n = end - start;
-    if (n < 2 * w->o->min_segment)
-        return;
-    load_segment(&w->s, w->values + start, n);
-    int64_t at;
-    double q = best_split(&w->s, n, w->o->min_segment, &at);
-    if (!(q > 0)) /* a constant segment, or no split beats none */
-        return;
-    double p = permutation_p(w, start, n, q);
-    if (p > w->o->max_p)
-        return;
-    w->splits[w->count++] = (split){start + at, p, q};
-    bisect(w, start, start + at);
-    bisect(w, start + at, end);
+/* Recursive bisection, with a list of segments to search in place of the recursion (which
+ * would go n / min_segment calls deep on a series that steps every min_segment values): each
+ * segment whose best split is significant adds both sides of it. At most n / min_segment
+ * segments are ever listed at once, as they do not overlap. */
+static void bisect(search *w, int64_t n) {
+    int64_t pending = 0;
+    w->todo[pending++] = (range){0, n};
+    while (pending > 0) {
+        range r = w->todo[--pending];
+        int64_t length = r.end - r.start;
+        if (length < 2 * w->o->min_segment)
+            continue;
+        load_segment(&w->s, w->values + r.start, length);
+        int64_t at;
+        double q = best_split(&w->s, length, w->o->min_segment, &at);
+        if (!(q > 0)) /* a constant segment, or no split beats none */
+            continue;
+        double p = permutation_p(w, r.start, length, q);
+        if (p > w->o->max_p)
+            continue;
+        w->splits[w->count++] = (split){r.start + at, p, q};
+        w->todo[pending++] = (range){r.start, r.start + at};
+        w->todo[pending++] = (range){r.start + at, r.end};
+    }
 }
 
 static int compare_splits(const void *x, const void *y) {
@@ -314,13 +327,18 @@ kb_status kb_change_points_detect(const double *values, int64_t n, const kb_chan
     if ((st = scratch_alloc(&w.s, n)) != KB_OK)
         return st;
     /* Each split leaves min_segment values either side: at most n / min_segment segments. */
-    w.splits = malloc((size_t)(n / o->min_segment) * sizeof *w.splits);
-    if (!w.splits) {
+    size_t segments = (size_t)(n / o->min_segment);
+    w.splits = malloc(segments * sizeof *w.splits);
+    w.todo = malloc(segments * sizeof *w.todo);
+    if (!w.splits || !w.todo) {
         scratch_free(&w.s);
+        free(w.splits);
+        free(w.todo);
         return kb_fail(KB_ENOMEM, "out of memory for change points of %lld values", (long long)n);
     }
-    bisect(&w, 0, n);
+    bisect(&w, n);
     scratch_free(&w.s);
+    free(w.todo);
     qsort(w.splits, (size_t)w.count, sizeof *w.splits, compare_splits);
     st = merge_small(&w, n);
     if (st == KB_OK)

@@ -180,6 +180,24 @@ static void constant_and_short(void **state) {
     kb_change_points_free(&cp);
 }
 
+/* A staircase of 40 levels of 10 values, each 5% above the last: every step found, however
+ * deep the bisection. */
+static void staircase(void **state) {
+    (void)state;
+    rng.state = 17;
+    double v[400];
+    for (int level = 0; level < 40; level++)
+        noisy(v + 10 * level, 10, 100 * pow(1.05, level), 0.002);
+    kb_change_points cp = detect(v, 400);
+    assert_int_equal(cp.count, 39);
+    for (int i = 0; i < 39; i++) {
+        assert_int_equal(cp.points[i].index, 10 * (i + 1));
+        assert_int_equal(cp.points[i].start, 10 * i);
+        assert_int_equal(cp.points[i].end, 10 * (i + 2));
+    }
+    kb_change_points_free(&cp);
+}
+
 /* A step smaller than min_change is significant but merged away. */
 static void small_step_merged(void **state) {
     (void)state;
@@ -257,10 +275,15 @@ static void bad_values_and_options(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(step_found_where_it_is),  cmocka_unit_test(statistic_with_ties),
-        cmocka_unit_test(no_change_in_noise),      cmocka_unit_test(two_steps),
-        cmocka_unit_test(outlier_is_not_a_change), cmocka_unit_test(constant_and_short),
-        cmocka_unit_test(small_step_merged),       cmocka_unit_test(same_seed_same_answer),
+        cmocka_unit_test(step_found_where_it_is),
+        cmocka_unit_test(statistic_with_ties),
+        cmocka_unit_test(no_change_in_noise),
+        cmocka_unit_test(two_steps),
+        cmocka_unit_test(outlier_is_not_a_change),
+        cmocka_unit_test(constant_and_short),
+        cmocka_unit_test(staircase),
+        cmocka_unit_test(small_step_merged),
+        cmocka_unit_test(same_seed_same_answer),
         cmocka_unit_test(bad_values_and_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -153,12 +153,22 @@ static kb_status print_table(const kb_detect_report *r, FILE *out) {
 
 /* ---- Markdown ---- */
 
+/* The length of the repository's URL without the slashes it may end with, which the links
+ * add themselves. */
+static int url_length(const char *url) {
+    size_t n = strlen(url);
+    while (n > 0 && url[n - 1] == '/')
+        n--;
+    return (int)n;
+}
+
 /* A commit as a link when the repository is known: [`abcdef0123`](URL/commit/FULL). */
 static void markdown_commit(const kb_detect_report *r, const char *commit, FILE *out) {
     char shown[16];
     short_commit(shown, sizeof shown, commit);
     if (r->repository && commit)
-        fprintf(out, "[`%s`](%s/commit/%s)", shown, r->repository, commit);
+        fprintf(out, "[`%s`](%.*s/commit/%s)", shown, url_length(r->repository), r->repository,
+                commit);
     else
         fprintf(out, "`%s`", shown);
 }
@@ -181,7 +191,8 @@ static void markdown_alert(const kb_detect_report *r, const kb_detect_finding *f
     fputs(" (the run before: ", out);
     markdown_commit(r, from, out);
     if (r->repository && from && to)
-        fprintf(out, "; [the changes between](%s/compare/%s...%s)", r->repository, from, to);
+        fprintf(out, "; [the changes between](%.*s/compare/%s...%s)", url_length(r->repository),
+                r->repository, from, to);
     fprintf(out, "): %s before, %s after, p = %.4f\n", before, after, f->point.p);
 }
 

@@ -97,7 +97,7 @@ def check_markdown(path):
           f"markdown links: {regressions!r}")
     check(FAST in md.split("**Improvements**")[-1] and FLAT not in md, "markdown improvements")
     other = "https://git.example.com/k"
-    r = kbench("detect", "--input", path, "--format", "markdown", "--repo-url", other)
+    r = kbench("detect", "--input", path, "--format", "markdown", "--repo-url", other + "/")
     check(f"({other}/commit/{commit(20)})" in r.stdout and REPO not in r.stdout, "--repo-url")
 
     r = kbench("detect", "--input", path)

@@ -31,7 +31,7 @@ extern "C" {
  *
  * - MAX_P 0.01 with 199 permutations: a series without a change is tested once, so the test
  *   alone lets through about 1 false split per 100 series (0.1 per 1,000 points of 100-point
- *   series), whatever the noise, which the minimum change then mostly removes; 0.5 gives 5.6
+ *   series), whatever the noise, which the minimum change then mostly removes; 0.5 gives 5.8
  *   false change points per 1,000 points at 2% noise. 199 permutations make 0.01 reachable
  *   (the smallest p is 1/200), and a segment without a change stops after a few of them.
  * - MIN_CHANGE 2%: twice the run-to-run sd of a quiet machine, so that a level that moved by

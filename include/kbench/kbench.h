@@ -6,6 +6,7 @@
 #include "kbench/array.h"
 #include "kbench/bench.h"
 #include "kbench/bench_main.h"
+#include "kbench/change_points.h"
 #include "kbench/compare.h"
 #include "kbench/cpu.h"
 #include "kbench/datasheet.h"

@@ -1,7 +1,5 @@
 /* `kbench compare`: matches two results files case by case and says what changed. */
-#include <errno.h>
 #include <float.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,27 +14,6 @@
 #include "util/strings.h"
 
 static const char *const command = "kbench compare";
-
-/* "0.05" or "5%". */
-static kb_status parse_threshold(const char *name, const char *value, void *target) {
-    char *end;
-    errno = 0;
-    double v = strtod(value, &end);
-    if (end != value && errno == 0 && *end == '%') {
-        v /= 100;
-        end++;
-    }
-    bool percent = end != value && *end == '\0' && end[-1] == '%';
-    if (end == value || errno != 0 || *end != '\0' || !isfinite(v) || !(v > 0))
-        return kb_option_bad(name, value, "a positive fraction or percentage: 0.05, 5%");
-    /* A bare number is a fraction: 5 would be 500%, which nobody means by it. */
-    if (!percent && v >= 1)
-        return kb_option_bad(name, value,
-                             "a fraction below 1 (0.05) or a percentage (5%); a bare 5 would "
-                             "mean 500%");
-    *(double *)target = v;
-    return KB_OK;
-}
 
 /* The format the name of an output file asks for: .json or .md. */
 static kb_status output_format(const char *path, kb_results_format *format) {
@@ -128,7 +105,7 @@ int kb_cmd_compare(int argc, char **argv) {
     kb_results_format format = KB_RESULTS_TABLE;
     bool fail_on_regression = false, ab = false;
     const kb_option table[] = {
-        {KB_OPTION_STRING, 0, "threshold", "T", &options.threshold, parse_threshold,
+        {KB_OPTION_STRING, 0, "threshold", "T", &options.threshold, kb_option_fraction,
          .help = "smallest change that counts: 0.05 or 5% (default " KB_STRING(
              KB_COMPARE_DEFAULT_THRESHOLD) "); a bare 5 would mean 500% and is refused"},
         {KB_OPTION_DOUBLE, 0, "alpha", "A", &options.alpha, .min = DBL_TRUE_MIN,

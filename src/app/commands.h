@@ -13,6 +13,7 @@ int kb_cmd_peaks(int argc, char **argv);
 int kb_cmd_compare(int argc, char **argv);
 int kb_cmd_merge(int argc, char **argv);
 int kb_cmd_serve(int argc, char **argv);
+int kb_cmd_detect(int argc, char **argv);
 int kb_cmd_trace(int argc, char **argv);
 int kb_cmd_history(int argc, char **argv);
 

@@ -21,6 +21,7 @@ static const struct command {
     {"list", kb_cmd_list, "list the benchmark cases a run would measure"},
     {"compare", kb_cmd_compare, "compare two runs: ratios, significance, verdicts; a CI gate"},
     {"merge", kb_cmd_merge, "combine the results files of a sharded run into one"},
+    {"detect", kb_cmd_detect, "find where series of runs changed level; a regression alert"},
     {"peaks", kb_cmd_peaks, "measure peak bandwidth and FLOP/s; compare with the datasheet"},
     {"trace", kb_cmd_trace, "hold profiler traces against the GPU datasheet; diff two"},
     {"serve", kb_cmd_serve, "time this build for another's run (kbench run --baseline kbench=)"},

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "kbench/results.h"
 #include "app/options.h"
 #include "app/usage.h"
 #include "kbench/results.h"
@@ -38,6 +39,26 @@ kb_status kb_option_as_dtype(const char *name, const char *value, void *target) 
     if (kb_dtype_from_name(value, target) != KB_OK)
         return kb_option_bad(name, value,
                              "a dtype whose size the file's items have: bfloat16, ...");
+    return KB_OK;
+}
+
+kb_status kb_option_fraction(const char *name, const char *value, void *target) {
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (end != value && errno == 0 && *end == '%') {
+        v /= 100;
+        end++;
+    }
+    bool percent = end != value && *end == '\0' && end[-1] == '%';
+    if (end == value || errno != 0 || *end != '\0' || !isfinite(v) || !(v > 0))
+        return kb_option_bad(name, value, "a positive fraction or percentage: 0.05, 5%");
+    /* A bare number is a fraction: 5 would be 500%, which nobody means by it. */
+    if (!percent && v >= 1)
+        return kb_option_bad(name, value,
+                             "a fraction below 1 (0.05) or a percentage (5%); a bare 5 would "
+                             "mean 500%");
+    *(double *)target = v;
     return KB_OK;
 }
 

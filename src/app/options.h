@@ -78,9 +78,12 @@ kb_status kb_option_bad(const char *name, const char *value, const char *expecte
  * values a .npy file's void items hold (kb_npy_read_as). */
 kb_status kb_option_as_dtype(const char *name, const char *value, void *target);
 
-/* The validator of --format for the commands whose output is a report (compare, trace
- * analyze and diff, history list and show): target is a kb_results_format, table, markdown or
- * json. */
+/* The validator of a positive fraction below 1 given as "0.05" or "5%" (target: a double);
+ * a bare 5 is refused rather than read as 500%. */
+kb_status kb_option_fraction(const char *name, const char *value, void *target);
+
+/* The validator of --format F for reports: table, markdown or json (target: a
+ * kb_results_format). */
 kb_status kb_option_report_format(const char *name, const char *value, void *target);
 
 enum {

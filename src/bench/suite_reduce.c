@@ -17,6 +17,7 @@
 typedef struct reduce_data {
     kb_array in, out;
     kb_reduce_args args;
+    int repeat; /* kb_reduce_into per call: 1, or KB_TEST_SLOWDOWN's factor */
 } reduce_data;
 
 static void reduce_teardown_data(reduce_data *d) {
@@ -43,6 +44,27 @@ static kb_status parse_shape(const char *text, int *ndim, int64_t *shape) {
     return kb_fail(KB_EINVAL, "bad shape '%s' (expected N or NxM)", text);
 }
 
+/* For tests only (docs/measurement.md): KB_TEST_SLOWDOWN=FACTOR makes every float32 sum case
+ * reduce its input FACTOR times per call, the same case under the same name and build really
+ * doing more work, so that a regression can be made on purpose: end to end through history and
+ * change-point detection, and for calibrating a CI gate. The result is the same, written
+ * FACTOR times. Read by each case's setup, never in the library's kernels. */
+#define KB_TEST_SLOWDOWN_MAX 1000
+
+static kb_status test_slowdown(kb_reduce_op op, kb_dtype dtype, int *factor) {
+    *factor = 1;
+    const char *text = getenv("KB_TEST_SLOWDOWN");
+    if (!text || !*text || op != KB_REDUCE_SUM || dtype != KB_F32)
+        return KB_OK;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end != '\0' || v < 1 || v > KB_TEST_SLOWDOWN_MAX)
+        return kb_fail(KB_EINVAL, "KB_TEST_SLOWDOWN '%s' is not a whole factor from 1 to %d", text,
+                       KB_TEST_SLOWDOWN_MAX);
+    *factor = (int)v;
+    return KB_OK;
+}
+
 static kb_status reduce_setup(kb_bench_case *c) {
     const char *op_name = kb_bench_param(c, "op"), *dtype_name = kb_bench_param(c, "dtype");
     const char *shape_text = kb_bench_param(c, "shape"), *axis = kb_bench_param(c, "axis");
@@ -53,14 +75,17 @@ static kb_status reduce_setup(kb_bench_case *c) {
     kb_status st;
     if (!op_name || !dtype_name || !shape_text || !axis)
         return kb_bench_fail(c, KB_EINVAL, "a reduce case needs op, dtype, shape and axis");
+    int repeat;
     if ((st = kb_reduce_op_from_name(op_name, &op)) != KB_OK ||
         (st = kb_dtype_from_name(dtype_name, &dtype)) != KB_OK ||
-        (st = parse_shape(shape_text, &ndim, shape)) != KB_OK)
+        (st = parse_shape(shape_text, &ndim, shape)) != KB_OK ||
+        (st = test_slowdown(op, dtype, &repeat)) != KB_OK)
         return kb_bench_fail(c, st, "%s", kb_last_error());
 
     reduce_data *d = calloc(1, sizeof *d);
     if (!d)
         return kb_bench_fail(c, KB_ENOMEM, "out of memory");
+    d->repeat = repeat;
     d->args =
         strcmp(axis, "None") == 0 ? kb_reduce_args_all(op) : kb_reduce_args_axis(op, atoi(axis));
     kb_dtype out_dtype;
@@ -99,14 +124,15 @@ static kb_status reduce_setup(kb_bench_case *c) {
 
 static void reduce_run(kb_bench_case *c, int64_t calls) {
     reduce_data *d = c->data;
-    for (int64_t i = 0; i < calls; i++) {
-        kb_status st = kb_reduce_into(&d->in, &d->args, &d->out);
-        if (st != KB_OK) {
-            kb_bench_fail(c, st, "%s", kb_last_error());
-            return;
+    for (int64_t i = 0; i < calls; i++)
+        for (int r = 0; r < d->repeat; r++) {
+            kb_status st = kb_reduce_into(&d->in, &d->args, &d->out);
+            if (st != KB_OK) {
+                kb_bench_fail(c, st, "%s", kb_last_error());
+                return;
+            }
+            kb_clobber_memory();
         }
-        kb_clobber_memory();
-    }
 }
 
 static void reduce_teardown(kb_bench_case *c) {

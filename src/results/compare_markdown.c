@@ -2,16 +2,8 @@
 #include <string.h>
 
 #include "results/compare_report.h"
+#include "results/report.h"
 #include "util/strings.h"
-
-/* Text inside a table cell: a '|' would end the cell. */
-static void cell(FILE *out, const char *s) {
-    for (; *s; s++) {
-        if (*s == '|')
-            fputc('\\', out);
-        fputc(*s == '\n' ? ' ' : *s, out);
-    }
-}
 
 static void side_text(const kb_compare_side *s, char *buf, size_t size) {
     if (s->n == 0)
@@ -36,13 +28,13 @@ static void case_table(const kb_comparison *c, bool changed_only, FILE *out) {
         kb_compare_p_text(k, p, sizeof p);
         bool strong = k->verdict == KB_VERDICT_REGRESSED || k->verdict == KB_VERDICT_FAILED;
         fputs("| `", out);
-        cell(out, k->name);
+        kb_report_markdown_cell(out, k->name);
         fprintf(out, "` | %s | %s | %s | %s | %s | %s%s%s%s", base, head, ratio, ci, p,
                 strong ? "**" : "", kb_verdict_name(k->verdict), strong ? "**" : "",
                 k->test == KB_COMPARE_TEST_CI_OVERLAP ? " \\*" : "");
         if (k->error) {
             fputs(": ", out);
-            cell(out, k->error);
+            kb_report_markdown_cell(out, k->error);
         }
         fputs(" |\n", out);
     }
@@ -58,9 +50,9 @@ kb_status kb_compare_markdown(const kb_comparison *c, FILE *out) {
                 c->overall.ncases, kb_plural(c->overall.ncases));
     fputs(".\n\n", out);
     fputs("- **base**: `", out);
-    cell(out, c->base_label);
+    kb_report_markdown_cell(out, c->base_label);
     fputs("`\n- **new**: `", out);
-    cell(out, c->head_label);
+    kb_report_markdown_cell(out, c->head_label);
     fprintf(out, "` (%s)\n", c->format);
     fprintf(out,
             "- **rule**: ratio = new / base time (above 1 is slower); regressed or improved when "
@@ -70,7 +62,7 @@ kb_status kb_compare_markdown(const kb_comparison *c, FILE *out) {
         fputs("; filters", out);
         for (int i = 0; i < c->nfilters; i++) {
             fputs(" `", out);
-            cell(out, c->filters[i]);
+            kb_report_markdown_cell(out, c->filters[i]);
             fputc('`', out);
         }
     }
@@ -81,9 +73,9 @@ kb_status kb_compare_markdown(const kb_comparison *c, FILE *out) {
               out);
         for (int i = 0; i < c->ndifferences; i++) {
             fprintf(out, "%s %s `", i ? ";" : "", c->differences[i].what);
-            cell(out, c->differences[i].base);
+            kb_report_markdown_cell(out, c->differences[i].base);
             fputs("` vs `", out);
-            cell(out, c->differences[i].head);
+            kb_report_markdown_cell(out, c->differences[i].head);
             fputc('`', out);
         }
         fputc('\n', out);
@@ -92,7 +84,7 @@ kb_status kb_compare_markdown(const kb_comparison *c, FILE *out) {
     for (int head = 0; head < 2; head++)
         if (kb_comparison_load_note(c, head, note, sizeof note)) {
             fputs("- **warning**: ", out);
-            cell(out, note);
+            kb_report_markdown_cell(out, note);
             fputc('\n', out);
         }
     if (c->overall.ncases > 0) {
@@ -101,7 +93,7 @@ kb_status kb_compare_markdown(const kb_comparison *c, FILE *out) {
             const kb_compare_mean *m = &c->ops[i];
             kb_compare_counts_text(m->counts, counts, sizeof counts);
             fputs("| `", out);
-            cell(out, m->op);
+            kb_report_markdown_cell(out, m->op);
             if (m->ncases > 0)
                 fprintf(out, "` | %d | %.3f | %s |\n", m->ncases, m->geomean, counts);
             else

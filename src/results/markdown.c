@@ -1,5 +1,6 @@
 /* Results as markdown, for a pull request. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "results/report.h"
@@ -7,13 +8,11 @@
 #include "util/internal.h"
 #include "util/strings.h"
 
-/* Text inside a table cell: a '|' would end the cell. */
-static void cell(FILE *out, const char *s) {
-    for (; *s; s++) {
-        if (*s == '|')
-            fputc('\\', out);
-        fputc(*s == '\n' ? ' ' : *s, out);
-    }
+/* Text inside a table cell, escaped as kb_markdown_cell escapes it. */
+void kb_report_markdown_cell(FILE *out, const char *s) {
+    char *cell = kb_markdown_cell(s);
+    fputs(cell ? cell : "", out);
+    free(cell);
 }
 
 static void size_text(char *buf, size_t size, int64_t bytes) {
@@ -38,7 +37,7 @@ static void context(const kb_bench_context *c, FILE *out) {
     size_text(l2, sizeof l2, m->caches[KB_CACHE_L2].size);
     size_text(l3, sizeof l3, m->caches[KB_CACHE_L3].size);
     fprintf(out, "- **run**: %s, `", c->date);
-    cell(out, c->command ? c->command : "?");
+    kb_report_markdown_cell(out, c->command ? c->command : "?");
     fprintf(out, "`\n- **kbench**: %s (commit `%s`), %s, %s %s\n", b->version, b->git_commit,
             b->compiler, b->build_type, b->c_flags);
     fprintf(out, "- **machine**: %s (%s), %d logical CPUs, L1d %s, L2 %s, L3 %s; %s; %s %s%s%s\n",
@@ -76,7 +75,7 @@ static void context(const kb_bench_context *c, FILE *out) {
         fputs("none", out);
     for (int i = 0; i < c->env.count; i++) {
         fprintf(out, "%s`%s` ", i ? "; " : "", kb_env_code_name(c->env.warnings[i].code));
-        cell(out, c->env.warnings[i].message);
+        kb_report_markdown_cell(out, c->env.warnings[i].message);
     }
     fputs("\n", out);
     if (c->nprobes > 0)
@@ -104,9 +103,9 @@ static void explanations(const kb_results *results, FILE *out) {
         if (!why[0])
             continue;
         fputs(n++ ? "- `" : "\nFlagged results, and the figure each was held against:\n\n- `", out);
-        cell(out, r->name);
+        kb_report_markdown_cell(out, r->name);
         fputs("`: ", out);
-        cell(out, why);
+        kb_report_markdown_cell(out, why);
         fputc('\n', out);
     }
 }
@@ -134,10 +133,10 @@ kb_status kb_report_markdown(const kb_results *results, FILE *out) {
     for (int i = 0; i < results->ncases; i++) {
         const kb_bench_result *r = &results->cases[i];
         fputs("| `", out);
-        cell(out, r->name);
+        kb_report_markdown_cell(out, r->name);
         if (r->failed) {
             fputs("` | | | | | | | | | **failed**: ", out);
-            cell(out, r->error ? r->error : "");
+            kb_report_markdown_cell(out, r->error ? r->error : "");
             fputs(" |\n", out);
             continue;
         }

@@ -13,6 +13,9 @@ kb_status kb_report_markdown(const kb_results *results, FILE *out);
 /* The speedup report after the table (nothing without baselines). */
 kb_status kb_report_speedup_table(const kb_results *results, FILE *out);
 
+/* Text inside a markdown table cell: '|' escaped (it would end the cell), a newline a space. */
+void kb_report_markdown_cell(FILE *out, const char *s);
+
 /* Spread of a result for people: half the CI's width and the MAD, in % of the median. */
 double kb_report_ci_percent(const kb_bench_stats *s);
 double kb_report_mad_percent(const kb_bench_stats *s);

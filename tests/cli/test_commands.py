@@ -17,7 +17,7 @@ import tempfile
 
 from harness import check, finish, kbench
 
-COMMANDS = ["info", "npy", "eval", "run", "list", "compare", "peaks"]
+COMMANDS = ["info", "npy", "eval", "run", "list", "compare", "detect", "peaks"]
 
 
 def main():
@@ -119,6 +119,7 @@ def check_bad_settings():
             "run": ["run", "selftest", "--no-roofline", "-q"],
             "eval": ["eval", "sum(x)", f"x={npy}"],
             "compare": ["compare", npy, npy],
+            "detect": ["detect", "--input", npy],
             "peaks": ["peaks", "--quick"],
             "npy": ["npy", "info", npy],
             "npy copy": ["npy", "copy", npy, out],

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -158,16 +157,6 @@ kb_status kb_peaks_to_json(const kb_peaks *p, char **text) {
 
 static kb_status read_root(json_t *root, kb_peaks *out);
 
-bool kb_peaks_json_time(const char *text, int64_t *out) {
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *end = strptime(text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (!end || *end)
-        return false;
-    *out = (int64_t)timegm(&tm);
-    return true;
-}
-
 static kb_status bad(const char *what) {
     return kb_fail(KB_EFORMAT, "peaks JSON: %s", what);
 }
@@ -234,7 +223,7 @@ static kb_status read_history(json_t *a, const kb_rate *rate, int64_t measured_a
         if (json_unpack_ex(item, &e, JSON_STRICT, "{s:s, s:F}", "at", &when, "value", &value) != 0)
             return kb_fail(KB_EFORMAT, "peaks JSON: history: %s", e.text);
         int64_t at;
-        if (!kb_peaks_json_time(when, &at))
+        if (!kb_parse_utc(when, &at))
             return bad("a history time is not a UTC time like 2025-01-31T12:00:00Z");
         if (!(value > 0) || !isfinite(value * 1e9))
             return bad("a history value is not a positive number");
@@ -415,7 +404,7 @@ static kb_status read_root(json_t *root, kb_peaks *out) {
         out->clock_mhz = json_number_value(clock);
     else if (!json_is_null(clock))
         return bad("clock_mhz is neither a number >= 0 nor null");
-    if (!kb_peaks_json_time(when, &out->measured_at))
+    if (!kb_parse_utc(when, &out->measured_at))
         return bad("measured_at is not a UTC time like 2025-01-31T12:00:00Z");
     for (int c = 0; c < KB_CACHE_LEVEL_COUNT; c++) {
         json_int_t size;

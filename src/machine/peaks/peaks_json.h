@@ -13,8 +13,4 @@
 json_t *kb_peaks_json_build(const kb_peaks *peaks);
 kb_status kb_peaks_json_read(json_t *root, kb_peaks *out);
 
-/* A time as the peaks JSON writes it, 2025-01-31T12:00:00Z, in seconds since the epoch; false
- * when text is not one. */
-bool kb_peaks_json_time(const char *text, int64_t *out);
-
 #endif

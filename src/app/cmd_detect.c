@@ -10,6 +10,7 @@
 #include "app/detect_series.h"
 #include "app/options.h"
 #include "app/usage.h"
+#include "kbench/history.h"
 #include "bench/internal.h"
 #include "core/internal.h"
 #include "util/internal.h"
@@ -28,7 +29,7 @@ static kb_status parse_since(const char *name, const char *value, void *target) 
 }
 
 typedef struct detect_args {
-    const char *input, *repository;
+    const char *input, *db, *repository;
     int last;
     int64_t since;
     kb_results_format format;
@@ -41,14 +42,16 @@ static int detect(const detect_args *a, const kb_arg_list *filters,
     if (kb_name_filter_init(&filter, filters->items, filters->count) != KB_OK)
         return kb_usage_error(command, "%s", kb_last_error());
     kb_detect_series_set set;
-    if (kb_detect_series_read(a->input, &set) != KB_OK) {
+    const char *source = a->input ? a->input : a->db;
+    if ((a->input ? kb_detect_series_read(a->input, &set)
+                  : kb_detect_series_from_store(a->db, &set)) != KB_OK) {
         kb_name_filter_free(&filter);
         fprintf(stderr, "%s: %s\n", command, kb_last_error());
         return KB_EXIT_USAGE;
     }
     kb_detect_report report = {
         .options = *options,
-        .source = a->input,
+        .source = source,
         .repository = a->repository ? a->repository : set.repository,
         .last = a->last,
         .since = a->since,
@@ -62,10 +65,10 @@ static int detect(const detect_args *a, const kb_arg_list *filters,
         }
     int status = KB_EXIT_OK;
     if (st != KB_OK) {
-        fprintf(stderr, "%s: %s: %s\n", command, a->input, kb_last_error());
+        fprintf(stderr, "%s: %s: %s\n", command, source, kb_last_error());
         status = KB_EXIT_USAGE;
     } else if (filters->count > 0 && kept == 0) {
-        status = kb_usage_error(command, "no series of %s matches the filters", a->input);
+        status = kb_usage_error(command, "no series of %s matches the filters", source);
     } else if (kb_detect_report_print(&report, a->format, stdout) != KB_OK) {
         status = kb_report_failure(command);
     } else if (a->fail_on_regression && report.regressions > 0) {
@@ -87,8 +90,11 @@ int kb_cmd_detect(int argc, char **argv) {
     int min_segment = (int)options.min_segment;
     const kb_option table[] = {
         {KB_OPTION_GROUP, .help = "series"},
+        {KB_OPTION_STRING, 0, "db", "URL", &a.db, .once = true,
+         .help = "read the series of the history at URL (PATH, sqlite:PATH, postgresql://...; "
+                 "default $KB_HISTORY_DB, else the user's history: kbench history --help)"},
         {KB_OPTION_STRING, 0, "input", "FILE", &a.input, .once = true,
-         .help = "read the series from FILE: JSON, [{\"case\":..., \"machine\":..., "
+         .help = "read the series from FILE instead: JSON, [{\"case\":..., \"machine\":..., "
                  "\"points\":[{\"commit\":..., \"time\":..., \"median\":...}, ...]}, ...]"},
         {KB_OPTION_REPEATED, 'f', "filter", "REGEX", &filters,
          .help = "look at the cases whose name matches, as kbench run --filter (a leading '-' "
@@ -121,7 +127,8 @@ int kb_cmd_detect(int argc, char **argv) {
     };
     const kb_program program = {
         .name = command,
-        .synopsis = "usage: kbench detect --input FILE [--filter RE] [--last N | --since DATE]\n"
+        .synopsis = "usage: kbench detect [--db URL | --input FILE] [--filter RE]\n"
+                    "                     [--last N | --since DATE]\n"
                     "                     [--format table|markdown|json] "
                     "[--fail-on-regression]\n\n"
                     "Finds where each series of run medians changed level, by E-divisive means\n"
@@ -137,16 +144,23 @@ int kb_cmd_detect(int argc, char **argv) {
                     "holds an invalid series.\n",
     };
     int status;
+    char default_db[4096];
     if (kb_program_parse(&program, argc, argv, NULL, &status)) {
         options.min_segment = min_segment;
-        if (!a.input)
-            status = kb_usage_error(command, "expected --input FILE");
+        if (a.input && a.db)
+            status = kb_usage_error(command, "--db and --input exclude each other");
+        else if (!a.input && !a.db &&
+                 kb_history_default_url(default_db, sizeof default_db) != KB_OK)
+            status = kb_report_failure(command);
         else if (a.last > 0 && a.since > 0)
             status = kb_usage_error(command, "--last and --since exclude each other");
         else if (kb_change_options_check(&options) != KB_OK)
             status = kb_usage_error(command, "%s", kb_last_error());
-        else if ((status = kb_check_settings(command)) == KB_EXIT_OK)
+        else if ((status = kb_check_settings(command)) == KB_EXIT_OK) {
+            if (!a.input && !a.db)
+                a.db = default_db;
             status = detect(&a, &filters, &options);
+        }
     }
     kb_arg_list_free(&filters);
     return status;

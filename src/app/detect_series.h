@@ -7,7 +7,7 @@
 #include "kbench/error.h"
 
 /* The series `kbench detect` looks at: one case on one machine, one point per run, oldest
- * first. They come from a JSON file (--input) here; a store of runs hands over the same
+ * first, from a JSON file (--input) or a history store (--db), which hands over the same
  * things (case, machine, and per run its time, commit and median). */
 
 typedef struct kb_detect_point {
@@ -37,6 +37,11 @@ typedef struct kb_detect_series_set {
  * field ("s.json: [2].points[7].median: expected a positive number, found -1"); KB_ENOMEM.
  * out is empty after a failure; free it with kb_detect_series_set_free either way. */
 kb_status kb_detect_series_read(const char *path, kb_detect_series_set *out);
+
+/* The series of a history store (kbench history, include/kbench/history.h): each series of
+ * the store (one case, machine and build), the machine named by its description, the points
+ * oldest first. The store keeps no repository URL. */
+kb_status kb_detect_series_from_store(const char *url, kb_detect_series_set *out);
 
 void kb_detect_series_set_free(kb_detect_series_set *set);
 

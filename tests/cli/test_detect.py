@@ -152,8 +152,12 @@ def check_errors(tmp, path):
     one_line_error(kbench("detect", "--input", write("c.json", [{"points": []}])), "no case",
                    "[0].case: missing")
 
-    for args, fragment in [([], "expected --input FILE"),
-                           (["--input", path, "--last", "5", "--since", "2026-01-01"],
+    # Without --input or --db: the user's history, here a new, empty one.
+    empty = os.path.join(tmp, "empty.sqlite")
+    r = kbench("detect", env={"KB_HISTORY_DB": empty})
+    check(r.returncode == 0 and "0 series" in r.stdout and empty in r.stdout,
+          f"detect of the default history: {r.returncode} {r.stdout!r} {r.stderr!r}")
+    for args, fragment in [(["--input", path, "--last", "5", "--since", "2026-01-01"],
                             "--last and --since exclude each other"),
                            (["--input", path, "--format", "csv"], "--format"),
                            (["--input", path, "--min-change", "5"], "--min-change"),
@@ -175,8 +179,10 @@ def check_errors(tmp, path):
 
 
 def check_real_regression(tmp):
-    """30 runs of one tiny case, the last 10 doing the sum twice per call."""
+    """30 runs of one tiny case, the last 10 doing the sum twice per call: detect names run 21,
+    from the runs' medians in a JSON file and from a fresh history the runs were added to."""
     points = []
+    db = "sqlite:" + os.path.join(tmp, "history.sqlite")
     for i in range(30):
         out = os.path.join(tmp, f"run{i}.json")
         env = {"KB_TEST_SLOWDOWN": "2"} if i >= 20 else {}
@@ -184,18 +190,26 @@ def check_real_regression(tmp):
                    "--no-roofline", "-q", "-o", out, env=env)
         if not check(r.returncode == 0, f"run {i + 1}: exit {r.returncode} {r.stderr!r}"):
             return
+        r = kbench("history", "add", out, "--db", db, "--commit", commit(i))
+        if not check(r.returncode == 0, f"history add of run {i + 1}: {r.stderr!r}"):
+            return
         d = json.loads(Path(out).read_text())
         (case,) = d["cases"]
         points.append({"commit": commit(i), "time": d["context"]["date"],
                        "median": case["statistics"]["median_ns"]})
     path = os.path.join(tmp, "real.json")
     Path(path).write_text(json.dumps([{"case": TINY, "machine": "here", "points": points}]))
-    r = kbench("detect", "--input", path, "--format", "json", "--fail-on-regression")
-    d = json.loads(r.stdout) if r.stdout else {"change_points": []}
-    found = [(c["run"], c["direction"], round(c["change"], 2)) for c in d["change_points"]]
-    check(r.returncode == 1 and len(found) == 1 and found[0][:2] == (21, "regression")
-          and found[0][2] > 0.5, f"real regression: {found}, medians "
-          f"{[round(p['median']) for p in points]}")
+    for source in (["--input", path], ["--db", db]):
+        r = kbench("detect", *source, "--format", "json", "--fail-on-regression")
+        d = json.loads(r.stdout) if r.stdout else {"change_points": []}
+        found = [(c["run"], c["direction"], round(c["change"], 2), c["commit_after"])
+                 for c in d["change_points"]]
+        check(r.returncode == 1 and len(found) == 1 and found[0][:2] == (21, "regression")
+              and found[0][2] > 0.5 and found[0][3] == commit(20),
+              f"real regression from {source[0]}: {found} ({r.stderr!r}), medians "
+              f"{[round(p['median']) for p in points]}")
+    r = kbench("detect", "--db", db, "--input", path)
+    check(r.returncode == 2 and "exclude" in r.stderr, f"--db with --input: {r.stderr!r}")
 
 
 def main():

@@ -13,5 +13,6 @@ int kb_cmd_peaks(int argc, char **argv);
 int kb_cmd_compare(int argc, char **argv);
 int kb_cmd_merge(int argc, char **argv);
 int kb_cmd_trace(int argc, char **argv);
+int kb_cmd_report(int argc, char **argv);
 
 #endif

@@ -10,6 +10,13 @@ static bool paired(const kb_compare_case *c) {
     return c->ratio > 0 && c->ratio_low > 0 && c->ratio_high > 0;
 }
 
+/* The ratio, its interval and the p-value as kbench compare writes them. */
+static void texts(const kb_compare_case *c, char ratio[32], char ci[64], char p[32]) {
+    kb_compare_ratio_text(c, ratio, 32);
+    kb_compare_ci_text(c, ci, 64);
+    kb_compare_p_text(c, p, 32);
+}
+
 static void chart(FILE *out, const kb_comparison *cmp) {
     int n = 0;
     double lo = 1, hi = 1;
@@ -51,13 +58,11 @@ static void chart(FILE *out, const kb_comparison *cmp) {
         double x = kb_svg_map(&p.x, k + 0.5);
         const char *colour = kb_verdict_colour(c->verdict);
         fprintf(out,
-                "<line class=\"whisker\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                "<line class=\"whisker\" style=\"stroke:%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
                 "y2=\"%.1f\"/>",
                 colour, x, kb_svg_map(&p.y, c->ratio_low), x, kb_svg_map(&p.y, c->ratio_high));
         char ratio[32], ci[64], pv[32], text[192];
-        kb_compare_ratio_text(c, ratio, sizeof ratio);
-        kb_compare_ci_text(c, ci, sizeof ci);
-        kb_compare_p_text(c, pv, sizeof pv);
+        texts(c, ratio, ci, pv);
         snprintf(text, sizeof text, "%s: ratio %s (%s), p %s", kb_verdict_name(c->verdict), ratio,
                  ci, pv);
         kb_svg_point(out, x, kb_svg_map(&p.y, c->ratio), colour, c->name, text);
@@ -82,9 +87,7 @@ static void table(FILE *out, const kb_comparison *cmp) {
             kb_format_duration(base, sizeof base, c->base.median);
         if (c->head.n > 0)
             kb_format_duration(head, sizeof head, c->head.median);
-        kb_compare_ratio_text(c, ratio, sizeof ratio);
-        kb_compare_ci_text(c, ci, sizeof ci);
-        kb_compare_p_text(c, pv, sizeof pv);
+        texts(c, ratio, ci, pv);
         fputs("<tr data-case=\"", out);
         kb_html_text(out, c->name);
         fputs("\"><td>", out);

@@ -233,23 +233,8 @@ static void strip(FILE *out, const kb_results *run, const roofs *rf, const kb_op
              "%d cases that do no floating-point operations, at their achieved bandwidth, one "
              "row per op, under the measured load bandwidth of each memory level",
              n);
-    fprintf(out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"%s\" width=\"%.0f\" "
-            "height=\"%.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\"><title id=\"%s-t\">"
-            "Bandwidth-only cases</title><desc id=\"%s-d\">%s</desc>\n",
-            id, p.width, p.height, id, id, id, id, desc);
-    fprintf(out, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
-            p.x.from, p.y.to, p.x.to - p.x.from, p.y.from - p.y.to);
-    for (double d = log10(p.x.lo); d <= log10(p.x.hi) + 1e-9; d++) {
-        char label[32];
-        kb_format_3(label, sizeof label, pow(10, d) / 1e9);
-        fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
-                kb_svg_map(&p.x, pow(10, d)), p.y.from + 14, label);
-    }
-    fprintf(out,
-            "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">achieved GB/s "
-            "(no FLOPs)</text>\n",
-            (p.x.from + p.x.to) / 2, p.y.from + 32);
+    kb_svg_open(out, &p, id, "Bandwidth-only cases", desc, "achieved GB/s (no FLOPs)", 1e-9, "op",
+                0);
     for (int k = 0; k < rf->nsets; k++)
         for (int m = 0; m < KB_MEM_LEVEL_COUNT; m++) {
             double bw = rf->bandwidth[k][m];

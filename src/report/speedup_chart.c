@@ -80,7 +80,7 @@ kb_status kb_report_speedups(FILE *out, const kb_results *run, const char *prefi
              "baseline of its group, log scale",
              bars, groups);
     kb_svg_open(out, &p, id, "Speedup over the fastest baseline", desc,
-                "speedup over the fastest baseline (log)", 1, "", 1);
+                "speedup over the fastest baseline (log)", 1, "", 0);
     double one = kb_svg_map(&p.x, 1), y = p.y.to;
     fprintf(out, "<line class=\"one\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", one,
             p.y.to, one, p.y.from);

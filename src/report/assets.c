@@ -13,6 +13,8 @@ const char kb_report_css[] =
     "th[aria-sort=ascending]::after{content:' \\25B2'}\n"
     "th[aria-sort=descending]::after{content:' \\25BC'}\n"
     "table.facts th{background:#f4f4f4}\n"
+    /* A table of thousands of rows is laid out and painted only when scrolled to. */
+    ".long{content-visibility:auto;contain-intrinsic-size:auto 3000px}\n"
     "ul.flags,ul.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:1em}\n"
     ".bad{color:#D55E00;font-weight:bold}.note{color:#555;font-size:.9em}\n"
     ".swatch{display:inline-block;width:.9em;height:.9em;margin-right:.3em;"

@@ -27,7 +27,7 @@ void kb_report_cases(FILE *out, const kb_results *run, const char *prefix) {
     fprintf(out,
             "<h3>Cases</h3>\n<p><label>Filter: <input type=\"search\" class=\"filter\" "
             "data-table=\"%s-cases\" placeholder=\"part of a case name\"></label></p>\n"
-            "<table class=\"cases sortable\" id=\"%s-cases\">\n<thead><tr>"
+            "<div class=\"long\"><table class=\"cases sortable\" id=\"%s-cases\">\n<thead><tr>"
             "<th data-type=\"text\">case</th><th data-type=\"num\">median</th>"
             "<th data-type=\"num\">95%% CI</th><th data-type=\"num\">GB/s</th>"
             "<th data-type=\"num\">GFLOP/s</th><th data-type=\"num\">%% of bound</th>"
@@ -67,5 +67,5 @@ void kb_report_cases(FILE *out, const kb_results *run, const char *prefix) {
         kb_html_text(out, notes);
         fputs("</td></tr>\n", out);
     }
-    fputs("</tbody></table>\n", out);
+    fputs("</tbody></table></div>\n", out);
 }

@@ -74,7 +74,7 @@ static void chart(FILE *out, const kb_comparison *cmp) {
 static void table(FILE *out, const kb_comparison *cmp) {
     fputs("<p><label>Filter: <input type=\"search\" class=\"filter\" data-table=\"compare-cases\" "
           "placeholder=\"part of a case name\"></label></p>\n"
-          "<table class=\"cases sortable\" id=\"compare-cases\"><thead><tr>"
+          "<div class=\"long\"><table class=\"cases sortable\" id=\"compare-cases\"><thead><tr>"
           "<th data-type=\"text\">case</th><th data-type=\"text\">verdict</th>"
           "<th data-type=\"num\">BASE median</th><th data-type=\"num\">NEW median</th>"
           "<th data-type=\"num\">ratio</th><th data-type=\"num\">95% CI</th>"
@@ -100,7 +100,7 @@ static void table(FILE *out, const kb_comparison *cmp) {
                 c->head.median, head, c->ratio, ratio, c->ratio_high - c->ratio_low, ci,
                 isfinite(c->p) ? c->p : 1, pv);
     }
-    fputs("</tbody></table>\n", out);
+    fputs("</tbody></table></div>\n", out);
 }
 
 void kb_report_comparison(FILE *out, const kb_comparison *cmp) {

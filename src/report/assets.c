@@ -56,10 +56,11 @@ const char kb_report_js[] =
     "   var show=e.getAttribute('data-case').toLowerCase().indexOf(text)>=0;\n"
     "   e.style.display=show?'':'none';});});});\n"
     "var tip=document.createElement('div');tip.id='tip';document.body.appendChild(tip);\n"
-    "document.querySelectorAll('svg [data-case], svg .cpt').forEach(function(e){\n"
-    " e.addEventListener('mousemove',function(ev){\n"
-    "  var t=e.querySelector('title');tip.textContent=t?t.textContent:'';\n"
-    "  tip.style.display='block';tip.style.left=(ev.clientX+12)+'px';\n"
-    "  tip.style.top=(ev.clientY+12)+'px';});\n"
-    " e.addEventListener('mouseleave',function(){tip.style.display='none';});});\n"
+    /* One listener for every point and bar: thousands of their own would slow the page. */
+    "document.addEventListener('mousemove',function(ev){\n"
+    " var e=ev.target.closest&&ev.target.closest('svg [data-case], svg .cpt');\n"
+    " if(!e){tip.style.display='none';return;}\n"
+    " var t=e.querySelector('title');tip.textContent=t?t.textContent:'';\n"
+    " tip.style.display='block';tip.style.left=(ev.clientX+12)+'px';\n"
+    " tip.style.top=(ev.clientY+12)+'px';});\n"
     "})();\n";

@@ -35,11 +35,7 @@ void kb_report_cases(FILE *out, const kb_results *run, const char *prefix) {
             prefix, prefix);
     for (int i = 0; i < run->ncases; i++) {
         const kb_bench_result *r = &run->cases[i];
-        fputs("<tr data-case=\"", out);
-        kb_html_text(out, r->name);
-        fputs("\"><td>", out);
-        kb_html_text(out, r->name);
-        fputs("</td>", out);
+        kb_html_case_row(out, r->name);
         if (r->failed) {
             fputs("<td data-v=\"0\" colspan=\"5\" class=\"bad\">failed: ", out);
             kb_html_text(out, r->error ? r->error : "");

@@ -88,12 +88,9 @@ static void table(FILE *out, const kb_comparison *cmp) {
         if (c->head.n > 0)
             kb_format_duration(head, sizeof head, c->head.median);
         texts(c, ratio, ci, pv);
-        fputs("<tr data-case=\"", out);
-        kb_html_text(out, c->name);
-        fputs("\"><td>", out);
-        kb_html_text(out, c->name);
+        kb_html_case_row(out, c->name);
         fprintf(out,
-                "</td><td><span class=\"swatch\" style=\"background:%s\"></span>%s</td>"
+                "<td><span class=\"swatch\" style=\"background:%s\"></span>%s</td>"
                 "<td data-v=\"%.6g\">%s</td><td data-v=\"%.6g\">%s</td><td data-v=\"%.6g\">%s</td>"
                 "<td data-v=\"%.6g\">%s</td><td data-v=\"%.6g\">%s</td></tr>\n",
                 kb_verdict_colour(c->verdict), kb_verdict_name(c->verdict), c->base.median, base,

@@ -13,6 +13,10 @@
 /* s with &, <, >, " and ' as entities: safe in text and in quoted attribute values. */
 void kb_html_text(FILE *out, const char *s);
 
+/* Opens a table row of a case, for the filter to find by name: <tr data-case="NAME"><td>NAME</td>
+ * (escaped). */
+void kb_html_case_row(FILE *out, const char *name);
+
 /* The colour-blind-safe palette (Okabe and Ito, docs/report.md): colour i of KB_PALETTE_SIZE,
  * cycling. */
 #define KB_PALETTE_SIZE 8

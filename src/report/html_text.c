@@ -24,3 +24,11 @@ void kb_html_text(FILE *out, const char *s) {
         }
     }
 }
+
+void kb_html_case_row(FILE *out, const char *name) {
+    fputs("<tr data-case=\"", out);
+    kb_html_text(out, name);
+    fputs("\"><td>", out);
+    kb_html_text(out, name);
+    fputs("</td>", out);
+}

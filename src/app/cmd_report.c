@@ -7,7 +7,6 @@
 #include "app/commands.h"
 #include "app/options.h"
 #include "app/usage.h"
-#include "core/atomic_file.h"
 #include "core/internal.h"
 #include "kbench/compare.h"
 #include "kbench/report.h"

@@ -3,8 +3,8 @@
 #include <math.h>
 
 #include "report/html.h"
-#include "results/report.h"
-#include "util/format.h"
+#include "results/internal.h"
+#include "util/internal.h"
 
 /* A numeric cell: the value for sorting, the text for people. */
 static void cell(FILE *out, double v, const char *text) {

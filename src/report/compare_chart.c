@@ -3,8 +3,8 @@
 #include <math.h>
 
 #include "report/html.h"
-#include "results/compare_report.h"
-#include "util/format.h"
+#include "results/internal.h"
+#include "util/internal.h"
 
 static bool paired(const kb_compare_case *c) {
     return c->ratio > 0 && c->ratio_low > 0 && c->ratio_high > 0;

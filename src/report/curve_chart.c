@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "report/html.h"
-#include "util/format.h"
+#include "util/internal.h"
 
 void kb_report_curve_chart(FILE *out, const kb_results *run, const char *prefix) {
     const kb_bench_context *c = &run->context;

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/atomic_file.h"
 #include "core/internal.h"
 #include "kbench/report.h"
 #include "kbench/version.h"

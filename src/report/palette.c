@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "report/html.h"
-#include "results/report.h"
-#include "util/strings.h"
+#include "results/internal.h"
+#include "util/internal.h"
 
 /* Blue, vermillion, bluish green, orange, reddish purple, sky blue, yellow, black. */
 static const char *const palette[KB_PALETTE_SIZE] = {"#0072B2", "#D55E00", "#009E73", "#E69F00",

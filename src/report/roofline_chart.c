@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "report/html.h"
-#include "results/report.h"
-#include "util/format.h"
+#include "results/internal.h"
+#include "util/internal.h"
 
 #define WIDTH 860.0
 #define LEFT 70.0

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "report/html.h"
-#include "results/speedup.h"
-#include "util/format.h"
+#include "results/internal.h"
+#include "util/internal.h"
 
 #define LEFT 190.0
 #define RIGHT 720.0

@@ -2,7 +2,7 @@
 #include <math.h>
 
 #include "report/html.h"
-#include "util/format.h"
+#include "util/internal.h"
 
 void kb_svg_round_range(double *lo, double *hi, bool log) {
     if (log) {

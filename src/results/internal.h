@@ -2,8 +2,12 @@
 #define KB_RESULTS_INTERNAL_H
 
 /* What the results layer offers the layers below it beyond the public headers: the
- * people-facing report formats. Other folders include this header, never results' others. */
+ * people-facing report formats, the speedup report over the baselines and the cells of the
+ * comparison's tables (for the HTML report, src/report/). Other folders include this header,
+ * never results' others. */
 
+#include "results/compare_report.h"
 #include "results/report.h"
+#include "results/speedup.h"
 
 #endif

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "results/report.h"
-#include "util/strings.h"
+#include "util/internal.h"
 
 void kb_report_op(const kb_bench_result *r, char *buf, size_t size) {
     for (int i = 0; i < r->nparams; i++)

@@ -1,7 +1,8 @@
 # Entry points. Each installs what is missing first (scripts/install-deps is idempotent).
 #   make run      build the Release configuration into build/ and run the main job: kbench
 #                 info, then the quick benchmark selection with the NumPy, PyTorch and JAX
-#                 baselines into results/latest.{json,md}
+#                 baselines into results/latest.{json,md}, and its HTML report into
+#                 results/latest.html
 #   make test     Release, sanitizer, aarch64 (qemu) and fuzz builds, every test through CTest
 #   make install  PREFIX=/usr/local by default
 
@@ -20,6 +21,8 @@ run: build
 	mkdir -p results
 	./build/kbench run --baseline numpy --baseline torch --baseline jax \
 	  -o results/latest.json -o results/latest.md
+	./build/kbench report results/latest.json -o results/latest.html
+	@echo "report: $(CURDIR)/results/latest.html"
 
 deps:
 	@scripts/install-deps

@@ -23,6 +23,7 @@
 #include "kbench/npy.h"
 #include "kbench/peaks.h"
 #include "kbench/reduce.h"
+#include "kbench/report.h"
 #include "kbench/results.h"
 #include "kbench/roofline.h"
 #include "kbench/run_results.h"

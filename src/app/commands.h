@@ -16,5 +16,6 @@ int kb_cmd_serve(int argc, char **argv);
 int kb_cmd_detect(int argc, char **argv);
 int kb_cmd_trace(int argc, char **argv);
 int kb_cmd_history(int argc, char **argv);
+int kb_cmd_report(int argc, char **argv);
 
 #endif

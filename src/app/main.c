@@ -20,6 +20,7 @@ static const struct command {
     {"run", kb_cmd_run, "measure benchmark cases and report their statistics"},
     {"list", kb_cmd_list, "list the benchmark cases a run would measure"},
     {"compare", kb_cmd_compare, "compare two runs: ratios, significance, verdicts; a CI gate"},
+    {"report", kb_cmd_report, "write results and a comparison as one self-contained HTML page"},
     {"merge", kb_cmd_merge, "combine the results files of a sharded run into one"},
     {"detect", kb_cmd_detect, "find where series of runs changed level; a regression alert"},
     {"peaks", kb_cmd_peaks, "measure peak bandwidth and FLOP/s; compare with the datasheet"},

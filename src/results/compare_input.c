@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "results/report.h"
 #include "results/compare_input.h"
 #include "results/json.h"
 #include "util/internal.h"
@@ -35,15 +36,6 @@ void kb_compare_input_free(kb_compare_input *in) {
 }
 
 /* The part of a name before the first '/'. */
-static char *first_part(const char *name) {
-    size_t n = strcspn(name, "/");
-    char *s = malloc(n + 1);
-    if (s) {
-        memcpy(s, name, n);
-        s[n] = '\0';
-    }
-    return s;
-}
 
 void kb_compare_input_context_facts(const kb_bench_context *c, kb_compare_input *in) {
     const kb_machine *m = &c->machine;
@@ -93,12 +85,10 @@ kb_status kb_compare_input_from_results(const kb_results *results, kb_compare_in
     for (int i = 0; i < results->ncases; i++) {
         const kb_bench_result *r = &results->cases[i];
         kb_sample_set *s = &out->sets[out->nsets++];
-        const char *op = NULL;
-        for (int p = 0; p < r->nparams; p++)
-            if (strcmp(r->params[p].name, "op") == 0)
-                op = r->params[p].value;
+        char op[128];
+        kb_report_op(r, op, sizeof op);
         s->name = strdup(r->name);
-        s->op = op ? strdup(op) : first_part(r->name);
+        s->op = strdup(op);
         s->failed = r->failed;
         if (r->failed)
             s->error = strdup(r->error ? r->error : "failed");

@@ -25,6 +25,9 @@ double kb_report_mad_percent(const kb_bench_stats *s);
 void kb_report_roofline(const kb_bench_result *r, char *percent, size_t percent_size, char *where,
                         size_t where_size);
 
+/* The op of a result: its "op" parameter, else the first part of its name ("reduce"). */
+void kb_report_op(const kb_bench_result *r, char *buf, size_t size);
+
 /* "impossible, unstable, 3 outliers": roofline flags, then the statistics' notes; "" when
  * there is nothing to say. */
 void kb_report_notes(const kb_bench_result *r, char *buf, size_t size);

@@ -16,6 +16,11 @@ static const char *param(const kb_bench_result *r, const char *name) {
     return NULL;
 }
 
+const char *kb_speedup_impl(const kb_bench_result *r) {
+    size_t n = strlen(r->group);
+    return strncmp(r->name, r->group, n) == 0 && r->name[n] == '/' ? r->name + n + 1 : r->name;
+}
+
 static bool usable(const kb_bench_result *r) {
     return !r->failed && r->nsamples > 0 && r->calls_per_sample > 0;
 }

@@ -43,6 +43,9 @@ const char *kb_results_comparison(const kb_results *results);
 kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *out);
 void kb_speedup_report_free(kb_speedup_report *report);
 
+/* "simd=auto/threads=1": a case's name after its group's. */
+const char *kb_speedup_impl(const kb_bench_result *r);
+
 /* As a table for the terminal, as markdown, as JSON (with the geometric means, over each
  * baseline and over the best of each case, "best"). Nothing is written for a report without
  * rows and unsupported baselines (JSON: null without rows). */

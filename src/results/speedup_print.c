@@ -7,15 +7,9 @@
 #include "util/internal.h"
 #include "util/strings.h"
 
-/* "simd=auto/threads=1": the case's name after its group's. */
-static const char *impl_of(const kb_bench_result *r) {
-    size_t n = strlen(r->group);
-    return strncmp(r->name, r->group, n) == 0 && r->name[n] == '/' ? r->name + n + 1 : r->name;
-}
-
 /* "numpy", "torch/threads=2": the baseline's name after its group's and "baseline=". */
 static const char *label_of(const kb_bench_result *r) {
-    const char *impl = impl_of(r);
+    const char *impl = kb_speedup_impl(r);
     return strncmp(impl, "baseline=", 9) == 0 ? impl + 9 : impl;
 }
 
@@ -55,18 +49,18 @@ static int gather(const kb_speedup_report *report, mean *means) {
     int n = 0;
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
-        if (!strstr(impl_of(s->own), "simd=auto"))
+        if (!strstr(kb_speedup_impl(s->own), "simd=auto"))
             continue;
-        add(means, &n, s->baseline->baseline, impl_of(s->own), "", s->over_baseline.ratio);
-        add(means, &n, s->baseline->baseline, impl_of(s->own), op_of(s->own),
+        add(means, &n, s->baseline->baseline, kb_speedup_impl(s->own), "", s->over_baseline.ratio);
+        add(means, &n, s->baseline->baseline, kb_speedup_impl(s->own), op_of(s->own),
             s->over_baseline.ratio);
     }
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
-        if (!s->first || !strstr(impl_of(s->own), "simd=auto"))
+        if (!s->first || !strstr(kb_speedup_impl(s->own), "simd=auto"))
             continue;
-        add(means, &n, "best", impl_of(s->own), "", s->over_best.ratio);
-        add(means, &n, "best", impl_of(s->own), op_of(s->own), s->over_best.ratio);
+        add(means, &n, "best", kb_speedup_impl(s->own), "", s->over_best.ratio);
+        add(means, &n, "best", kb_speedup_impl(s->own), op_of(s->own), s->over_best.ratio);
     }
     return n;
 }

@@ -1,0 +1,170 @@
+"""End-to-end checks of `kbench report` without a browser: the page of a results file (three
+groups of a real run with peaks and NumPy baselines, tests/cli/data/report_run.json) and of a
+comparison, parsed with html.parser: one table row per case, one roofline or strip point per
+case, one speedup bar per implementation, one ratio per paired case; a case name with markup
+and quotes comes back escaped; nothing is loaded from the network; every chart has a title and
+a description; bad arguments and unreadable input exit 2 and 1 writing nothing.
+
+Usage: python3 test_report.py path/to/kbench"""
+
+import copy
+import json
+import os
+import sys
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+from harness import check, finish, kbench
+
+DATA = Path(__file__).resolve().parent / "data"
+EVIL = 'sum"<script>alert(\'x\')</script>&amp;'
+
+
+class Page(HTMLParser):
+    """Elements of the page with their attributes and the ids of their enclosing elements."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.elements = [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        ids = [e[1].get("id") for e in self.stack if e[1].get("id")]
+        self.elements.append((tag, a, ids))
+        if tag not in ("meta", "input", "br"):  # HTML's void elements the page uses
+            self.stack.append((tag, a))
+
+    def handle_startendtag(self, tag, attrs):
+        ids = [e[1].get("id") for e in self.stack if e[1].get("id")]
+        self.elements.append((tag, dict(attrs), ids))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+    def inside(self, tag, container, cls=None):
+        return [a for t, a, ids in self.elements
+                if t == tag and container in ids and (cls is None or cls in a.get("class", ""))]
+
+
+def parse(path):
+    page = Page()
+    page.feed(Path(path).read_text())
+    return page
+
+
+def edited_run(tmp):
+    """The fixture with the sum group's cases renamed to EVIL and argmax's FLOPs taken away
+    (its cases go to the bandwidth strip)."""
+    run = json.loads((DATA / "report_run.json").read_text())
+    for c in run["cases"]:
+        for key in ("name", "group"):
+            c[key] = c[key].replace("reduce/sum/", f"reduce/{EVIL}/")
+        if c["params"].get("op") == "sum":
+            c["params"]["op"] = EVIL
+        if c["params"].get("op") == "argmax":
+            c["flops_per_call"] = 0
+    path = os.path.join(tmp, "run.json")
+    Path(path).write_text(json.dumps(run))
+    return path, run
+
+
+def slower(run, tmp):
+    """The run with the std cases twice as slow: a regression for kbench compare."""
+    new = copy.deepcopy(run)
+    for c in new["cases"]:
+        if c["params"].get("op") != "std":
+            continue
+        c["samples_ns"] = [[s * 2 for s in rep] for rep in c["samples_ns"]]
+        for key in list(c["statistics"]):
+            if key.endswith("_ns"):
+                c["statistics"][key] *= 2
+    path = os.path.join(tmp, "new.json")
+    Path(path).write_text(json.dumps(new))
+    return path
+
+
+def check_common(page, html, label):
+    scripts = [a for t, a, _ in page.elements if t == "script"]
+    check(len(scripts) == 1 and "src" not in scripts[0], f"{label}: scripts {scripts}")
+    check("<script>alert" not in html, f"{label}: the evil name is not escaped")
+    check(not [a for t, a, _ in page.elements if t in ("link", "img", "iframe")],
+          f"{label}: loads something")
+    external = [a for t, a, _ in page.elements for k, v in a.items()
+                if k in ("src", "href") and v and not v.startswith("#")]
+    check(not external, f"{label}: external references {external}")
+    check("@import" not in html and "url(" not in html, f"{label}: CSS loads something")
+    for t, a, ids in page.elements:
+        if t == "svg":
+            titled = page.inside("title", a["id"]) and page.inside("desc", a["id"])
+            check(titled, f"{label}: chart {a['id']} has no title or description")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        run_path, run = edited_run(tmp)
+        cases = run["cases"]
+        html_path = os.path.join(tmp, "run.html")
+        r = kbench("report", run_path, "-o", html_path)
+        if not check(r.returncode == 0 and os.path.exists(html_path),
+                     f"kbench report exited {r.returncode}: {r.stderr}"):
+            return
+        check(r.stdout == "" and "wrote" in r.stderr, f"report: output {r!r}")
+        html = Path(html_path).read_text()
+        page = parse(html_path)
+        check_common(page, html, "run")
+        rows = page.inside("tr", "r0-cases")
+        check(len(rows) == len(cases) + 1, f"run: {len(rows)} rows for {len(cases)} cases")
+        names = [a["data-case"] for a in rows if "data-case" in a]
+        check(names == [c["name"] for c in cases], f"run: row names {names[:3]}")
+        check(any(EVIL in n for n in names), "run: the evil name does not come back")
+        flops = [c for c in cases if c["flops_per_call"] > 0]
+        roof = page.inside("circle", "r0-roofline", "pt")
+        strip = page.inside("circle", "r0-strip", "pt")
+        check(len(roof) == len(flops), f"run: {len(roof)} roofline points, {len(flops)} cases")
+        check(len(strip) == len(cases) - len(flops),
+              f"run: {len(strip)} strip points for {len(cases) - len(flops)} cases without FLOPs")
+        own = [c for c in cases if not c["baseline"]]
+        bars = page.inside("g", "r0-speedups", "bar")
+        check(len(bars) == len(own), f"run: {len(bars)} speedup bars for {len(own)} cases")
+        check(page.inside("circle", "r0-curve", "cpt"), "run: no bandwidth curve points")
+        check("geometric mean speedup" in html, "run: no geometric means")
+        for word in ("impossible", "suspicious-high", "suspicious-low", "unstable", "contended"):
+            check(f"</b> {word}</li>" in html, f"run: no count of {word}")
+
+        new_path = slower(run, tmp)
+        cmp_path = os.path.join(tmp, "compare.html")
+        r = kbench("report", "--compare", run_path, new_path, "-o", cmp_path)
+        if check(r.returncode == 0, f"report --compare exited {r.returncode}: {r.stderr}"):
+            html = Path(cmp_path).read_text()
+            page = parse(cmp_path)
+            check_common(page, html, "compare")
+            rows = page.inside("tr", "compare-cases")
+            check(len(rows) == len(cases) + 1, f"compare: {len(rows)} rows, {len(cases)} cases")
+            points = page.inside("circle", "compare-chart", "pt")
+            check(len(points) == len(cases), f"compare: {len(points)} points")
+            r = kbench("compare", run_path, new_path, "--format", "json")
+            verdicts = {c["name"]: c["verdict"] for c in json.loads(r.stdout)["cases"]}
+            colours = {"regressed": "#D55E00", "improved": "#009E73", "noisy": "#E69F00"}
+            wrong = [a["data-case"] for a in points
+                     if a["fill"] != colours.get(verdicts[a["data-case"]], "#777777")]
+            check(not wrong, f"compare: points not coloured by their verdict: {wrong}")
+            check("regressed" in verdicts.values(), f"compare: verdicts {verdicts}")
+            check(not page.inside("section", "r0"), "compare: a run section without runs")
+
+        # Nothing to report, no output, a wrong extension, unreadable input.
+        out = os.path.join(tmp, "x.html")
+        for args, status, label in [((run_path,), 2, "no -o"), (("-o", out), 2, "no input"),
+                                    ((run_path, "-o", os.path.join(tmp, "x.txt")), 2, "txt"),
+                                    ((run_path, "--compare", run_path), 2, "one compare file"),
+                                    ((os.path.join(tmp, "none.json"), "-o", out), 1, "missing")]:
+            r = kbench("report", *args)
+            check(r.returncode == status, f"{label}: exit {r.returncode}, expected {status}")
+            check(not os.path.exists(out), f"{label}: wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(finish("test_report"))

@@ -10,8 +10,8 @@ void kb_report_curve_chart(FILE *out, const kb_results *run, const char *prefix)
     double xlo = INFINITY, xhi = 0, yhi = 0;
     int n = 0;
     for (int s = 0; c->has_peaks && s < KB_PEAKS_SET_COUNT; s++)
-        for (int i = 0; i < c->peaks.sets[s].load_curve.count; i++) {
-            const kb_bw_curve_point *pt = &c->peaks.sets[s].load_curve.points[i];
+        for (int i = 0; i < c->peaks.sets[s].curves[KB_BW_LOAD].count; i++) {
+            const kb_bw_curve_point *pt = &c->peaks.sets[s].curves[KB_BW_LOAD].points[i];
             double ws = (double)pt->working_set_bytes, bw = pt->bytes_per_second.best;
             if (!(bw > 0) || !(ws > 0))
                 continue;
@@ -39,19 +39,20 @@ void kb_report_curve_chart(FILE *out, const kb_results *run, const char *prefix)
                 "working set (MB, all threads)", 1e-6, "GB/s", 1e-9);
     for (int s = 0; s < KB_PEAKS_SET_COUNT; s++) {
         const kb_peak_set *set = &c->peaks.sets[s];
-        if (set->load_curve.count == 0 || (s > 0 && set->threads == c->peaks.sets[0].threads))
+        if (set->curves[KB_BW_LOAD].count == 0 ||
+            (s > 0 && set->threads == c->peaks.sets[0].threads))
             continue;
         const char *colour = kb_palette_colour(s);
         fprintf(out, "<polyline class=\"curve\" stroke=\"%s\" points=\"", colour);
-        for (int i = 0; i < set->load_curve.count; i++) {
-            const kb_bw_curve_point *pt = &set->load_curve.points[i];
+        for (int i = 0; i < set->curves[KB_BW_LOAD].count; i++) {
+            const kb_bw_curve_point *pt = &set->curves[KB_BW_LOAD].points[i];
             if (pt->bytes_per_second.best > 0)
                 fprintf(out, "%.1f,%.1f ", kb_svg_map(&p.x, (double)pt->working_set_bytes),
                         kb_svg_map(&p.y, pt->bytes_per_second.best));
         }
         fputs("\"/>\n", out);
-        for (int i = 0; i < set->load_curve.count; i++) {
-            const kb_bw_curve_point *pt = &set->load_curve.points[i];
+        for (int i = 0; i < set->curves[KB_BW_LOAD].count; i++) {
+            const kb_bw_curve_point *pt = &set->curves[KB_BW_LOAD].points[i];
             if (!(pt->bytes_per_second.best > 0))
                 continue;
             char ws[32], gb[32], name[64], text[96];

@@ -58,14 +58,10 @@ static void impl_init(kb_impl *m, const kb_bench_spec *s, const kb_bench_case *g
 }
 
 static bool push_sample(kb_impl *m, int64_t t) {
-    if (m->nsamples == m->capacity) {
-        int64_t capacity = m->capacity ? 2 * m->capacity : 64;
-        int64_t *grown = realloc(m->samples, (size_t)capacity * sizeof *grown);
-        if (!grown)
-            return false;
-        m->samples = grown;
-        m->capacity = capacity;
-    }
+    int64_t *samples = kb_reserve(m->samples, &m->capacity, m->nsamples + 1, sizeof *samples);
+    if (!samples)
+        return false;
+    m->samples = samples;
     m->samples[m->nsamples++] = t;
     return true;
 }
@@ -125,14 +121,11 @@ static kb_status take_sample(kb_impl *m, int64_t t) {
 /* Records when a block of samples, from `first` on, was taken. */
 static kb_status push_block(kb_impl *m, int64_t start_ns, int64_t first, bool warm,
                             int64_t warm_ns) {
-    if (m->nblocks == m->blocks_capacity) {
-        int64_t capacity = m->blocks_capacity ? 2 * m->blocks_capacity : 16;
-        kb_sample_block *grown = realloc(m->blocks, (size_t)capacity * sizeof *grown);
-        if (!grown)
-            return kb_fail(KB_ENOMEM, "out of memory for samples");
-        m->blocks = grown;
-        m->blocks_capacity = capacity;
-    }
+    kb_sample_block *blocks =
+        kb_reserve(m->blocks, &m->blocks_capacity, m->nblocks + 1, sizeof *blocks);
+    if (!blocks)
+        return kb_fail(KB_ENOMEM, "out of memory for samples");
+    m->blocks = blocks;
     m->blocks[m->nblocks++] = (kb_sample_block){.start_ns = start_ns,
                                                 .end_ns = kb_bench_now_ns(),
                                                 .first = first,

@@ -11,6 +11,7 @@
 #include "core/internal.h"
 #include "kbench/bench.h"
 #include "kbench/monitor.h"
+#include "util/internal.h"
 
 #define MONITOR_MAX_CPUS 1024
 
@@ -37,7 +38,7 @@ struct kb_monitor {
     double ticks_per_s;
     snapshot last;
     kb_usage_series series;
-    int capacity;
+    int64_t capacity, busy_capacity; /* of series.samples and of series.cpu_busy */
 };
 
 /* user nice system idle iowait irq softirq steal: busy is all but idle and iowait; guest time
@@ -219,21 +220,17 @@ static void record(kb_monitor *m) {
     if (!take_snapshot(&now))
         return;
     kb_usage_series *s = &m->series;
-    if (s->count == m->capacity) {
-        int capacity = m->capacity ? 2 * m->capacity : 64;
-        kb_usage_sample *samples = realloc(s->samples, (size_t)capacity * sizeof *samples);
-        if (samples)
-            s->samples = samples;
-        double *busy =
-            samples ? realloc(s->cpu_busy, (size_t)capacity * (size_t)s->ncpus * sizeof *busy)
-                    : NULL;
-        if (!samples || !busy) {
-            m->out_of_memory = true;
-            return;
-        }
-        s->cpu_busy = busy;
-        m->capacity = capacity;
+    kb_usage_sample *samples = kb_reserve(s->samples, &m->capacity, s->count + 1, sizeof *samples);
+    if (samples)
+        s->samples = samples;
+    double *busy = samples ? kb_reserve(s->cpu_busy, &m->busy_capacity,
+                                        (int64_t)(s->count + 1) * s->ncpus, sizeof *busy)
+                           : NULL;
+    if (!busy) {
+        m->out_of_memory = true;
+        return;
     }
+    s->cpu_busy = busy;
     double seconds = (double)(now.at_ns - m->last.at_ns) * 1e-9, t = m->ticks_per_s;
     kb_usage_sample *u = &s->samples[s->count];
     u->at_ns = now.at_ns;
@@ -249,9 +246,9 @@ static void record(kb_monitor *m) {
     u->mem_available_bytes = read_mem_available();
     u->clock_mhz = read_clock_mhz(s->ncpus);
     for (int c = 0; c < s->ncpus; c++) {
-        double busy =
+        double cpu =
             c < now.ncpus ? delta_cpus(now.cpu[c].busy, m->last.cpu[c].busy, t, seconds) : 0;
-        s->cpu_busy[(size_t)s->count * (size_t)s->ncpus + (size_t)c] = busy < 1 ? busy : 1;
+        s->cpu_busy[(size_t)s->count * (size_t)s->ncpus + (size_t)c] = cpu < 1 ? cpu : 1;
     }
     s->count++;
     m->last = now;

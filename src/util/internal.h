@@ -16,6 +16,7 @@
 #include "util/hash.h"
 #include "util/jfield.h"
 #include "util/make_dirs.h"
+#include "util/reserve.h"
 #include "util/json_dump.h"
 #include "util/json_file.h"
 #include "util/json_text.h"

@@ -92,11 +92,20 @@ typedef struct kb_roofline_input {
 #define KB_ROOFLINE_LOW_MIN_SECONDS 1e-5
 
 enum {
-    KB_ROOFLINE_IMPOSSIBLE = 1 << 0, /* above 100% of its bound */
-    /* above 90%, or above the run's own probe of its bandwidth (and not impossible) */
+    /* above 100% of its bound, and not within a plausible mode set aside as an outlier
+     * (KB_ROOFLINE_MODE_RATIO) */
+    KB_ROOFLINE_IMPOSSIBLE = 1 << 0,
+    /* above 90%, or above the run's own probe of its bandwidth, or above 100% but within a
+     * plausible mode set aside as an outlier (and not impossible) */
     KB_ROOFLINE_SUSPICIOUS_HIGH = 1 << 1,
     KB_ROOFLINE_SUSPICIOUS_LOW = 1 << 2 /* below 10%, when large enough */
 };
+
+/* How far above a figure's credible bound a measurement set aside as an outlier may be and
+ * still be a mode the machine has: a VM whose vCPUs land on two cores rather than on two
+ * hyperthreads of one doubles its all-core bandwidth, and nothing inside it says which. A
+ * result between the two is suspicious-high, not impossible; one further off is a stray. */
+#define KB_ROOFLINE_MODE_RATIO 2.0
 
 #define KB_ROOFLINE_HIGH_PERCENT 90.0
 #define KB_ROOFLINE_LOW_PERCENT 10.0

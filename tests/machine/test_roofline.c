@@ -364,7 +364,8 @@ static void bound_is_the_highest_credible_figure(void **state) {
 }
 
 static void impossible_explains_itself(void **state) {
-    /* 42 GB/s against 41: impossible, though below the 200 set aside. */
+    /* 42 GB/s against 41: impossible, though below the 200 set aside, which is more than
+     * twice 41 (KB_ROOFLINE_MODE_RATIO): a stray, not a mode. */
     kb_roofline r = at_dram(42, 0);
     assert_int_equal(r.flags, KB_ROOFLINE_IMPOSSIBLE);
     assert_string_equal(r.figure_name, "load DRAM");
@@ -378,6 +379,35 @@ static void impossible_explains_itself(void **state) {
     assert_int_equal(r.flags, 0);
     kb_roofline_explain(&r, why, sizeof why);
     assert_string_equal(why, "");
+}
+
+static void a_result_corroborating_an_upper_mode_is_suspicious_high(void **state) {
+    /* Steady at 39 GB/s, once 52 (set aside: more than 25% above 39). 45 GB/s is 115% of 39
+     * but not above 52, which is within twice 39: suspicious-high; 53 is impossible. */
+    kb_peaks m;
+    memset(&m, 0, sizeof m);
+    m.sets[0].threads = m.sets[1].threads = 1;
+    const double seen[] = {38e9, 39e9, 52e9, 38.5e9};
+    for (int i = 0; i < 4; i++)
+        kb_peak_history_add(&m.sets[0].bandwidth[KB_BW_LOAD][KB_MEM_DRAM].history,
+                            1767225600 + 60 * i, seen[i]);
+    m.sets[1] = m.sets[0];
+    kb_roofline_peaks p;
+    assert_int_equal(kb_roofline_peaks_from(&m, 1, KB_BW_LOAD, KB_FLOP_F64, KB_SIMD_SCALAR, &p),
+                     KB_OK);
+    assert_near(p.bytes_per_second[KB_MEM_DRAM], 39e9);
+    kb_roofline_input in = {1e-3, 45e6, 0, (int64_t)1 << 40, 0};
+    kb_roofline r;
+    assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
+    assert_int_equal(r.flags, KB_ROOFLINE_SUSPICIOUS_HIGH);
+    char why[320];
+    kb_roofline_explain(&r, why, sizeof why);
+    assert_string_equal(why, "above load DRAM at 1 thread (39.0 GB/s), but not above the 52.0 "
+                             "GB/s set aside as an outlier, which it corroborates (4 "
+                             "measurements)");
+    in.bytes = 53e6;
+    assert_int_equal(kb_roofline_compute(&in, &p, &r), KB_OK);
+    assert_int_equal(r.flags, KB_ROOFLINE_IMPOSSIBLE);
 }
 
 static void above_the_runs_probe_is_suspicious_high(void **state) {
@@ -590,6 +620,7 @@ int main(void) {
         cmocka_unit_test(bounds_refuse_bad_arguments),
         cmocka_unit_test(capacities_do_not_overflow),
         cmocka_unit_test(bound_is_the_highest_credible_figure),
+        cmocka_unit_test(a_result_corroborating_an_upper_mode_is_suspicious_high),
         cmocka_unit_test(impossible_explains_itself),
         cmocka_unit_test(above_the_runs_probe_is_suspicious_high),
         cmocka_unit_test(curve_bounds_a_load_at_its_working_set),

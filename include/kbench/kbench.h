@@ -17,6 +17,7 @@
 #include "kbench/gpus.h"
 #include "kbench/half.h"
 #include "kbench/history.h"
+#include "kbench/info.h"
 #include "kbench/machine.h"
 #include "kbench/memory.h"
 #include "kbench/monitor.h"

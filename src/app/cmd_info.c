@@ -1,54 +1,22 @@
 /* `kbench info`: describes the machine, the build and the environment a number is measured in. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "app/commands.h"
 #include "app/options.h"
 #include "app/usage.h"
-#include "kbench/cpu.h"
-#include "kbench/environment.h"
-#include "kbench/machine.h"
-#include "kbench/simd.h"
-#include "kbench/threads.h"
-#include "kbench/version.h"
+#include "kbench/info.h"
 #include "machine/internal.h"
 #include "util/internal.h"
 
-/* Everything `kbench info` reports, gathered before anything is printed so that a failure
- * (an invalid KB_SIMD or KB_NUM_THREADS) leaves stdout empty. */
-typedef struct info {
-    const kb_build_info *build;
-    kb_machine machine;
-    kb_clock_measurement clock; /* all zero when it could not be measured */
-    char instruction_sets[256];
-    kb_simd_level selected;
-    int threads;
-    int usable_cores;
-    kb_cores_info cores; /* what bounds usable_cores */
-    kb_env_report env;
-} info;
-
-static int gather(info *in) {
-    memset(in, 0, sizeof *in);
-    /* The settings first: they are what can fail, and they are cheap. */
-    if (kb_simd_current(&in->selected) != KB_OK || kb_threads_current(&in->threads) != KB_OK)
+/* Gathered before anything is printed, so that a failure (an invalid KB_SIMD or KB_NUM_THREADS)
+ * leaves stdout empty. */
+static int gather(kb_info *in) {
+    if (kb_info_gather(in) != KB_OK)
         return kb_report_failure("kbench info");
     kb_warn_oversubscribed("kbench info");
-    in->usable_cores = kb_usable_cores();
-    kb_cores_describe(&in->cores);
-    in->build = kb_build_info_get();
-    kb_machine_probe(&in->machine);
-    if (kb_clock_measure(0, 0, &in->clock) != KB_OK)
-        memset(&in->clock, 0, sizeof in->clock);
-    kb_cpu_features_describe(kb_cpu_features_get(), in->instruction_sets,
-                             (int)sizeof in->instruction_sets);
-    kb_env_inputs inputs;
-    kb_env_inputs_live(&inputs);
-    inputs.usable_cores = in->usable_cores;
-    kb_env_check(&inputs, &in->env);
     return KB_EXIT_OK;
 }
 
@@ -82,7 +50,7 @@ static void simd_row(const char *label, bool (*has)(kb_simd_level)) {
     row(label, "%s", list);
 }
 
-static void print_text(const info *in) {
+static void print_text(const kb_info *in) {
     const kb_build_info *b = in->build;
     const kb_machine *m = &in->machine;
     printf("kbench %s (commit %s)\n", b->version, b->git_commit);
@@ -153,30 +121,11 @@ static void print_text(const info *in) {
         row(kb_env_code_name(in->env.warnings[i].code), "%s", in->env.warnings[i].message);
 }
 
-static json_t *build_json(const info *in) {
-    const kb_machine *m = &in->machine;
-    json_t *clock = json_pack(
-        "{s:o, s:s, s:o, s:o, s:o, s:i}", "nominal_mhz", kb_json_positive(m->nominal_mhz),
-        "nominal_source", kb_clock_source_name(m->nominal_source), "measured_mhz",
-        kb_json_positive(in->clock.mhz), "measured_min_mhz", kb_json_positive(in->clock.min_mhz),
-        "measured_max_mhz", kb_json_positive(in->clock.max_mhz), "measured_repetitions",
-        in->clock.repetitions);
-    json_t *threads = kb_threads_json(in->threads, in->usable_cores);
-    json_object_set_new(threads, "bound_by", json_string(in->cores.bound_by));
-    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "version", in->build->version,
-                     "git_commit", in->build->git_commit, "build", kb_build_json(in->build),
-                     "system", kb_system_json(m), "cpu", kb_cpu_json(m, in->instruction_sets),
-                     "clock", clock, "simd",
-                     kb_simd_json(kb_simd_levels(kb_simd_compiled),
-                                  kb_simd_levels(kb_simd_available), in->selected),
-                     "threads", threads, "warnings", kb_env_warnings_json(&in->env));
-}
-
-static int print_json(const info *in) {
-    json_t *root = build_json(in);
-    kb_status st = root ? kb_json_write(stdout, root, KB_JSON_DISPLAY | JSON_INDENT(2)) : KB_ENOMEM;
-    json_decref(root);
-    if (st != KB_OK) {
+static int print_json(const kb_info *in) {
+    char *text = NULL;
+    bool written = kb_info_json(in, &text) == KB_OK && puts(text) != EOF;
+    free(text);
+    if (!written) {
         fprintf(stderr, "kbench info: cannot write JSON to stdout\n");
         return KB_EXIT_FAILURE;
     }
@@ -204,7 +153,7 @@ int kb_cmd_info(int argc, char **argv) {
     int status;
     if (!kb_program_parse(&program, argc, argv, NULL, &status))
         return status;
-    info in;
+    kb_info in;
     if ((status = gather(&in)) != KB_EXIT_OK)
         return status;
     if (json)

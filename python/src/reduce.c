@@ -197,8 +197,9 @@ static PyObject *array_result(PyArrayObject *array, const kb_array *in, const kb
     return (PyObject *)result;
 }
 
-/* out=: an array of the result's shape, into which the result is cast as NumPy casts it
- * (same_kind); of the result's own dtype, it is written in place, at any strides. */
+/* out=: an array of the result's shape. Of the result's own dtype, it is written in place, at
+ * any strides; of another, the result is cast into it as NumPy's reductions cast into out
+ * (unsafe casting: a float sum into an int32 out truncates). */
 static PyObject *out_result(PyArrayObject *array, const kb_array *in, const kb_reduce_args *args,
                             kb_dtype dtype, int ndim, const int64_t *shape, PyObject *target) {
     const char *name = kb_reduce_op_name(args->op);
@@ -231,15 +232,6 @@ static PyObject *out_result(PyArrayObject *array, const kb_array *in, const kb_r
     PyObject *result = array_result(array, in, args, dtype, ndim, shape);
     if (!result)
         return NULL;
-    PyArray_Descr *from = PyArray_DESCR((PyArrayObject *)result);
-    if (!PyArray_CanCastTypeTo(from, PyArray_DESCR(o), NPY_SAME_KIND_CASTING)) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s(): cannot cast the result from dtype %S to dtype %S with casting rule "
-                     "'same_kind'",
-                     name, (PyObject *)from, (PyObject *)PyArray_DESCR(o));
-        Py_DECREF(result);
-        return NULL;
-    }
     int st = PyArray_CopyInto(o, (PyArrayObject *)result);
     Py_DECREF(result);
     if (st < 0)

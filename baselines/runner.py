@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Times NumPy, numexpr, PyTorch and JAX for kbench, as a child process that kbench starts
-once per run.
+"""Times NumPy, numexpr, PyTorch, JAX and kbench's own Python module for kbench, as a child
+process that kbench starts once per run.
 
 Protocol: one JSON object per line on stdin, one JSON reply per line on stdout.
 
   {"cmd":"hello"}     -> {"ok":true,"python":..,"executable":..,"libraries":{..},
                           "threads":{..},"timer":{..}}
-  {"cmd":"require","library":"numpy"|"numexpr"|"torch"|"jax"}
+  {"cmd":"require","library":"numpy"|"numexpr"|"torch"|"jax"|"python"}
                       -> {"ok":true,"library":..,"version":..,..}: what the library says of
                          itself, or "missing" with the command that installs it
   {"cmd":"setup","library":..,"id":..,"case":{"kind":"reduce","op":..,"axis":..},
@@ -39,7 +39,10 @@ traceback.
 
 Each sample times a plain `for _ in range(K): f()` loop, so the Python call overhead is part
 of every number: that is what a user of these libraries pays, and kbench's report labels the
-comparison "C call vs Python call". The garbage collector is off while a run is timed, as
+comparison with its C calls "C call vs Python call". The library "python" is kbench itself
+through its Python module (`import kbench`, docs/python.md), timed by the same loop, so that
+kbench's report can compare Python call with Python call; kbench.set_threads(N) runs before
+each run of its case. The garbage collector is off while a run is timed, as
 in timeit. PyTorch runs eager, with torch.set_num_threads(N) before each run of its case.
 JAX runs a function compiled with jax.jit before any sample, each call ending in
 block_until_ready; XLA fixes its CPU thread pool when it starts, from PJRT_NPROC, so each
@@ -59,7 +62,7 @@ import warnings
 THREAD_VARIABLES = ["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMEXPR_NUM_THREADS", "NUMEXPR_MAX_THREADS"]
 
-LIBRARIES = ["numpy", "numexpr", "torch", "jax"]
+LIBRARIES = ["numpy", "numexpr", "torch", "jax", "python"]
 REDUCE_OPS = ["sum", "prod", "mean", "min", "max", "argmin", "argmax", "var", "std"]
 # numexpr has reductions sum, prod, min and max, but kbench compares only what its own numexpr
 # cases cover; an op missing here is reported as unsupported.
@@ -131,6 +134,17 @@ def import_jax():
         raise not_installed("JAX", "jax", exc) from None
     jax.config.update("jax_enable_x64", True)
     return jax, jnp
+
+
+def import_kbench():
+    """kbench's Python module, which `pip install .` at the repository root builds."""
+    try:
+        import kbench
+    except ImportError as exc:
+        raise Failure(f"kbench's Python module is not installed for {sys.executable}: run pip "
+                      f"install . in kbench's source tree (docs/python.md) ({describe(exc)})",
+                      missing=True) from None
+    return kbench
 
 
 def numpy_config(np):
@@ -221,6 +235,11 @@ def require(request, state):
         return {"library": library, "version": torch.__version__,
                 "default_threads": torch.get_num_threads(),
                 "parallel": one_line(torch.__config__.parallel_info())}
+    if library == "python":
+        kbench = import_kbench()
+        return {"library": library, "version": kbench.__version__,
+                "git_commit": kbench.git_commit, "module": kbench.__file__,
+                "simd": kbench.get_simd(), "default_threads": kbench.get_threads()}
     if library == "jax":
         jax, _ = import_jax()
         import jaxlib
@@ -360,8 +379,25 @@ def jax_callable(np, case, a, threads):
     return Case("jax", started, lambda: compiled(x).block_until_ready()), np.asarray
 
 
+def kbench_callable(np, case, a, threads):
+    """kbench's own kernels through its Python module, called as NumPy is: kbench.sum(a,
+    axis=k), at the thread count of the case (set before each run) and the automatic SIMD
+    level."""
+    kbench = import_kbench()
+    op = case.get("op")
+    if op not in REDUCE_OPS:
+        raise Failure(f"kbench's Python module has no reduce op {json.dumps(op)}",
+                      unsupported=True)
+    axis = check_axis(case, a.ndim)
+    fn = getattr(kbench, op)
+    threads = threads or kbench.get_threads()
+    call = (lambda: fn(a, axis=axis, ddof=0)) if op in ("var", "std") else \
+        (lambda: fn(a, axis=axis))
+    return Case("python", threads, call, lambda: kbench.set_threads(threads)), np.asarray
+
+
 CALLABLES = {"numpy": numpy_callable, "numexpr": numexpr_callable, "torch": torch_callable,
-             "jax": jax_callable}
+             "jax": jax_callable, "python": kbench_callable}
 
 
 class Worker:
@@ -482,7 +518,7 @@ def setup_case(np, library, cid, request, state):
 
     a = cached_input(np, request.get("input"), state)
     made, to_numpy = make(np, case, a, threads)
-    version = sys.modules[library].__version__
+    version = sys.modules["kbench" if library == "python" else library].__version__
     if made.prepare:
         made.prepare()
     with warnings.catch_warnings(record=True) as caught:

@@ -218,26 +218,34 @@ enum kb_baseline_library {
     KB_BASELINE_NUMEXPR = 1u << 1,
     KB_BASELINE_TORCH = 1u << 2,
     KB_BASELINE_JAX = 1u << 3,
+    /* kbench itself through its Python module (python/, docs/python.md), timed by the Python
+     * runner like the libraries above: "python". */
+    KB_BASELINE_PYTHON_MODULE = 1u << 4,
     /* Another build of kbench (kb_bench_settings.kbench_baseline), timed through its C API in
      * its own process: an A/B of two builds in one run. */
-    KB_BASELINE_KBENCH = 1u << 4,
+    KB_BASELINE_KBENCH = 1u << 5,
 };
 /* The libraries the Python runner times. */
 #define KB_BASELINE_PYTHON                                                                         \
-    (KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR | KB_BASELINE_TORCH | KB_BASELINE_JAX)
+    (KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR | KB_BASELINE_TORCH | KB_BASELINE_JAX |               \
+     KB_BASELINE_PYTHON_MODULE)
 
 /* What a baseline's time includes that kbench's does not, said wherever the two are compared:
- * kbench is timed through its C API and the Python libraries through Python calls; another
- * build of kbench through its C API too. */
+ * kbench's own implementations are timed through its C API and the Python libraries through
+ * Python calls; another build of kbench through its C API too; kbench through its Python
+ * module through Python calls, like the libraries it is compared with there. */
 #define KB_BASELINE_COMPARISON "C call vs Python call"
 #define KB_BASELINE_COMPARISON_KBENCH "C call vs C call of another kbench build"
 #define KB_BASELINE_COMPARISON_BOTH                                                                \
     "C call vs Python call; C call vs C call of another kbench build"
+#define KB_BASELINE_COMPARISON_PYTHON "Python call vs Python call"
 
-/* The comparison the given libraries (KB_BASELINE_* bits) make: one of the three above. */
+/* The comparisons the given libraries (KB_BASELINE_* bits) make, "; "-separated: Python call
+ * vs Python call first when kbench's Python module is timed beside other Python libraries,
+ * then the C-call comparisons above. */
 const char *kb_baseline_comparison(unsigned libraries);
 
-/* "numpy", "numexpr", "torch", "jax", "kbench"; "?" for anything else. */
+/* "numpy", "numexpr", "torch", "jax", "python", "kbench"; "?" for anything else. */
 const char *kb_baseline_name(unsigned library);
 
 /* The KB_BASELINE_* bit of a library's name; 0 for an unknown name. */

@@ -26,6 +26,8 @@ const char *kb_baseline_name(unsigned library) {
             return "torch";
         case KB_BASELINE_JAX:
             return "jax";
+        case KB_BASELINE_PYTHON_MODULE:
+            return "python";
         case KB_BASELINE_KBENCH:
             return "kbench";
         default:
@@ -42,6 +44,12 @@ unsigned kb_baseline_from_name(const char *name) {
 
 const char *kb_baseline_comparison(unsigned libraries) {
     bool python = libraries & KB_BASELINE_PYTHON, other = libraries & KB_BASELINE_KBENCH;
+    /* kbench's module against at least one other Python library. */
+    bool both_python = (libraries & KB_BASELINE_PYTHON_MODULE) &&
+                       (libraries & KB_BASELINE_PYTHON & ~(unsigned)KB_BASELINE_PYTHON_MODULE);
+    if (both_python)
+        return other ? KB_BASELINE_COMPARISON_PYTHON "; " KB_BASELINE_COMPARISON_BOTH
+                     : KB_BASELINE_COMPARISON_PYTHON "; " KB_BASELINE_COMPARISON;
     return python && other ? KB_BASELINE_COMPARISON_BOTH
            : other         ? KB_BASELINE_COMPARISON_KBENCH
                            : KB_BASELINE_COMPARISON;

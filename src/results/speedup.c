@@ -83,17 +83,36 @@ static kb_status best_of(kb_speedup *rows, int first, int end) {
     return st;
 }
 
-const char *kb_results_comparison(const kb_results *results) {
+/* The KB_BASELINE_* bits of the libraries of results' baseline cases. */
+static unsigned libraries_of(const kb_results *results) {
     unsigned libraries = 0;
     for (int i = 0; i < results->ncases; i++)
         if (results->cases[i].baseline)
             libraries |= kb_baseline_from_name(results->cases[i].baseline);
-    return kb_baseline_comparison(libraries);
+    return libraries;
+}
+
+const char *kb_results_comparison(const kb_results *results) {
+    return kb_baseline_comparison(libraries_of(results));
+}
+
+static bool python_module(const kb_bench_result *r) {
+    return r->baseline && kb_baseline_from_name(r->baseline) == KB_BASELINE_PYTHON_MODULE;
+}
+
+/* Whether base is a baseline own is compared with: for kbench's own implementations every
+ * baseline but kbench's Python module; for the module, the other Python libraries. */
+static bool compared(const kb_bench_result *own, const kb_bench_result *base) {
+    if (!base->baseline || python_module(base))
+        return false;
+    return !own->baseline || (kb_baseline_from_name(base->baseline) & KB_BASELINE_PYTHON);
 }
 
 kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *out) {
     memset(out, 0, sizeof *out);
     out->comparison = kb_results_comparison(results);
+    unsigned libraries = libraries_of(results);
+    out->c_comparison = kb_baseline_comparison(libraries & ~(unsigned)KB_BASELINE_PYTHON_MODULE);
     const char *unsupported = results->context.baseline_unsupported;
     if (unsupported) {
         out->unsupported = json_loads(unsupported, 0, NULL);
@@ -113,17 +132,18 @@ kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *o
         return kb_fail(KB_ENOMEM, "out of memory");
     for (int i = 0; i < results->ncases; i++) {
         const kb_bench_result *own = &results->cases[i];
-        if (own->baseline || !usable(own))
+        if ((own->baseline && !python_module(own)) || !usable(own))
             continue;
         int first = out->count;
         for (int k = 0; k < results->ncases; k++) {
             const kb_bench_result *base = &results->cases[k];
-            if (!base->baseline || !usable(base) || strcmp(base->group, own->group) != 0 ||
+            if (!compared(own, base) || !usable(base) || strcmp(base->group, own->group) != 0 ||
                 !same_threads(own, base))
                 continue;
             kb_speedup *row = &out->rows[out->count];
             row->own = own;
             row->baseline = base;
+            row->python = own->baseline != NULL;
             kb_status st = speedup(own, base, &row->over_baseline);
             const char *simd = param(own, "simd");
             if (st == KB_OK && simd && strcmp(simd, "auto") == 0 &&

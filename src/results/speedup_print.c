@@ -1,5 +1,6 @@
 /* The speedup report for people and for files: rows, then geometric means of the speedups of
- * simd=auto over each baseline, overall and per op. */
+ * simd=auto over each baseline, overall and per op; kbench through its Python module against
+ * the other Python libraries first (Python call vs Python call), then kbench's C calls. */
 #include <math.h>
 #include <string.h>
 
@@ -43,26 +44,48 @@ static void add(mean *means, int *n, const char *library, const char *impl, cons
         means[(*n)++] = (mean){library, impl, op, log(ratio), 1};
 }
 
-/* The geometric means of simd=auto's speedups: overall (op "") and per op, over each library
+/* Whether a row is in the section: of kbench's Python module (python), or of simd=auto among
+ * kbench's C calls. */
+static bool averaged(const kb_speedup *s, bool python) {
+    return s->python == python && (python || strstr(kb_speedup_impl(s->own), "simd=auto"));
+}
+
+/* The geometric means of a section's speedups: overall (op "") and per op, over each library
  * and, as library "best", over the fastest baseline of each case. */
-static int gather(const kb_speedup_report *report, mean *means) {
+static int gather(const kb_speedup_report *report, mean *means, bool python) {
     int n = 0;
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
-        if (!strstr(kb_speedup_impl(s->own), "simd=auto"))
+        if (!averaged(s, python))
             continue;
-        add(means, &n, s->baseline->baseline, kb_speedup_impl(s->own), "", s->over_baseline.ratio);
-        add(means, &n, s->baseline->baseline, kb_speedup_impl(s->own), op_of(s->own),
+        add(means, &n, s->baseline->baseline, label_of(s->own), "", s->over_baseline.ratio);
+        add(means, &n, s->baseline->baseline, label_of(s->own), op_of(s->own),
             s->over_baseline.ratio);
     }
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
-        if (!s->first || !strstr(kb_speedup_impl(s->own), "simd=auto"))
+        if (!s->first || !averaged(s, python))
             continue;
-        add(means, &n, "best", kb_speedup_impl(s->own), "", s->over_best.ratio);
-        add(means, &n, "best", kb_speedup_impl(s->own), op_of(s->own), s->over_best.ratio);
+        add(means, &n, "best", label_of(s->own), "", s->over_best.ratio);
+        add(means, &n, "best", label_of(s->own), op_of(s->own), s->over_best.ratio);
     }
     return n;
+}
+
+static int section_rows(const kb_speedup_report *report, bool python) {
+    int n = 0;
+    for (int i = 0; i < report->count; i++)
+        n += report->rows[i].python == python;
+    return n;
+}
+
+static const char *section_comparison(const kb_speedup_report *report, bool python) {
+    return python ? KB_BASELINE_COMPARISON_PYTHON : report->c_comparison;
+}
+
+static const char *section_title(bool python) {
+    return python ? "Speedup of kbench through Python over the baselines"
+                  : "Speedup over the baselines";
 }
 
 /* The baselines that could not compute their case: reported, never dropped. */
@@ -85,24 +108,24 @@ static void ratio_text(char *buf, size_t size, const kb_ratio_ci *r) {
     snprintf(buf, size, "%.2fx (%.2f to %.2f)", r->ratio, r->low, r->high);
 }
 
-void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
-    if (report->count == 0) {
-        print_unsupported(report, out, false);
+static void table_section(const kb_speedup_report *report, FILE *out, bool python) {
+    if (section_rows(report, python) == 0)
         return;
-    }
     int width = 4;
     for (int i = 0; i < report->count; i++) {
         int len = (int)strlen(report->rows[i].own->name);
-        if (len > width)
+        if (report->rows[i].python == python && len > width)
             width = len;
     }
     fprintf(out,
-            "\nSpeedup over the baselines (%s): ratio of medians, 95%% bootstrap interval\n"
+            "\n%s (%s): ratio of medians, 95%% bootstrap interval\n"
             "%-*s %10s %-15s %10s %24s %40s %24s\n",
-            report->comparison, width, "case", "time/call", "baseline", "its time", "speedup",
-            "over the best baseline", "auto over scalar");
+            section_title(python), section_comparison(report, python), width, "case", "time/call",
+            "baseline", "its time", "speedup", "over the best baseline", "auto over scalar");
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
+        if (s->python != python)
+            continue;
         char own[32], base[32], sp[48], best[48], best_text[96] = "", sc[48] = "";
         kb_format_duration(own, sizeof own, s->own->stats.median);
         kb_format_duration(base, sizeof base, s->baseline->stats.median);
@@ -117,22 +140,31 @@ void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
                 label_of(s->baseline), base, sp, best_text, sc);
     }
     mean means[MAX_MEANS];
-    int n = gather(report, means);
+    int n = gather(report, means, python);
     if (n > 0)
-        fprintf(out, "\nGeometric mean speedup of simd=auto over each baseline:\n");
+        fprintf(out, "\nGeometric mean speedup of %s over each baseline:\n",
+                python ? "kbench through Python" : "simd=auto");
     for (int i = 0; i < n; i++)
         fprintf(out, "  %-8s %-22s %-8s %6.2fx  (%d case%s)\n", means[i].library, means[i].impl,
                 means[i].op[0] ? means[i].op : "all ops", exp(means[i].log_sum / means[i].count),
                 means[i].count, kb_plural(means[i].count));
+}
+
+void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
+    table_section(report, out, true);
+    table_section(report, out, false);
     print_unsupported(report, out, false);
 }
 
-void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out) {
-    if (report->count == 0) {
-        print_unsupported(report, out, true);
+static void markdown_section(const kb_speedup_report *report, FILE *out, bool python) {
+    if (section_rows(report, python) == 0)
         return;
-    }
-    fprintf(out, "\n## Speedup over the baselines (%s)\n\n", report->comparison);
+    fprintf(out, "\n## %s (%s)\n\n", section_title(python), section_comparison(report, python));
+    if (python)
+        fputs("kbench called through its Python module (`kbench.sum(a, axis=...)`, ...) against "
+              "the other Python libraries, each timed by the same Python loop: both sides pay a "
+              "Python call.\n\n",
+              out);
     fputs("Ratio of medians (baseline / kbench) with its 95% bootstrap interval; over the best "
           "baseline: over the fastest baseline of the case, named.\n\n"
           "| case | time/call | baseline | its time | speedup | 95% CI | over the best baseline "
@@ -141,6 +173,8 @@ void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out) {
           out);
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
+        if (s->python != python)
+            continue;
         char own[32], base[32], best[96] = "", sc[48] = "";
         kb_format_duration(own, sizeof own, s->own->stats.median);
         kb_format_duration(base, sizeof base, s->baseline->stats.median);
@@ -155,18 +189,22 @@ void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out) {
                 s->over_baseline.high, best, sc);
     }
     mean means[MAX_MEANS];
-    int n = gather(report, means);
-    if (n == 0) {
-        print_unsupported(report, out, true);
+    int n = gather(report, means, python);
+    if (n == 0)
         return;
-    }
-    fputs("\n**Geometric mean speedup of simd=auto**\n\n| baseline | implementation | ops | "
-          "speedup | cases |\n|---|---|---|---:|---:|\n",
-          out);
+    fprintf(out,
+            "\n**Geometric mean speedup of %s**\n\n| baseline | implementation | ops | "
+            "speedup | cases |\n|---|---|---|---:|---:|\n",
+            python ? "kbench through Python" : "simd=auto");
     for (int i = 0; i < n; i++)
         fprintf(out, "| %s | `%s` | %s | %.2fx | %d |\n", means[i].library, means[i].impl,
                 means[i].op[0] ? means[i].op : "all", exp(means[i].log_sum / means[i].count),
                 means[i].count);
+}
+
+void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out) {
+    markdown_section(report, out, true);
+    markdown_section(report, out, false);
     print_unsupported(report, out, true);
 }
 
@@ -181,21 +219,25 @@ json_t *kb_speedup_json(const kb_speedup_report *report) {
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
         json_array_append_new(
-            rows, json_pack("{s:s, s:s, s:o, s:s, s:o, s:o}", "case", s->own->name, "baseline_case",
-                            s->baseline->name, "over_baseline", ratio_json(&s->over_baseline),
-                            "best_baseline_case", s->best->name, "over_best_baseline",
-                            ratio_json(&s->over_best), "over_scalar",
-                            s->scalar ? ratio_json(&s->over_scalar) : json_null()));
+            rows,
+            json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:o}", "case", s->own->name, "comparison",
+                      section_comparison(report, s->python), "baseline_case", s->baseline->name,
+                      "over_baseline", ratio_json(&s->over_baseline), "best_baseline_case",
+                      s->best->name, "over_best_baseline", ratio_json(&s->over_best), "over_scalar",
+                      s->scalar ? ratio_json(&s->over_scalar) : json_null()));
     }
-    mean means[MAX_MEANS];
-    int n = gather(report, means);
-    for (int i = 0; i < n; i++)
-        json_array_append_new(summary,
-                              json_pack("{s:s, s:s, s:o, s:f, s:i}", "baseline", means[i].library,
-                                        "implementation", means[i].impl, "op",
-                                        means[i].op[0] ? json_string(means[i].op) : json_null(),
-                                        "geometric_mean", exp(means[i].log_sum / means[i].count),
-                                        "cases", means[i].count));
+    for (int python = 1; python >= 0; python--) {
+        mean means[MAX_MEANS];
+        int n = gather(report, means, python);
+        for (int i = 0; i < n; i++)
+            json_array_append_new(
+                summary,
+                json_pack("{s:s, s:s, s:s, s:o, s:f, s:i}", "comparison",
+                          section_comparison(report, python), "baseline", means[i].library,
+                          "implementation", means[i].impl, "op",
+                          means[i].op[0] ? json_string(means[i].op) : json_null(), "geometric_mean",
+                          exp(means[i].log_sum / means[i].count), "cases", means[i].count));
+    }
     return json_pack("{s:s, s:s, s:f, s:o, s:o}", "comparison", report->comparison, "ratio",
                      "median(baseline) / median(kbench)", "ci_level", 0.95, "rows", rows,
                      "geometric_means", summary);

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Builds the kbench package into a fresh virtual environment and runs its tests, for CTest.
 
-    venv.py install SOURCE_DIR WORK_DIR   fresh WORK_DIR/venv (python3 -m venv, seeing the
+    package_env.py install SOURCE_DIR WORK_DIR  fresh WORK_DIR/venv (python3 -m venv, seeing the
                                           system's site-packages: NumPy, ml_dtypes), then pip
                                           installs scikit-build-core, pytest and Hypothesis
                                           (from PyPI unless scripts/install-deps put them in
                                           the system's) and the package from SOURCE_DIR, built
                                           in WORK_DIR/wheel-build, kept between runs so that a
                                           rebuild compiles only what changed
-    venv.py pytest SOURCE_DIR WORK_DIR    runs tests/python with that environment's python
+    package_env.py pytest SOURCE_DIR WORK_DIR   runs tests/python with that environment's python
 
 The environment is WORK_DIR/venv/bin/python; cli/test_baseline_python.py runs the baseline
 runner with it (KB_PYTHON)."""
@@ -44,7 +44,7 @@ def install(source, work):
 def pytest(source, work):
     python = os.path.join(work, "venv", "bin", "python")
     if not os.path.exists(python):
-        sys.exit(f"venv.py: {python} is missing: the python/install test builds it")
+        sys.exit(f"package_env.py: {python} is missing: the python/install test builds it")
     run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:warnings",
         os.path.join(source, "tests", "python"), cwd=work)
 
@@ -61,4 +61,4 @@ if __name__ == "__main__":
     try:
         main()
     except subprocess.CalledProcessError as exc:
-        sys.exit(f"venv.py: {' '.join(exc.cmd)} failed with exit status {exc.returncode}")
+        sys.exit(f"package_env.py: {' '.join(exc.cmd)} failed with exit status {exc.returncode}")

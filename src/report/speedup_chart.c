@@ -65,9 +65,10 @@ kb_status kb_report_speedups(FILE *out, const kb_results *run, const char *prefi
     fprintf(out,
             "<p class=\"note\">Each bar is an implementation's speedup over the fastest "
             "baseline of its group (median(baseline) / median(kbench), %s; right of the line at "
-            "1 is faster), the whisker its 95%% bootstrap interval. Hover a bar for the "
-            "baseline and, for simd=auto, its speedup over scalar.</p>\n",
-            KB_BASELINE_COMPARISON);
+            "1 is faster), the whisker its 95%% bootstrap interval; kbench through its Python "
+            "module (baseline=python) is held against the other Python libraries (%s). Hover a "
+            "bar for the baseline and, for simd=auto, its speedup over scalar.</p>\n",
+            report.c_comparison, KB_BASELINE_COMPARISON_PYTHON);
     kb_svg_plot p = {.x = {fmin(lo, 1) / 1.5, fmax(hi, 1) * 1.5, true, LEFT, RIGHT},
                      .y = {0, 1, false, 30 + groups * 16 + bars * BAR, 30},
                      .width = RIGHT + 20,

@@ -1,6 +1,7 @@
 /* kbench.sum, prod, mean, min, max, argmin, argmax, var and std: NumPy's signatures over
  * kb_reduce_into, with the fewest steps a small call can take (no allocation for a result that
  * is a scalar, keyword names compared by identity, the GIL kept for small inputs). */
+#include <limits.h>
 #include <string.h>
 
 #include "module.h"
@@ -75,16 +76,16 @@ static int parse_call(kb_reduce_op op, PyObject *const *args, Py_ssize_t nargs, 
 
 /* One axis as NumPy takes it: anything with __index__. */
 static int axis_value(PyObject *obj, int *out) {
+    /* Beyond a Py_ssize_t, OverflowError, as NumPy raises. */
     Py_ssize_t v = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
-    if (v == -1 && PyErr_Occurred()) {
-        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
-            PyErr_Clear();
-            PyErr_Format(kb_python_axis_error, "axis %S is out of bounds", obj);
-        }
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    /* kbench's axes are ints; one beyond them is out of range of any array. */
+    if (v > INT_MAX || v < INT_MIN) {
+        PyErr_Format(kb_python_axis_error, "axis %zd out of range", v);
         return -1;
     }
-    /* Far out of range either way; kbench's check names it. */
-    *out = v > 1000 ? 1000 : v < -1000 ? -1000 : (int)v;
+    *out = (int)v;
     return 0;
 }
 
@@ -104,7 +105,8 @@ static int parse_axis(kb_reduce_op op, PyObject *axis, kb_reduce_args *args) {
     Py_ssize_t n = PyTuple_GET_SIZE(axis);
     if (n > KB_MAX_DIMS) {
         PyErr_Format(PyExc_ValueError,
-                     "duplicate value in 'axis' (%zd axes, at most %d dimensions)", n, KB_MAX_DIMS);
+                     "axis has %zd entries, more than an array has dimensions (at most %d)", n,
+                     KB_MAX_DIMS);
         return -1;
     }
     args->naxes = (int)n;

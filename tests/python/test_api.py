@@ -30,6 +30,14 @@ def test_buffer_inputs_are_read_in_place():
     assert kbench.sum(view) == 16.0
 
 
+def test_zero_strides():
+    """A broadcast view repeats its elements without memory of its own: strides of 0."""
+    x = np.broadcast_to(np.arange(3.0), (4, 3))
+    assert x.strides[0] == 0
+    np.testing.assert_array_equal(kbench.sum(x, axis=0), [0.0, 4.0, 8.0])
+    assert kbench.argmax(x) == 2
+
+
 def test_lists_and_scalars():
     assert kbench.sum([[1, 2], [3, 4]]) == np.sum([[1, 2], [3, 4]])
     assert kbench.mean(3.5) == 3.5

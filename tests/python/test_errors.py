@@ -23,6 +23,8 @@ MISTAKES = [
     ("mean", (a,), {"axis": -3}, "axis -3 out of range"),
     ("var", (a,), {"axis": (0, 5)}, "axis 5 out of range"),
     ("argmax", (a,), {"axis": 2}, "axis 2 out of range"),
+    ("sum", (a,), {"axis": 5_000_000_000}, "axis 5000000000 out of range"),
+    ("min", (a,), {"axis": 10**30}, "cannot fit"),
     ("sum", (a,), {"axis": (0, 0)}, "axis 0 repeated"),
     ("max", (a,), {"axis": (1, -1)}, "repeated"),
     ("argmin", (a,), {"axis": (0, 1)}, "cannot be interpreted as an integer"),

@@ -4,7 +4,7 @@
 /* What the core layer offers the layers below it beyond the public headers: kb_fail, which
  * every library function that can fail reports through, typed element access, writing a file
  * atomically, removing temporaries when a signal ends the process, the L2 size kernels block
- * by, and the dispatch registry from which each kernel
+ * by, scratch memory kept per thread across calls, and the dispatch registry from which each kernel
  * family fills its tables. Other folders include this header, never core's other private
  * headers. */
 
@@ -14,5 +14,6 @@
 #include "core/dispatch.h"
 #include "core/element.h"
 #include "core/fail.h"
+#include "core/scratch.h"
 
 #endif

@@ -172,7 +172,7 @@ static kb_status reduce_inner(const kb_reduce_plan *p, const kb_reduce_kernels *
         return kb_reduce_store(p, &r, p->out);
     }
 
-    kb_partial *partials = malloc((size_t)tasks * sizeof *partials);
+    kb_partial *partials = kb_scratch_get(KB_SCRATCH_CALL, (size_t)tasks * sizeof *partials);
     if (!partials)
         return kb_fail(KB_ENOMEM, "out of memory for %lld partial results", (long long)tasks);
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
@@ -184,7 +184,8 @@ static kb_status reduce_inner(const kb_reduce_plan *p, const kb_reduce_kernels *
     }
 
     kb_status status = KB_OK;
-    kb_partial *storage = malloc((size_t)kb_pairwise_depth(s.chunks) * sizeof *storage);
+    kb_partial *storage =
+        kb_scratch_get(KB_SCRATCH_WORK, (size_t)kb_pairwise_depth(s.chunks) * sizeof *storage);
     if (!storage)
         status = kb_fail(KB_ENOMEM, "out of memory");
     for (int64_t o = 0; o < p->nout && status == KB_OK; o++) {
@@ -196,8 +197,8 @@ static kb_status reduce_inner(const kb_reduce_plan *p, const kb_reduce_kernels *
         kb_reduce_plan_koffsets(p, o, &in_off, &out_off);
         status = kb_reduce_store(p, kb_pairwise_finish(&pw), p->out + out_off);
     }
-    free(storage);
-    free(partials);
+    kb_scratch_release(KB_SCRATCH_WORK, storage);
+    kb_scratch_release(KB_SCRATCH_CALL, partials);
     return status;
 }
 
@@ -235,6 +236,7 @@ typedef struct cols_scratch {
     int64_t *index;
     kb_partial *row;
     kb_partial *stack;
+    void *memory; /* all of the above, from kb_scratch_get */
 } cols_scratch;
 
 /* Calls fn for each stretch of rows [r0, r1) that is evenly strided: rows within the last
@@ -368,29 +370,37 @@ static bool store_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, int
 }
 
 static void cols_scratch_free(cols_scratch *sc) {
-    free(sc->sum);
-    free(sc->dev);
-    free(sc->best32);
-    free(sc->best64);
-    free(sc->index);
-    free(sc->row);
-    free(sc->stack);
+    kb_scratch_release(KB_SCRATCH_WORK, sc->memory);
 }
 
+/* The arrays of a thread's scratch, one after another in one buffer, each on a cache line. */
 static bool cols_scratch_alloc(cols_scratch *sc, int64_t w, int depth) {
     memset(sc, 0, sizeof *sc);
-    size_t n = (size_t)w;
-    sc->sum = malloc(n * sizeof *sc->sum);
-    sc->dev = malloc(n * sizeof *sc->dev);
-    sc->best32 = malloc(n * sizeof *sc->best32);
-    sc->best64 = malloc(n * sizeof *sc->best64);
-    sc->index = malloc(n * sizeof *sc->index);
-    sc->row = calloc(n, sizeof *sc->row);
-    sc->stack = malloc((size_t)depth * n * sizeof *sc->stack);
-    if (sc->sum && sc->dev && sc->best32 && sc->best64 && sc->index && sc->row && sc->stack)
-        return true;
-    cols_scratch_free(sc);
-    return false;
+    size_t n = (size_t)w, line = 64;
+    size_t sizes[] = {n * sizeof *sc->sum,
+                      n * sizeof *sc->dev,
+                      n * sizeof *sc->best32,
+                      n * sizeof *sc->best64,
+                      n * sizeof *sc->index,
+                      n * sizeof *sc->row,
+                      (size_t)depth * n * sizeof *sc->stack};
+    size_t at[sizeof sizes / sizeof sizes[0]], total = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        at[i] = total;
+        total += (sizes[i] + line - 1) / line * line;
+    }
+    char *m = sc->memory = kb_scratch_get(KB_SCRATCH_WORK, total);
+    if (!m)
+        return false;
+    sc->sum = (double *)(void *)(m + at[0]);
+    sc->dev = (double *)(void *)(m + at[1]);
+    sc->best32 = (float *)(void *)(m + at[2]);
+    sc->best64 = (double *)(void *)(m + at[3]);
+    sc->index = (int64_t *)(void *)(m + at[4]);
+    sc->row = (kb_partial *)(void *)(m + at[5]);
+    sc->stack = (kb_partial *)(void *)(m + at[6]);
+    memset(sc->row, 0, sizes[5]);
+    return true;
 }
 
 static cols_shape cols_shape_of(const kb_reduce_plan *p, int col) {
@@ -496,7 +506,7 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
     if (s->chunks == 1) {
 #pragma omp parallel num_threads(threads) if (parallel) reduction(& : stored) reduction(| : failed)
         {
-            double *sum = malloc((size_t)s->tile * sizeof *sum);
+            double *sum = kb_scratch_get(KB_SCRATCH_WORK, (size_t)s->tile * sizeof *sum);
             failed = !sum;
 #pragma omp for schedule(static)
             for (int64_t t = 0; t < tasks; t++)
@@ -504,10 +514,10 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
                     sum_task(p, sk, col, s, t, sum);
                     stored &= store_tile(p, k, col, s, t, sum);
                 }
-            free(sum);
+            kb_scratch_release(KB_SCRATCH_WORK, sum);
         }
     } else {
-        double *sums = malloc((size_t)(tasks * s->tile) * sizeof *sums);
+        double *sums = kb_scratch_get(KB_SCRATCH_CALL, (size_t)(tasks * s->tile) * sizeof *sums);
         if (!sums)
             return kb_fail(KB_ENOMEM, "out of memory for %lld partial sums",
                            (long long)(tasks * s->tile));
@@ -524,7 +534,7 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
                     total[j] += total[c * s->tile + j];
             stored &= store_tile(p, k, col, s, gt, total);
         }
-        free(sums);
+        kb_scratch_release(KB_SCRATCH_CALL, sums);
     }
     /* Messages are per thread: restate a worker's failure on the calling thread. */
     if (failed)
@@ -567,7 +577,8 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     /* Extremes and one-pass moments of one chunk per (group, tile) go straight to the output. */
     bool direct = (!moments || one_pass) && s.chunks == 1;
     kb_partial *partials = NULL;
-    if (!direct && !(partials = malloc((size_t)(tasks * s.tile) * sizeof *partials)))
+    if (!direct &&
+        !(partials = kb_scratch_get(KB_SCRATCH_CALL, (size_t)(tasks * s.tile) * sizeof *partials)))
         return kb_fail(KB_ENOMEM, "out of memory for %lld partial results",
                        (long long)(tasks * s.tile));
     int failed = 0, unstored = 0;
@@ -614,11 +625,11 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
             }
             memcpy(partials + t * s.tile, kb_pairwise_finish(&pw), (size_t)w * sizeof *partials);
         }
-        if (sc.sum)
+        if (sc.memory)
             cols_scratch_free(&sc);
     }
     if (failed) {
-        free(partials);
+        kb_scratch_release(KB_SCRATCH_CALL, partials);
         return kb_fail(KB_ENOMEM, "out of memory for reduction scratch space");
     }
     if (direct)
@@ -628,8 +639,8 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     int stored = 1;
 #pragma omp parallel num_threads(threads) if (parallel) reduction(& : stored) reduction(| : failed)
     {
-        kb_partial *storage =
-            malloc((size_t)kb_pairwise_depth(s.chunks) * (size_t)s.tile * sizeof *storage);
+        kb_partial *storage = kb_scratch_get(KB_SCRATCH_WORK, (size_t)kb_pairwise_depth(s.chunks) *
+                                                                  (size_t)s.tile * sizeof *storage);
         if (!storage)
             failed = 1;
 #pragma omp for schedule(static)
@@ -652,9 +663,9 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
                     KB_OK)
                     stored = 0;
         }
-        free(storage);
+        kb_scratch_release(KB_SCRATCH_WORK, storage);
     }
-    free(partials);
+    kb_scratch_release(KB_SCRATCH_CALL, partials);
     /* Messages are per thread: restate a worker's failure on the calling thread. */
     if (failed)
         return kb_fail(KB_ENOMEM, "out of memory for reduction scratch space");

@@ -144,7 +144,8 @@ kb_status kb_reduce_generic(const kb_reduce_plan *p, int threads) {
     int parallel = threads > 1 && p->nout > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
 #pragma omp parallel num_threads(threads) if (parallel)
     {
-        double *buf = floats ? malloc(KB_REDUCE_BLOCK * sizeof *buf) : NULL;
+        double *buf =
+            floats ? kb_scratch_get(KB_SCRATCH_WORK, KB_REDUCE_BLOCK * sizeof *buf) : NULL;
         kb_status mine = floats && !buf ? kb_fail(KB_ENOMEM, "out of memory") : KB_OK;
 #pragma omp for schedule(static)
         for (int64_t o = 0; o < p->nout; o++) {
@@ -161,7 +162,7 @@ kb_status kb_reduce_generic(const kb_reduce_plan *p, int threads) {
             else
                 mine = extreme_output(p, base, out);
         }
-        free(buf);
+        kb_scratch_release(KB_SCRATCH_WORK, buf);
         if (mine != KB_OK) {
 #pragma omp critical
             status = mine;

@@ -1,7 +1,9 @@
 """10^5 calls of each kind leave neither Python's heap (tracemalloc) nor the process (RSS)
-larger: the scalar and array results, out=, eval, and the error paths."""
+larger: the scalar and array results, out=, eval, and the error paths; nor do threads that
+call kbench and end (what the library keeps per thread goes with the thread)."""
 import gc
 import os
+import threading
 import tracemalloc
 
 import numpy as np
@@ -65,3 +67,27 @@ def test_no_growth(name):
     # A leak of a single byte per call would be 100 kB; what is left is bookkeeping.
     assert traced_growth < 16 * 1024, f"{name}: Python heap grew by {traced_growth} bytes"
     assert rss_growth < 256 * 1024, f"{name}: RSS grew by {rss_growth} bytes"
+
+
+def test_threads_that_come_and_go():
+    x = np.ones((64, 4096))  # along axis 0: the reductions' per-thread scratch rows
+
+    def call():
+        kbench.std(x, axis=0)
+        kbench.sum(x, axis=1)
+
+    def round_of_threads():
+        team = [threading.Thread(target=call) for _ in range(4)]
+        for t in team:
+            t.start()
+        for t in team:
+            t.join()
+    for _ in range(20):
+        round_of_threads()
+    gc.collect()
+    before = rss()
+    for _ in range(300):  # 1200 threads: tens of kB of rows each, were they kept
+        round_of_threads()
+    gc.collect()
+    growth = rss() - before
+    assert growth < 4 * 1024 * 1024, f"RSS grew by {growth} bytes over 1200 threads"

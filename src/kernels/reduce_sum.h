@@ -19,7 +19,12 @@
  *    L1 holds in the input type, adding them into partial sums kept there, and folds those
  *    into the double sums once every KB_SUM_DEPTH rows. Memory sees four sequential streams,
  *    whole rows where they fit (what prefetchers follow), and each partial is loaded and
- *    stored once per four rows. The tiles of 16 rows by 8 vectors held in registers that this
+ *    stored once per four rows. From memory (far) it streams KB_SUM_ROWS_FAR (8) rows at
+ *    once: the partials' loads and stores, halved, then stand less in the way of the misses
+ *    (4096 x 4096 along axis 0 from DRAM, one thread, Zen 4: float64 0.78-0.83 of a plain
+ *    sequential read with 4 rows, 0.90-0.94 with 8; float32 0.74-0.76 against 0.82-0.86),
+ *    while from L3 eight streams were slower than four (1024 x 1024 float32: 0.71 against
+ *    0.65 of a sequential read). The tiles of 16 rows by 8 vectors held in registers that this
  *    replaced read each row in 512-byte pieces, one page per row of a 1024-column float32
  *    array, and ran at 39 GB/s where this runs at 68 (Zen 4, one thread, from L3);
  *  - adjacent narrow rows (an (N, m) array with m smaller than a few vectors) are one run in
@@ -38,7 +43,9 @@
 
 #define KB_SUM_DEPTH 16
 #define KB_SUM_NACC 4 /* accumulators of a run */
-#define KB_SUM_ROWS 4 /* rows a cols pass streams at once */
+/* Rows a cols pass streams at once: 4 from the caches, 8 from memory (KB_SUM_ROWS_FAR). */
+#define KB_SUM_ROWS 4
+#define KB_SUM_ROWS_FAR 8
 /* The most columns of a cols chunk: its partial sums (at most 16 KiB of doubles) live on the
  * stack. */
 #define KB_SUM_CHUNK_MAX 8192
@@ -223,34 +230,43 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
         return s[0];                                                                               \
     }                                                                                              \
                                                                                                    \
+    /* The R rows r at column offset c (tail columns when tail > 0) added into the partials at a,  \
+     * or stored there when first: 8 rows as two groups of 4. */                                   \
+    static inline __attribute__((always_inline)) void sum_rows_vector_##S(                         \
+        int R, int first, const T *const *r, int64_t c, int64_t tail, sum_part_##P *a) {           \
+        int G = R > KB_SUM_ROWS ? KB_SUM_ROWS : R;                                                 \
+        vsum_##P s = sum_rows_at_##S(G, r, c, tail);                                               \
+        if (!first)                                                                                \
+            s = sum_add_##P(sum_part_load_##P(a), s);                                              \
+        if (R > KB_SUM_ROWS)                                                                       \
+            s = sum_add_##P(s, sum_rows_at_##S(G, r + G, c, tail));                                \
+        sum_store_##P(a, s);                                                                       \
+    }                                                                                              \
+                                                                                                   \
     /* Rows [i, i + R) of a chunk of nv whole vectors and tail columns more, added together and    \
      * into acc, or stored there when first; with PF, each vector prefetches the same columns of   \
-     * the R rows that follow (sum_cols' far). */                                                  \
+     * the R rows that follow (sum_cols' far). R is 1, 4 or 8; 8 rows add as two groups of 4, in   \
+     * the order two calls of 4 would, with one load and store of acc: the bits are the same. */   \
     static inline __attribute__((always_inline)) void sum_rows_into_##S(                           \
         int R, int first, int PF, const char *x, int64_t i, int64_t stride, int64_t nv,            \
         int64_t tail, sum_part_##P *acc) {                                                         \
         enum { W = SUM_LANES_##P };                                                                \
-        const T *r[KB_SUM_ROWS];                                                                   \
+        const T *r[KB_SUM_ROWS_FAR];                                                               \
         SUM_UNROLL for (int q = 0; q < R; q++) r[q] = SUM_ROW(T, x, i + q, stride);                \
         for (int64_t v = 0; v < nv; v++) {                                                         \
             if (PF)                                                                                \
                 SUM_UNROLL for (int q = 0; q < R; q++)                                             \
                     __builtin_prefetch((const char *)(r[q] + v * W) + R * stride, 0, 2);           \
-            vsum_##P s = sum_rows_at_##S(R, r, v * W, 0);                                          \
-            sum_store_##P(acc + v * W,                                                             \
-                          first ? s : sum_add_##P(sum_part_load_##P(acc + v * W), s));             \
+            sum_rows_vector_##S(R, first, r, v *W, 0, acc + v * W);                                \
         }                                                                                          \
-        if (tail) {                                                                                \
-            vsum_##P s = sum_rows_at_##S(R, r, nv * W, tail);                                      \
-            sum_store_##P(acc + nv * W,                                                            \
-                          first ? s : sum_add_##P(sum_part_load_##P(acc + nv * W), s));            \
-        }                                                                                          \
+        if (tail)                                                                                  \
+            sum_rows_vector_##S(R, first, r, nv *W, tail, acc + nv * W);                           \
     }                                                                                              \
                                                                                                    \
     /* Rows stream KB_SUM_ROWS at a time across a chunk of columns whose partial sums, in T and    \
      * of at most KB_SUM_DEPTH rows each, stay in L1 (acc), then fold into out in double. */       \
     static inline __attribute__((always_inline)) void sum_rowwise_body_##S(                        \
-        int PF, const char *x, int64_t rows, int64_t stride, int64_t m, double *out) {             \
+        int PF, int R, const char *x, int64_t rows, int64_t stride, int64_t m, double *out) {      \
         enum { W = SUM_LANES_##P };                                                                \
         sum_part_##P acc[KB_SUM_CHUNK_MAX] __attribute__((aligned(64)));                           \
         int64_t chunk = sum_chunk_columns(sizeof(sum_part_##P), W);                                \
@@ -260,11 +276,17 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                 int64_t cw = m - j0 < chunk ? m - j0 : chunk, nv = cw / W, tail = cw % W;          \
                 const char *xi = x + i0 * stride + j0 * (int64_t)sizeof(T);                        \
                 int64_t i = 0;                                                                     \
-                if (nr >= KB_SUM_ROWS) {                                                           \
-                    sum_rows_into_##S(KB_SUM_ROWS, 1, PF, xi, 0, stride, nv, tail, acc);           \
-                    for (i = KB_SUM_ROWS; i + KB_SUM_ROWS <= nr; i += KB_SUM_ROWS)                 \
-                        sum_rows_into_##S(KB_SUM_ROWS, 0, PF, xi, i, stride, nv, tail, acc);       \
+                if (R > KB_SUM_ROWS && nr >= R) {                                                  \
+                    sum_rows_into_##S(R, 1, PF, xi, 0, stride, nv, tail, acc);                     \
+                    for (i = R; i + R <= nr; i += R)                                               \
+                        sum_rows_into_##S(R, 0, PF, xi, i, stride, nv, tail, acc);                 \
                 }                                                                                  \
+                if (i == 0 && nr >= KB_SUM_ROWS) {                                                 \
+                    sum_rows_into_##S(KB_SUM_ROWS, 1, PF, xi, 0, stride, nv, tail, acc);           \
+                    i = KB_SUM_ROWS;                                                               \
+                }                                                                                  \
+                for (; i + KB_SUM_ROWS <= nr; i += KB_SUM_ROWS)                                    \
+                    sum_rows_into_##S(KB_SUM_ROWS, 0, PF, xi, i, stride, nv, tail, acc);           \
                 for (; i < nr; i++)                                                                \
                     sum_rows_into_##S(1, i == 0, 0, xi, i, stride, nv, tail, acc);                 \
                 double *o = out + j0;                                                              \
@@ -278,10 +300,10 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                                                                                                    \
     static void sum_rowwise_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
                                 double *out, bool far) {                                           \
-        if (far && rows > KB_SUM_ROWS) /* with no rows ahead, nothing to prefetch */               \
-            sum_rowwise_body_##S(1, x, rows, stride, m, out);                                      \
+        if (far && rows > KB_SUM_ROWS_FAR) /* with no rows ahead, nothing to prefetch */           \
+            sum_rowwise_body_##S(1, KB_SUM_ROWS_FAR, x, rows, stride, m, out);                     \
         else                                                                                       \
-            sum_rowwise_body_##S(0, x, rows, stride, m, out);                                      \
+            sum_rowwise_body_##S(0, KB_SUM_ROWS, x, rows, stride, m, out);                         \
     }                                                                                              \
                                                                                                    \
     /* Short rows (at most four vectors) take no run kernel call each: two accumulators, the       \

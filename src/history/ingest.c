@@ -390,8 +390,8 @@ static kb_status store(ingest *in, const kb_hrun *run, const source *src, kb_his
     return st;
 }
 
-static kb_status read_run(json_t *root, const char *label, void *out) {
-    return kb_hrun_from_json(root, label, out);
+static kb_status read_run(json_t *root, kb_json_lifted *samples, const char *label, void *out) {
+    return kb_hrun_from_json(root, samples, label, out);
 }
 
 /* A file read and checked, before any of it is stored. */
@@ -414,7 +414,7 @@ static void read_file(pending *p) {
     if (p->status == KB_OK) {
         snprintf(p->hash, sizeof p->hash, "fnv1a64:%016llx:%zu",
                  (unsigned long long)kb_fnv1a_bytes(KB_FNV1A_OFFSET, text, length), length);
-        p->status = kb_json_read_text(text, length, p->path, read_run, &p->run);
+        p->status = kb_results_read_text(text, length, p->path, read_run, &p->run);
     }
     free(text);
     if (p->status != KB_OK)

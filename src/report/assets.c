@@ -27,6 +27,13 @@ const char kb_report_css[] =
     "svg .curve{fill:none;stroke-width:2}svg .whisker{stroke:#222;stroke-width:1.2}\n"
     "svg .one{stroke:#000;stroke-dasharray:3 3}svg .band{fill:#eee}\n"
     "svg .group{font-weight:bold;fill:#222}svg .impl{fill:#444;font-size:10px}\n"
+    /* The history's small multiples: as many a row as fit; each laid out when scrolled to. */
+    ".multiples{display:flex;flex-wrap:wrap;gap:6px}\n"
+    ".multiples svg.hist{margin:0;content-visibility:auto;contain-intrinsic-size:380px 150px}\n"
+    "svg .ci{fill:#0072B2;opacity:.2}svg .med{fill:none;stroke:#0072B2;stroke-width:1.5}\n"
+    "svg .cpt line{stroke-width:1.5;stroke-dasharray:4 2}svg .reg line{stroke:#D55E00}\n"
+    "svg .reg path{fill:#D55E00}svg .imp line{stroke:#009E73}svg .imp path{fill:#009E73}\n"
+    "svg .hl{fill:#0072B2;stroke:#000;stroke-width:1}\n"
     "#tip{position:fixed;display:none;background:#fffff0;border:1px solid #444;padding:4px 6px;"
     "white-space:pre-line;pointer-events:none;font-size:12px;max-width:480px;z-index:9}\n";
 
@@ -56,11 +63,37 @@ const char kb_report_js[] =
     "   var show=e.getAttribute('data-case').toLowerCase().indexOf(text)>=0;\n"
     "   e.style.display=show?'':'none';});});});\n"
     "var tip=document.createElement('div');tip.id='tip';document.body.appendChild(tip);\n"
+    /* The history's runs ([id, time, commit]) and durations as the report writes them. */
+    "var runsData=document.getElementById('history-runs');\n"
+    "var runs=runsData?JSON.parse(runsData.textContent):[];\n"
+    "function dur(ns){var u=[[1e9,'s'],[1e6,'ms'],[1e3,'\\u00b5s'],[1,'ns']];\n"
+    " for(var i=0;i<u.length;i++){if(Math.abs(ns)>=u[i][0]||i===u.length-1){\n"
+    "  return (ns/u[i][0]).toPrecision(3)+' '+u[i][1];}}}\n"
+    /* The run of a history chart under the pointer, from the data the chart carries: the
+     * nearest in x, highlighted, and its text. */
+    "function historyPoint(svg,ev){\n"
+    " var a=svg.getAttribute('data-ax').split(' ').map(Number);\n"
+    " var r=svg.getAttribute('data-r').split(' ').map(Number);\n"
+    " var v=svg.getAttribute('data-v').split(' ').map(Number);\n"
+    " var box=svg.getBoundingClientRect(),w=svg.viewBox.baseVal.width/box.width;\n"
+    " var x=(ev.clientX-box.left)*w;\n"
+    " var i=a[1]>0?Math.round((x-a[0])/a[1]):0;i=Math.max(0,Math.min(r.length-1,i));\n"
+    " var y=a[2]+(v[3*i]-a[4])/(a[5]-a[4])*(a[3]-a[2]);\n"
+    " var hl=svg.querySelector('.hl');\n"
+    " if(!hl){hl=document.createElementNS('http://www.w3.org/2000/svg','circle');\n"
+    "  hl.setAttribute('class','hl');hl.setAttribute('r','4');svg.appendChild(hl);}\n"
+    " hl.setAttribute('cx',a[0]+a[1]*i);hl.setAttribute('cy',y);\n"
+    " var run=runs[r[i]]||[0,'?',null];\n"
+    " return svg.getAttribute('data-case')+'\\nrun '+run[0]+', '+run[1]+', commit '+\n"
+    "  (run[2]===null?'unknown':run[2])+'\\nmedian '+dur(v[3*i])+' ['+dur(v[3*i+1])+', '+\n"
+    "  dur(v[3*i+2])+']';}\n"
     /* One listener for every point and bar: thousands of their own would slow the page. */
     "document.addEventListener('mousemove',function(ev){\n"
     " var e=ev.target.closest&&ev.target.closest('svg [data-case], svg .cpt');\n"
-    " if(!e){tip.style.display='none';return;}\n"
-    " var t=e.querySelector('title');tip.textContent=t?t.textContent:'';\n"
+    " var h=!e&&ev.target.closest&&ev.target.closest('svg.hist');\n"
+    " if(!e&&!h){tip.style.display='none';return;}\n"
+    " if(h){tip.textContent=historyPoint(h,ev);}\n"
+    " else{var t=e.querySelector('title');tip.textContent=t?t.textContent:'';}\n"
     " tip.style.display='block';tip.style.left=(ev.clientX+12)+'px';\n"
     " tip.style.top=(ev.clientY+12)+'px';});\n"
     "})();\n";

@@ -299,7 +299,7 @@ static kb_status resolve_series(ingest *in) {
     return st;
 }
 
-/* The run's repetitions, each a row of samples; their count in *n. */
+/* The run's repetitions that have samples, each a row; their count in *n. */
 static kb_status list_repetitions(ingest *in, size_t *n) {
     const kb_hrun *run = in->run;
     size_t total = 0;
@@ -315,7 +315,9 @@ static kb_status list_repetitions(ingest *in, size_t *n) {
         int64_t first = 0;
         for (int r = 0; r < c->nrepetitions && c->nsamples > 0; r++) {
             int64_t count = c->repetition_samples ? c->repetition_samples[r] : c->nsamples;
-            reps[(*n)++] = (repetition){i, r, first, count};
+            /* A repetition without samples has no row: its bytes would be NULL to SQLite. */
+            if (count > 0)
+                reps[(*n)++] = (repetition){i, r, first, count};
             first += count;
         }
     }

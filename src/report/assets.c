@@ -33,7 +33,7 @@ const char kb_report_css[] =
     "svg .ci{fill:#0072B2;opacity:.2}svg .med{fill:none;stroke:#0072B2;stroke-width:1.5}\n"
     "svg .cpt line{stroke-width:1.5;stroke-dasharray:4 2}svg .reg line{stroke:#D55E00}\n"
     "svg .reg path{fill:#D55E00}svg .imp line{stroke:#009E73}svg .imp path{fill:#009E73}\n"
-    "svg .hl{fill:#0072B2;stroke:#000;stroke-width:1}\n"
+    "svg .hl{fill:#0072B2;stroke:#000;stroke-width:1}svg .hname{font-size:10px;fill:#222}\n"
     "#tip{position:fixed;display:none;background:#fffff0;border:1px solid #444;padding:4px 6px;"
     "white-space:pre-line;pointer-events:none;font-size:12px;max-width:480px;z-index:9}\n";
 

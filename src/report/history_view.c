@@ -233,7 +233,7 @@ static void chart(FILE *out, const view *v, const hseries *s, size_t index) {
     kb_html_text(out, desc);
     fputs("</desc>\n", out);
     /* The name above the plot, the ends of the y axis left of it, the runs below. */
-    fprintf(out, "<text class=\"axis\" x=\"%.1f\" y=\"14\">", LEFT);
+    fprintf(out, "<text class=\"hname\" x=\"%.1f\" y=\"14\">", LEFT - 40);
     kb_html_text(out, s->name);
     char top[32], bottom[32];
     kb_format_duration(top, sizeof top, y.hi);

@@ -172,6 +172,18 @@ def last_change(new_db, tmp, base):
           f"flat series: {rows}")
 
 
+def empty_repetition(db, tmp, base):
+    """A repetition without samples (valid in a results file) is stored as no row: the fuzz
+    target found that SQLite took its bytes for NULL and refused the run."""
+    r = copy.deepcopy(base)
+    r["cases"][0]["samples_ns"] = [[]] + r["cases"][0]["samples_ns"]
+    r = kbench("history", "add", write(tmp / "empty_rep.json", r), "--db", db)
+    check(r.returncode == 0 and "stored as run" in r.stdout, f"empty repetition: {r.stderr}")
+    n = base["cases"][0]["statistics"]["n"]
+    check([p["n_samples"] for p in exported(db)[0].values()].count(n) >= 1,
+          "empty repetition: the case's samples")
+
+
 def killed_mid_ingest(db, tmp, base):
     before = len(exported(db)[0])
     path = write(tmp / "killed.json", slower(base, 2, "2098-01-01T00:00:00Z"))
@@ -317,6 +329,7 @@ def suite(backend, new_db, tmp, base, base_path):
     killed_mid_ingest(db, tmp, base)
     malformed(db, tmp, base)
     last_change(new_db, tmp, base)
+    empty_repetition(new_db("empty"), tmp, base)
     concurrent(new_db("concurrent"), tmp, base)
     hostile(new_db("hostile"), tmp)
     machines(new_db("machines"), tmp, base)

@@ -223,10 +223,13 @@ static void chart(FILE *out, const view *v, const hseries *s, size_t index) {
             y.lo, y.hi);
     for (size_t k = 0; k < s->npoints; k++)
         fprintf(out, k ? " %zu" : "%zu", s->points[k].run);
-    fputs("\" data-v=\"", out);
+    /* The values in units of data-u, a power of ten that leaves the largest 4 digits: whole
+     * numbers are half the bytes of %g's. */
+    double unit = pow(10, floor(log10(hi > 0 ? hi : 1)) - 3);
+    fprintf(out, "\" data-u=\"%g\" data-v=\"", unit);
     for (size_t k = 0; k < s->npoints; k++)
-        fprintf(out, "%s%.5g %.5g %.5g", k ? " " : "", s->points[k].median, s->points[k].low,
-                s->points[k].high);
+        fprintf(out, "%s%.0f %.0f %.0f", k ? " " : "", s->points[k].median / unit,
+                s->points[k].low / unit, s->points[k].high / unit);
     fprintf(out, "\"><title id=\"h%zu-t\">", index);
     kb_html_text(out, s->name);
     fprintf(out, "</title><desc id=\"h%zu-d\">", index);

@@ -173,7 +173,8 @@ def check_history_page(driver, path, changes, label):
     name = first.get_attribute("data-case")
     check(changes.get(name) == (12, True), f"{label}: the first chart is {name!r}")
     ax = [float(v) for v in first.get_attribute("data-ax").split()]
-    values = [float(v) for v in first.get_attribute("data-v").split()]
+    unit = float(first.get_attribute("data-u"))
+    values = [float(v) * unit for v in first.get_attribute("data-v").split()]
     for i in (4, 12):
         y = ax[2] + (values[3 * i] - ax[4]) / (ax[5] - ax[4]) * (ax[3] - ax[2])
         tip = hover_at(driver, first, ax[0] + ax[1] * i, y)

@@ -36,6 +36,11 @@ static void space(scan *s) {
         s->i++;
 }
 
+/* What ends a number or a literal. */
+static bool ends_scalar(char c) {
+    return c == ',' || c == ']' || c == '}' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 /* Past a string that starts at s->i; false when it does not end. */
 static bool skip_string(scan *s) {
     for (s->i++; s->i < s->n; s->i++) {
@@ -55,7 +60,7 @@ static bool skip_value(scan *s) {
     if (c == '"')
         return skip_string(s);
     if (c != '{' && c != '[') {
-        while (s->i < s->n && !strchr(",]} \n\r\t", s->t[s->i]))
+        while (s->i < s->n && !ends_scalar(s->t[s->i]))
             s->i++;
         return true;
     }

@@ -445,38 +445,55 @@ static kb_status store_file(ingest *in, const pending *p, const kb_history_add_o
     return st == KB_OK ? KB_OK : kb_fail_prefix(st, p->path);
 }
 
+/* Stores the files read into batch[0 .. m), in order, each reported to done. */
+static void store_batch(ingest *in, pending *batch, int m, const kb_history_add_options *options,
+                        kb_history_added_fn done, void *context) {
+    for (int k = 0; k < m; k++) {
+        kb_history_added added = {0};
+        kb_status file_status = batch[k].status;
+        if (file_status != KB_OK) {
+            kb_fail(file_status, "%s", batch[k].message);
+        } else {
+            file_status = store_file(in, &batch[k], options, &added);
+            kb_hrun_free(&batch[k].run);
+        }
+        done(batch[k].path, file_status, &added, context);
+    }
+}
+
 kb_status kb_history_add_files(kb_history *h, const char *const *paths, int n,
                                const kb_history_add_options *options, kb_history_added_fn done,
                                void *context) {
-    /* Reading a file (JSON) costs several times what storing it does: the next files are read
-     * on every thread while none is stored, a batch at a time. */
+    /* Reading a file (JSON) costs several times what storing it does: a batch of files is read
+     * on the threads in force, one a thread, while the batch before is stored on this thread
+     * (as the team's thread 0, which runs iteration 0), which mostly waits for the database. */
     int threads = 1;
     kb_threads_current(&threads);
     threads = threads < 1 ? 1 : threads > n ? n : threads;
-    pending *batch = calloc((size_t)threads + 1, sizeof *batch);
+    pending *batches = calloc(2 * (size_t)threads + 1, sizeof *batches);
     ingest in = {.h = h};
-    kb_status st = batch ? KB_OK : kb_fail(KB_ENOMEM, "out of memory");
+    kb_status st = batches ? KB_OK : kb_fail(KB_ENOMEM, "out of memory");
     for (int k = 0; k < NSTATEMENTS && st == KB_OK; k++)
         st = h->b->prepare(h->db, statements[k], &in.s[k]);
-    for (int first = 0; first < n && st == KB_OK; first += threads) {
-        int m = n - first < threads ? n - first : threads;
-#pragma omp parallel for num_threads(m) schedule(static, 1) if (m > 1)
-        for (int k = 0; k < m; k++) {
-            memset(&batch[k], 0, sizeof batch[k]);
-            batch[k].path = paths[first + k];
-            read_file(&batch[k]);
-        }
-        for (int k = 0; k < m; k++) {
-            kb_history_added added = {0};
-            kb_status file_status = batch[k].status;
-            if (file_status != KB_OK) {
-                kb_fail(file_status, "%s", batch[k].message);
-            } else {
-                file_status = store_file(&in, &batch[k], options, &added);
-                kb_hrun_free(&batch[k].run);
+    /* Batch b is read while batch b - 1 is stored: b = 0 has nothing to store, and the last
+     * stores what is left. */
+    int stored = 0; /* files of the batch read before, waiting to be stored */
+    for (int first = 0, b = 0; (first < n || stored > 0) && st == KB_OK; first += threads, b++) {
+        pending *reading = batches + (size_t)(b % 2) * (size_t)threads;
+        pending *storing = batches + (size_t)((b + 1) % 2) * (size_t)threads;
+        int m = first >= n ? 0 : n - first < threads ? n - first : threads;
+#pragma omp parallel for num_threads(m + 1) schedule(static, 1) if (threads > 1 && m > 0)
+        for (int k = 0; k <= m; k++) {
+            if (k == 0) {
+                store_batch(&in, storing, stored, options, done, context);
+                continue;
             }
-            done(batch[k].path, file_status, &added, context);
+            pending *p = &reading[k - 1];
+            memset(p, 0, sizeof *p);
+            p->path = paths[first + k - 1];
+            read_file(p);
         }
+        stored = m;
     }
     for (int k = 0; k < NSTATEMENTS; k++)
         h->b->finalize(in.s[k]);
@@ -486,7 +503,7 @@ kb_status kb_history_add_files(kb_history *h, const char *const *paths, int n,
     free(in.series);
     free(in.reps);
     free(in.blob);
-    free(batch);
+    free(batches);
     return st;
 }
 

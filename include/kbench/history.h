@@ -68,7 +68,7 @@ kb_status kb_history_add_file(kb_history *h, const char *path,
 /* Stores each of n files as kb_history_add_file does, each in its transaction, and calls done
  * after each, in order, with its status (kb_last_error() holds the message of a failure
  * during the call) and what was added. The next files are read on the threads in force
- * (kb_threads_set) while none is being stored. Returns KB_OK, or the failure that kept the
+ * (kb_threads_set) while the ones before are stored. Returns KB_OK, or the failure that kept the
  * store from taking any file (the files' own failures go to done). */
 typedef void (*kb_history_added_fn)(const char *path, kb_status status,
                                     const kb_history_added *added, void *context);

@@ -3,7 +3,7 @@
  * ... t10 (tests/cli/pg_server.py runs this program so). A real (tiny) run's file reads back
  * point by point; the same file is stored once; machines and builds never share a series; a
  * hostile case name is stored verbatim; a malformed file is refused naming the field, with
- * nothing written; prune; migrations run once; the last step; the default URL. */
+ * nothing written; prune; migrations run once; a series' change points; the default URL. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

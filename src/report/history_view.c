@@ -34,34 +34,26 @@ typedef struct hrun {
 
 typedef struct view {
     hseries *series;
-    size_t nseries, series_cap;
+    size_t nseries;
     hrun *runs;
-    size_t nruns, runs_cap;
+    size_t nruns;
+    int64_t series_cap, runs_cap;
 } view;
-
-static kb_status grow(void **items, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap)
-        return KB_OK;
-    size_t cap2 = *cap ? 2 * *cap : 64;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *grown = realloc(*items, cap2 * size);
-    if (!grown)
-        return kb_fail(KB_ENOMEM, "out of memory for the history view");
-    *items = grown;
-    *cap = cap2;
-    return KB_OK;
-}
 
 /* One series of the store with its points and change points, kept; its runs noted. */
 static kb_status take(const kb_history_series *from, const kb_history_point *points, size_t count,
                       void *context) {
     view *v = context;
-    kb_status st = grow((void **)&v->series, &v->series_cap, v->nseries + 1, sizeof *v->series);
-    if (st == KB_OK)
-        st = grow((void **)&v->runs, &v->runs_cap, v->nruns + count, sizeof *v->runs);
-    if (st != KB_OK)
-        return st;
+    hseries *series =
+        kb_reserve(v->series, &v->series_cap, (int64_t)v->nseries + 1, sizeof *v->series);
+    if (series)
+        v->series = series;
+    hrun *runs = kb_reserve(v->runs, &v->runs_cap, (int64_t)(v->nruns + count), sizeof *v->runs);
+    if (runs)
+        v->runs = runs;
+    if (!series || !runs)
+        return kb_fail(KB_ENOMEM, "out of memory for the history view");
+    kb_status st;
     hseries *s = &v->series[v->nseries++];
     *s = (hseries){.name = kb_strdup(from->case_name),
                    .machine = kb_strdup(from->machine),

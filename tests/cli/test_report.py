@@ -164,6 +164,19 @@ def check_history(tmp, run):
     charts = history_charts(parse(path)) if r.returncode == 0 else []
     check(len(charts) == len(changes) and all(len(a["data-r"].split()) == 10 for a in charts),
           f"history --last 10: {r.returncode} {r.stderr}")
+    # A commit that would end the runs' script element stays inside it, escaped.
+    later = copy.deepcopy(run)
+    later["context"]["date"] = "2026-02-01T03:00:00Z"
+    evil = '</script><script>alert("c")</script>'
+    later["context"]["git_commit"] = evil
+    Path(tmp, "later.json").write_text(json.dumps(later))
+    r = kbench("history", "add", "--db", url, os.path.join(tmp, "later.json"))
+    r2 = kbench("report", "--db", url, "-o", path)
+    html = Path(path).read_text()
+    check(r.returncode == 0 and r2.returncode == 0 and "<script>alert" not in html,
+          f"history: an evil commit: {r.stderr} {r2.stderr}")
+    runs = json.loads(html.split('id="history-runs">')[1].split("</script>")[0])
+    check(runs[-1][2] == evil, f"history: the evil commit reads back as {runs[-1]}")
 
 
 def check_common(page, html, label):

@@ -1,7 +1,9 @@
 """End-to-end checks of `kbench history`, the same against SQLite and against a throwaway
 PostgreSQL server (pg_server.py): a tiny real `kbench run` stored and read back (values checked
 against the file, through export csv and json), the commit and branch and their overrides,
-list, show and their formats, a file stored once, a process killed inside its transaction
+list, show and their formats, list's last change point on a series with a step (and none
+without it) and the report's history view of it, a repetition without samples, a file stored
+once, a process killed inside its transaction
 leaving no partial run, four concurrent ingests losing nothing, a hostile case name stored
 verbatim, malformed files refused with one line naming the file and the field and nothing
 written, machines never mixed in a series, prune, Google Benchmark input, usage errors and the
@@ -158,6 +160,12 @@ def last_change(new_db, tmp, base):
               step["point"]["commit"] == "c12", f"last change of the stepped series {step}")
     r = kbench("history", "list", "--db", db)
     check(r.returncode == 0 and r.stdout.count("% at c12") == 2, f"stepped table {r.stdout!r}")
+    # The report's history view reads the same store: a chart a series, a regression mark each.
+    page = tmp / "step.html"
+    r = kbench("report", "--db", db, "-o", str(page))
+    html = page.read_text() if r.returncode == 0 else ""
+    check(html.count('class="chart hist"') == 2 and html.count('<g class="cpt reg">') == 2 and
+          "+20.0% at c12" in html, f"report of the stepped store: {r.returncode} {r.stderr}")
     flat = []
     for i in range(24):
         date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1.7e9 + 86400 * i))

@@ -3,11 +3,10 @@ PostgreSQL server (pg_server.py): a tiny real `kbench run` stored and read back 
 against the file, through export csv and json), the commit and branch and their overrides,
 list, show and their formats, list's last change point on a series with a step (and none
 without it) and the report's history view of it, a repetition without samples, a file stored
-once, a process killed inside its transaction
-leaving no partial run, four concurrent ingests losing nothing, a hostile case name stored
-verbatim, malformed files refused with one line naming the file and the field and nothing
-written, machines never mixed in a series, prune, Google Benchmark input, usage errors and the
-default store.
+once, a process killed inside its transaction leaving no partial run, four concurrent ingests
+losing nothing, a hostile case name stored verbatim, malformed files refused with one line
+naming the file and the field and nothing written, machines never mixed in a series, prune,
+Google Benchmark input, usage errors and the default store.
 
 Usage: python3 test_history.py path/to/kbench"""
 

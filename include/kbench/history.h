@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kbench/change_points.h"
 #include "kbench/error.h"
 
 #ifdef __cplusplus
@@ -67,7 +68,7 @@ kb_status kb_history_add_file(kb_history *h, const char *path,
 /* Stores each of n files as kb_history_add_file does, each in its transaction, and calls done
  * after each, in order, with its status (kb_last_error() holds the message of a failure
  * during the call) and what was added. The next files are read on the threads in force
- * (kb_threads_set) while none is being stored. Returns KB_OK, or the failure that kept the
+ * (kb_threads_set) while the ones before are stored. Returns KB_OK, or the failure that kept the
  * store from taking any file (the files' own failures go to done). */
 typedef void (*kb_history_added_fn)(const char *path, kb_status status,
                                     const kb_history_added *added, void *context);
@@ -140,11 +141,12 @@ typedef kb_status (*kb_history_series_fn)(const kb_history_series *series,
 kb_status kb_history_each(kb_history *h, const kb_history_select *select, kb_history_series_fn fn,
                           void *context);
 
-/* The last step of a series until a change-point detector says better: the last i (>= 1) at
- * which two consecutive points' confidence intervals do not overlap, with *change the
- * relative change of the median, points[i] over points[i - 1], minus 1. -1 when there is
- * none. */
-ptrdiff_t kb_history_last_step(const kb_history_point *points, size_t count, double *change);
+/* The change points of a series (oldest point first): kb_change_points_detect with the
+ * default options (kb_change_options_default, as `kbench detect`) over the points' medians.
+ * points[out->points[k].index] is the first point at the new level. KB_EINVAL when a median is
+ * not positive. The caller frees out with kb_change_points_free, also after a failure. */
+kb_status kb_history_change_points(const kb_history_point *points, size_t count,
+                                   kb_change_points *out);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 
 #include "kbench/compare.h"
 #include "kbench/error.h"
+#include "kbench/history.h"
 #include "kbench/results.h"
 
 #ifdef __cplusplus
@@ -20,11 +21,14 @@ typedef struct kb_report_input {
     const kb_results *runs;    /* each run gets its overview, cases, roofline and speedups */
     const char *const *labels; /* one per run, its heading (a path); NULL: "run 1", ... */
     int nruns;
-    const kb_comparison *comparison; /* NULL: no comparison section */
+    const kb_comparison *comparison;  /* NULL: no comparison section */
+    kb_history *history;              /* NULL: no history section */
+    kb_history_select history_select; /* which series and points of the history */
 } kb_report_input;
 
-/* Writes the page to a stream. KB_EINVAL when there is nothing to report (no run and no
- * comparison); KB_ENOMEM; KB_EIO on a write error. */
+/* Writes the page to a stream. KB_EINVAL when there is nothing to report (no run, no
+ * comparison and no history); KB_ENOMEM; KB_EIO on a write error or when the history cannot be
+ * read. */
 kb_status kb_report_html_print(const kb_report_input *input, FILE *out);
 
 /* Writes the page to path whole or not at all (a temporary beside it, then renamed). */

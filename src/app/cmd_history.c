@@ -181,8 +181,9 @@ static int run_list(int argc, char **argv) {
         .synopsis =
             "usage: kbench history list [--db URL] [--machine M] [--last N] [--format F]\n\n"
             "Lists the series (a case on one machine with one build): their length, the\n"
-            "last median and its commit, and the last change, the last step between two\n"
-            "consecutive points whose confidence intervals do not overlap.\n\n",
+            "last median and its commit, and the last change: the last change point that\n"
+            "kbench detect's detector (with its defaults) finds in the series, as the change\n"
+            "of level and the commit of the first run at the new level.\n\n",
         .options = table,
         .epilogue = HISTORY_ENVIRONMENT HISTORY_EXIT_STATUS,
     };

@@ -299,7 +299,7 @@ static kb_status resolve_series(ingest *in) {
     return st;
 }
 
-/* The run's repetitions, each a row of samples; their count in *n. */
+/* The run's repetitions that have samples, each a row; their count in *n. */
 static kb_status list_repetitions(ingest *in, size_t *n) {
     const kb_hrun *run = in->run;
     size_t total = 0;
@@ -315,7 +315,9 @@ static kb_status list_repetitions(ingest *in, size_t *n) {
         int64_t first = 0;
         for (int r = 0; r < c->nrepetitions && c->nsamples > 0; r++) {
             int64_t count = c->repetition_samples ? c->repetition_samples[r] : c->nsamples;
-            reps[(*n)++] = (repetition){i, r, first, count};
+            /* A repetition without samples has no row: its bytes would be NULL to SQLite. */
+            if (count > 0)
+                reps[(*n)++] = (repetition){i, r, first, count};
             first += count;
         }
     }
@@ -390,8 +392,8 @@ static kb_status store(ingest *in, const kb_hrun *run, const source *src, kb_his
     return st;
 }
 
-static kb_status read_run(json_t *root, const char *label, void *out) {
-    return kb_hrun_from_json(root, label, out);
+static kb_status read_run(json_t *root, kb_json_lifted *samples, const char *label, void *out) {
+    return kb_hrun_from_json(root, samples, label, out);
 }
 
 /* A file read and checked, before any of it is stored. */
@@ -414,7 +416,7 @@ static void read_file(pending *p) {
     if (p->status == KB_OK) {
         snprintf(p->hash, sizeof p->hash, "fnv1a64:%016llx:%zu",
                  (unsigned long long)kb_fnv1a_bytes(KB_FNV1A_OFFSET, text, length), length);
-        p->status = kb_json_read_text(text, length, p->path, read_run, &p->run);
+        p->status = kb_results_read_text(text, length, p->path, read_run, &p->run);
     }
     free(text);
     if (p->status != KB_OK)
@@ -443,38 +445,55 @@ static kb_status store_file(ingest *in, const pending *p, const kb_history_add_o
     return st == KB_OK ? KB_OK : kb_fail_prefix(st, p->path);
 }
 
+/* Stores the files read into batch[0 .. m), in order, each reported to done. */
+static void store_batch(ingest *in, pending *batch, int m, const kb_history_add_options *options,
+                        kb_history_added_fn done, void *context) {
+    for (int k = 0; k < m; k++) {
+        kb_history_added added = {0};
+        kb_status file_status = batch[k].status;
+        if (file_status != KB_OK) {
+            kb_fail(file_status, "%s", batch[k].message);
+        } else {
+            file_status = store_file(in, &batch[k], options, &added);
+            kb_hrun_free(&batch[k].run);
+        }
+        done(batch[k].path, file_status, &added, context);
+    }
+}
+
 kb_status kb_history_add_files(kb_history *h, const char *const *paths, int n,
                                const kb_history_add_options *options, kb_history_added_fn done,
                                void *context) {
-    /* Reading a file (JSON) costs several times what storing it does: the next files are read
-     * on every thread while none is stored, a batch at a time. */
+    /* Reading a file (JSON) costs several times what storing it does: a batch of files is read
+     * on the threads in force, one a thread, while the batch before is stored on this thread
+     * (as the team's thread 0, which runs iteration 0), which mostly waits for the database. */
     int threads = 1;
     kb_threads_current(&threads);
     threads = threads < 1 ? 1 : threads > n ? n : threads;
-    pending *batch = calloc((size_t)threads + 1, sizeof *batch);
+    pending *batches = calloc(2 * (size_t)threads + 1, sizeof *batches);
     ingest in = {.h = h};
-    kb_status st = batch ? KB_OK : kb_fail(KB_ENOMEM, "out of memory");
+    kb_status st = batches ? KB_OK : kb_fail(KB_ENOMEM, "out of memory");
     for (int k = 0; k < NSTATEMENTS && st == KB_OK; k++)
         st = h->b->prepare(h->db, statements[k], &in.s[k]);
-    for (int first = 0; first < n && st == KB_OK; first += threads) {
-        int m = n - first < threads ? n - first : threads;
-#pragma omp parallel for num_threads(m) schedule(static, 1) if (m > 1)
-        for (int k = 0; k < m; k++) {
-            memset(&batch[k], 0, sizeof batch[k]);
-            batch[k].path = paths[first + k];
-            read_file(&batch[k]);
-        }
-        for (int k = 0; k < m; k++) {
-            kb_history_added added = {0};
-            kb_status file_status = batch[k].status;
-            if (file_status != KB_OK) {
-                kb_fail(file_status, "%s", batch[k].message);
-            } else {
-                file_status = store_file(&in, &batch[k], options, &added);
-                kb_hrun_free(&batch[k].run);
+    /* Batch b is read while batch b - 1 is stored: b = 0 has nothing to store, and the last
+     * stores what is left. */
+    int stored = 0; /* files of the batch read before, waiting to be stored */
+    for (int first = 0, b = 0; (first < n || stored > 0) && st == KB_OK; first += threads, b++) {
+        pending *reading = batches + (size_t)(b % 2) * (size_t)threads;
+        pending *storing = batches + (size_t)((b + 1) % 2) * (size_t)threads;
+        int m = first >= n ? 0 : n - first < threads ? n - first : threads;
+#pragma omp parallel for num_threads(m + 1) schedule(static, 1) if (threads > 1 && m > 0)
+        for (int k = 0; k <= m; k++) {
+            if (k == 0) {
+                store_batch(&in, storing, stored, options, done, context);
+                continue;
             }
-            done(batch[k].path, file_status, &added, context);
+            pending *p = &reading[k - 1];
+            memset(p, 0, sizeof *p);
+            p->path = paths[first + k - 1];
+            read_file(p);
         }
+        stored = m;
     }
     for (int k = 0; k < NSTATEMENTS; k++)
         h->b->finalize(in.s[k]);
@@ -484,7 +503,7 @@ kb_status kb_history_add_files(kb_history *h, const char *const *paths, int n,
     free(in.series);
     free(in.reps);
     free(in.blob);
-    free(batch);
+    free(batches);
     return st;
 }
 

@@ -13,7 +13,7 @@
 #include "kbench/results.h"
 
 /* `history list`: a row per series (table, markdown or json) with its length, its last point
- * and its last step (kb_history_last_step). */
+ * and its last change point (kb_history_change_points). */
 kb_status kb_history_report_list(kb_history *h, const kb_history_select *select,
                                  kb_results_format format, FILE *out);
 

@@ -1,4 +1,4 @@
-/* `history list`: the series, with their length, last value and last step. */
+/* `history list`: the series, with their length, last value and last change point. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +12,12 @@ typedef struct row {
     const kb_history_series *series;
     kb_history_point *points;
     size_t npoints;
-    ptrdiff_t step; /* kb_history_last_step's index, -1 for none */
-    double change;
+    ptrdiff_t step; /* the first point at the level of the last change point, -1 for none */
+    double change;  /* the change of level there, after / before - 1 */
 } row;
 
-/* "+5.2% at abc1234" (the commit of the point after the step, or its run), "-" for none. */
+/* "+5.2% at abc1234" (the commit of the first point at the new level, or its run), "-" for
+ * none. */
 static void step_text(const row *r, char *buf, size_t size) {
     if (r->step < 0) {
         snprintf(buf, size, "-");
@@ -27,6 +28,19 @@ static void step_text(const row *r, char *buf, size_t size) {
         snprintf(buf, size, "%+.1f%% at %.12s", 100 * r->change, p->commit);
     else
         snprintf(buf, size, "%+.1f%% at run %lld", 100 * r->change, (long long)p->run_id);
+}
+
+/* The row's last change point (kb_history_change_points), named by its series on failure. */
+static kb_status last_change(row *r) {
+    kb_change_points cp;
+    kb_status st = kb_history_change_points(r->points, r->npoints, &cp);
+    r->step = -1;
+    if (st == KB_OK && cp.count > 0) {
+        r->step = (ptrdiff_t)cp.points[cp.count - 1].index;
+        r->change = cp.points[cp.count - 1].change;
+    }
+    kb_change_points_free(&cp);
+    return st == KB_OK ? st : kb_fail_prefix(st, r->series->case_name);
 }
 
 static void print_text(const row *rows, size_t n, bool markdown, FILE *out) {
@@ -96,8 +110,12 @@ kb_status kb_history_report_list(kb_history *h, const kb_history_select *select,
         r->series = &series[i];
         st = kb_history_points(h, series[i].id, select, &r->points, &r->npoints);
         if (st == KB_OK && r->npoints > 0) {
-            r->step = kb_history_last_step(r->points, r->npoints, &r->change);
             n++;
+            st = last_change(r);
+        } else {
+            kb_history_points_free(r->points, r->npoints);
+            r->points = NULL;
+            r->npoints = 0;
         }
     }
     if (st == KB_OK && format == KB_RESULTS_JSON)

@@ -8,10 +8,11 @@
 #include "history/run.h"
 #include "util/internal.h"
 
-kb_status kb_hrun_from_json(const json_t *root, const char *label, kb_hrun *out) {
+kb_status kb_hrun_from_json(const json_t *root, kb_json_lifted *samples, const char *label,
+                            kb_hrun *out) {
     memset(out, 0, sizeof *out);
     kb_status st = kb_gbench_detect(root) ? kb_hrun_from_gbench(root, label, out)
-                                          : kb_hrun_from_results(root, label, out);
+                                          : kb_hrun_from_results(root, samples, label, out);
     if (st == KB_OK)
         st = kb_hrun_sort_cases(out, label);
     if (st != KB_OK)

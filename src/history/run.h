@@ -45,13 +45,16 @@ typedef struct kb_hrun {
     kb_compare_input input;
 } kb_hrun;
 
-/* From a kbench results file's JSON (its root) or Google Benchmark's output; label names it in
+/* From a kbench results file's JSON (its root, and its samples lifted out of the text by
+ * kb_results_read_text; NULL: none were) or Google Benchmark's output; label names it in
  * messages. KB_EFORMAT, with the field, for a file that is neither or is malformed. */
-kb_status kb_hrun_from_json(const json_t *root, const char *label, kb_hrun *out);
+kb_status kb_hrun_from_json(const json_t *root, kb_json_lifted *samples, const char *label,
+                            kb_hrun *out);
 
 /* The samples of a Google Benchmark case are its repetitions; the rest as for kbench. */
 kb_status kb_hrun_from_gbench(const json_t *root, const char *label, kb_hrun *run);
-kb_status kb_hrun_from_results(const json_t *root, const char *label, kb_hrun *run);
+kb_status kb_hrun_from_results(const json_t *root, kb_json_lifted *samples, const char *label,
+                               kb_hrun *run);
 
 /* Fills the fingerprints and facts from in's facts (and extra build facts: NULL for none). */
 kb_status kb_hrun_fingerprints(kb_hrun *run, const kb_compare_input *in, const char *extra_build);

@@ -43,8 +43,9 @@ static void case_of(const kb_bench_result *r, kb_hcase *c) {
     flags_of(r, c->flags, sizeof c->flags);
 }
 
-kb_status kb_hrun_from_results(const json_t *root, const char *label, kb_hrun *run) {
-    kb_status st = kb_results_from_json(root, label, &run->results);
+kb_status kb_hrun_from_results(const json_t *root, kb_json_lifted *samples, const char *label,
+                               kb_hrun *run) {
+    kb_status st = kb_results_from_json_lifted(root, samples, label, &run->results);
     if (st != KB_OK)
         return st;
     const kb_bench_context *ctx = &run->results.context;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "kbench/compare.h"
+#include "kbench/history.h"
 #include "kbench/results.h"
 
 /* The parts of the HTML report (kbench/report.h) and what they share: escaping, the palette
@@ -64,6 +65,10 @@ void kb_report_roofline_chart(FILE *out, const kb_results *run, const char *pref
 void kb_report_curve_chart(FILE *out, const kb_results *run, const char *prefix);
 kb_status kb_report_speedups(FILE *out, const kb_results *run, const char *prefix);
 void kb_report_comparison(FILE *out, const kb_comparison *comparison);
+
+/* The history view: the series select picks from the store, with their change points
+ * (kb_history_change_points), as a table and a chart each, the regressed first. */
+kb_status kb_report_history(FILE *out, kb_history *h, const kb_history_select *select);
 
 /* The colour of each op (kb_report_op) of a run: the ops in order of first appearance,
  * coloured by the palette in turn. */

@@ -27,8 +27,8 @@ static kb_status run_section(FILE *out, const kb_results *run, const char *label
 }
 
 kb_status kb_report_html_print(const kb_report_input *input, FILE *out) {
-    if (input->nruns <= 0 && !input->comparison)
-        return kb_fail(KB_EINVAL, "nothing to report: no results and no comparison");
+    if (input->nruns <= 0 && !input->comparison && !input->history)
+        return kb_fail(KB_EINVAL, "nothing to report: no results, no comparison and no history");
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<title>kbench report</title>\n<style>\n",
@@ -47,12 +47,16 @@ kb_status kb_report_html_print(const kb_report_input *input, FILE *out) {
             fprintf(out, "%d", i + 1);
         fputs("</a></li>", out);
     }
+    if (input->history)
+        fputs("<li><a href=\"#history\">history</a></li>", out);
     if (input->comparison)
         fputs("<li><a href=\"#compare\">compare</a></li>", out);
     fputs("</ul></nav>\n", out);
     kb_status st = KB_OK;
     for (int i = 0; i < input->nruns && st == KB_OK; i++)
         st = run_section(out, &input->runs[i], input->labels ? input->labels[i] : NULL, i);
+    if (st == KB_OK && input->history)
+        st = kb_report_history(out, input->history, &input->history_select);
     if (st == KB_OK && input->comparison)
         kb_report_comparison(out, input->comparison);
     fputs("<script>\n", out);

@@ -128,16 +128,54 @@ kb_status kb_results_save(const kb_results *results, kb_results_format format, c
     return kb_atomic_write(path, write_results, &file);
 }
 
-static kb_status read_results(json_t *root, const char *label, void *out) {
-    return kb_results_from_json(root, label, out);
+typedef struct text_reading {
+    kb_results_text_reader read;
+    kb_json_lifted *samples;
+    void *out;
+} text_reading;
+
+static kb_status read_lifted(json_t *root, const char *label, void *context) {
+    text_reading *r = context;
+    return r->read(root, r->samples, label, r->out);
+}
+
+kb_status kb_results_read_text(char *text, size_t length, const char *label,
+                               kb_results_text_reader read, void *out) {
+    kb_json_lifted samples;
+    kb_status st = kb_json_lift_rows(text, length, "cases", "samples_ns", &samples);
+    text_reading r = {read, &samples, out};
+    if (st == KB_OK)
+        st = kb_json_read_text(text, length, label, read_lifted, &r);
+    kb_json_lifted_free(&samples);
+    return st;
+}
+
+static kb_status read_results(json_t *root, kb_json_lifted *samples, const char *label, void *out) {
+    return kb_results_from_json_lifted(root, samples, label, out);
 }
 
 kb_status kb_results_parse(const char *text, size_t length, const char *label, kb_results *out) {
     memset(out, 0, sizeof *out);
-    return kb_json_read_text(text, length, label, read_results, out);
+    char *copy = malloc(length + 1);
+    if (!copy)
+        return kb_fail(KB_ENOMEM, "%s: out of memory", label);
+    memcpy(copy, text, length);
+    kb_status st = kb_results_read_text(copy, length, label, read_results, out);
+    free(copy);
+    return st;
 }
 
 kb_status kb_results_load(const char *path, kb_results *out) {
     memset(out, 0, sizeof *out);
-    return kb_json_read_file(path, false, read_results, out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kb_fail(KB_EIO, "%s: cannot read: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t length = 0;
+    kb_status st = kb_file_read_all(path, f, &text, &length);
+    fclose(f);
+    if (st == KB_OK)
+        st = kb_results_read_text(text, length, path, read_results, out);
+    free(text);
+    return st;
 }

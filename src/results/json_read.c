@@ -387,6 +387,21 @@ static void read_params(jfield *f, const json_t *obj, kb_bench_result *r) {
     jfield_pop(f, mark);
 }
 
+/* A case's samples lifted out of the text before it was parsed (kb_json_lift_rows): moved into
+ * r. Their place in the document is an empty array. */
+static void take_samples(jfield *f, const json_t *obj, kb_int_rows *lifted, kb_bench_result *r) {
+    if (!jfield_get(f, obj, "samples_ns", J_ARRAY))
+        return;
+    r->sample_ns = lifted->values;
+    r->repetition_samples = lifted->row_lengths;
+    r->nsamples = lifted->nvalues;
+    r->nrepetitions = (int)lifted->nrows;
+    lifted->values = lifted->row_lengths = NULL;
+    if (lifted->nrows > INT_MAX)
+        jfield_fail(f, "samples_ns", "%lld repetitions, more than kbench reads",
+                    (long long)lifted->nrows);
+}
+
 static void read_samples(jfield *f, const json_t *obj, kb_bench_result *r) {
     const json_t *reps = jfield_get(f, obj, "samples_ns", J_ARRAY);
     if (!reps)
@@ -609,7 +624,8 @@ static void read_baseline(jfield *f, const json_t *obj, kb_bench_result *r) {
     jfield_pop(f, mark);
 }
 
-static void read_case(jfield *f, const json_t *obj, int64_t version, kb_bench_result *r) {
+static void read_case(jfield *f, const json_t *obj, int64_t version, kb_int_rows *lifted,
+                      kb_bench_result *r) {
     r->name = jfield_strdup(f, obj, "name", false);
     r->group = jfield_strdup(f, obj, "group", false);
     read_params(f, obj, r);
@@ -633,7 +649,10 @@ static void read_case(jfield *f, const json_t *obj, int64_t version, kb_bench_re
     r->calls_per_sample = jfield_int(f, obj, "calls_per_sample", false);
     if (version >= 2)
         read_baseline(f, obj, r);
-    read_samples(f, obj, r);
+    if (lifted)
+        take_samples(f, obj, lifted, r);
+    else
+        read_samples(f, obj, r);
     if (r->failed) {
         jfield_get(f, obj, "statistics", J_NULL);
         jfield_get(f, obj, "rates", J_NULL);
@@ -652,6 +671,11 @@ static void read_case(jfield *f, const json_t *obj, int64_t version, kb_bench_re
 }
 
 kb_status kb_results_from_json(const json_t *root, const char *label, kb_results *out) {
+    return kb_results_from_json_lifted(root, NULL, label, out);
+}
+
+kb_status kb_results_from_json_lifted(const json_t *root, kb_json_lifted *samples,
+                                      const char *label, kb_results *out) {
     memset(out, 0, sizeof *out);
     jfield f;
     jfield_init(&f, label);
@@ -694,7 +718,8 @@ kb_status kb_results_from_json(const json_t *root, const char *label, kb_results
         if (!json_is_object(c))
             jfield_fail(&f, NULL, "expected an object, found %s", jfield_kind_name(c));
         else
-            read_case(&f, c, version, &out->cases[i]);
+            read_case(&f, c, version, (kb_int_rows *)kb_json_lifted_item(samples, i),
+                      &out->cases[i]);
         jfield_pop(&f, mark);
     }
     if (f.status != KB_OK)

@@ -19,6 +19,7 @@
 #include "util/reserve.h"
 #include "util/json_dump.h"
 #include "util/json_file.h"
+#include "util/json_lift.h"
 #include "util/json_text.h"
 #include "util/rng.h"
 #include "util/sort.h"

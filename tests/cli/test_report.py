@@ -1,9 +1,12 @@
 """End-to-end checks of `kbench report` without a browser: the page of a results file (three
-groups of a real run with peaks and NumPy baselines, tests/cli/data/report_run.json) and of a
-comparison, parsed with html.parser: one table row per case, one roofline or strip point per
-case, one speedup bar per implementation, one ratio per paired case; a case name with markup
-and quotes comes back escaped; nothing is loaded from the network; every chart has a title and
-a description; bad arguments and unreadable input exit 2 and 1 writing nothing.
+groups of a real run with peaks and NumPy baselines, tests/cli/data/report_run.json), of a
+comparison and of a history (24 runs of that file stored by `kbench history add`, one group
+regressed at run 12 and one improved at run 16), parsed with html.parser: one table row per
+case, one roofline or strip point per case, one speedup bar per implementation, one ratio per
+paired case; one row and one chart per series, each with a point per run, the regressed series
+first and the change points where they were made; a case name with markup and quotes comes back
+escaped; nothing is loaded from the network; every chart has a title and a description; bad
+arguments and unreadable input exit 2 and 1 writing nothing.
 
 Usage: python3 test_report.py path/to/kbench"""
 
@@ -15,7 +18,7 @@ import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
-from harness import check, finish, kbench
+from harness import check, finish, kbench, scaled
 
 DATA = Path(__file__).resolve().parent / "data"
 EVIL = 'sum"<script>alert(\'x\')</script>&amp;'
@@ -86,9 +89,100 @@ def slower(run, tmp):
     return path
 
 
+HISTORY_RUNS = 24
+
+
+def history_store(tmp, run):
+    """A SQLite history of HISTORY_RUNS runs of the fixture, a day apart at commits h00, h01,
+    ...: the std cases 25% slower from run 12 on (a regression), the argmax cases 20% faster
+    from run 16 on (an improvement), every case moved by 0.2% at most besides. Returns the
+    store's URL and, by case name, the index of its change point and whether it regressed."""
+    paths = []
+    for i in range(HISTORY_RUNS):
+        r = copy.deepcopy(run)
+        r["context"]["date"] = f"2026-01-{i + 1:02d}T03:00:00Z"
+        r["context"]["git_commit"] = f"h{i:02d}"
+        for c in r["cases"]:
+            op = c["params"].get("op")
+            factor = 1 + 0.002 * (i % 3 - 1)
+            factor *= 1.25 if op == "std" and i >= 12 else 0.8 if op == "argmax" and i >= 16 else 1
+            scaled(c, factor)
+        path = os.path.join(tmp, f"h{i:02d}.json")
+        Path(path).write_text(json.dumps(r))
+        paths.append(path)
+    url = "sqlite:" + os.path.join(tmp, "history.sqlite")
+    r = kbench("history", "add", "--db", url, *paths)
+    check(r.returncode == 0, f"history add: {r.stderr}")
+    changes = {c["name"]: (12, True) if c["params"].get("op") == "std" else
+               (16, False) if c["params"].get("op") == "argmax" else None for c in run["cases"]}
+    return url, changes
+
+
+def history_charts(page):
+    return [a for t, a, _ in page.elements if t == "svg" and "hist" in a.get("class", "").split()]
+
+
+def check_history(tmp, run):
+    url, changes = history_store(tmp, run)
+    path = os.path.join(tmp, "history.html")
+    r = kbench("report", "--db", url, "-o", path)
+    if not check(r.returncode == 0, f"report --db exited {r.returncode}: {r.stderr}"):
+        return
+    html = Path(path).read_text()
+    page = parse(path)
+    check_common(page, html, "history")
+    rows = [a for a in page.inside("tr", "history-series") if "data-case" in a]
+    check(sorted(a["data-case"] for a in rows) == sorted(changes),
+          f"history: rows {len(rows)} for {len(changes)} series")
+    charts = history_charts(page)
+    check(len(charts) == len(changes), f"history: {len(charts)} charts, {len(changes)} series")
+    runs = json.loads(html.split('id="history-runs">')[1].split("</script>")[0])
+    check([x[2] for x in runs] == [f"h{i:02d}" for i in range(HISTORY_RUNS)] and
+          runs[0][1] == "2026-01-01T03:00:00Z", f"history: runs {runs[:3]}")
+    # Regressed first, then improved, then the rest.
+    kinds = [0 if changes[a["data-case"]] and changes[a["data-case"]][1] else
+             1 if changes[a["data-case"]] else 2 for a in charts]
+    check(kinds == sorted(kinds), f"history: charts not regressed first: {kinds}")
+    for a in charts:
+        name, want = a["data-case"], changes[a["data-case"]]
+        line = page.inside("polyline", a["id"], "med")
+        n = len(line[0]["points"].split()) if line else 0
+        check(n == HISTORY_RUNS and len(a["data-r"].split()) == HISTORY_RUNS and
+              len(a["data-v"].split()) == 3 * HISTORY_RUNS, f"history {name}: {n} points")
+        marks = page.inside("g", a["id"], "cpt")
+        if want is None:
+            check(not marks, f"history {name}: change points {marks} in a steady series")
+            continue
+        x0, dx = (float(v) for v in a["data-ax"].split()[:2])
+        xs = [float(m["x1"]) for m in page.inside("line", a["id"]) if "x1" in m and "y1" in m and
+              m["x1"] == m["x2"]]
+        cls = "reg" if want[1] else "imp"
+        check(len(marks) == 1 and cls in marks[0]["class"] and
+              any(abs(x - (x0 + dx * (want[0] - 0.5))) < 0.2 for x in xs),
+              f"history {name}: marks {marks}, lines at {xs}, expected run {want[0]}")
+    r = kbench("report", "--db", url, "--last", "10", "-o", path)
+    charts = history_charts(parse(path)) if r.returncode == 0 else []
+    check(len(charts) == len(changes) and all(len(a["data-r"].split()) == 10 for a in charts),
+          f"history --last 10: {r.returncode} {r.stderr}")
+    # A commit that would end the runs' script element stays inside it, escaped.
+    later = copy.deepcopy(run)
+    later["context"]["date"] = "2026-02-01T03:00:00Z"
+    evil = '</script><script>alert("c")</script>'
+    later["context"]["git_commit"] = evil
+    Path(tmp, "later.json").write_text(json.dumps(later))
+    r = kbench("history", "add", "--db", url, os.path.join(tmp, "later.json"))
+    r2 = kbench("report", "--db", url, "-o", path)
+    html = Path(path).read_text()
+    check(r.returncode == 0 and r2.returncode == 0 and "<script>alert" not in html,
+          f"history: an evil commit: {r.stderr} {r2.stderr}")
+    runs = json.loads(html.split('id="history-runs">')[1].split("</script>")[0])
+    check(runs[-1][2] == evil, f"history: the evil commit reads back as {runs[-1]}")
+
+
 def check_common(page, html, label):
     scripts = [a for t, a, _ in page.elements if t == "script"]
-    check(len(scripts) == 1 and "src" not in scripts[0], f"{label}: scripts {scripts}")
+    code = [a for a in scripts if a.get("type") != "application/json"]
+    check(len(code) == 1 and not [a for a in scripts if "src" in a], f"{label}: scripts {scripts}")
     check("<script>alert" not in html, f"{label}: the evil name is not escaped")
     check(not [a for t, a, _ in page.elements if t in ("link", "img", "iframe")],
           f"{label}: loads something")
@@ -154,9 +248,13 @@ def main():
             check("regressed" in verdicts.values(), f"compare: verdicts {verdicts}")
             check(not page.inside("section", "r0"), "compare: a run section without runs")
 
+        check_history(tmp, run)
+
         # Nothing to report, no output, a wrong extension, unreadable input.
         out = os.path.join(tmp, "x.html")
         for args, status, label in [((run_path,), 2, "no -o"), (("-o", out), 2, "no input"),
+                                    ((run_path, "--last", "3", "-o", out), 2, "--last alone"),
+                                    (("--db", "mysql://x/y", "-o", out), 1, "unknown store"),
                                     ((run_path, "-o", os.path.join(tmp, "x.txt")), 2, "txt"),
                                     ((run_path, "--compare", run_path), 2, "one compare file"),
                                     ((os.path.join(tmp, "none.json"), "-o", out), 1, "missing")]:

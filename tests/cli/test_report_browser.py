@@ -1,9 +1,12 @@
 """`kbench report` in a real browser: Debian's chromium, headless, driven by chromium-driver
-through Selenium (all from scripts/install-deps). For the page of a results file and of a
-comparison: no console errors; as many table rows and chart points as cases; sorting by
-clicking a header; filtering by typing; hovering a point shows its case; with JavaScript off
-the table and charts are still there; a screenshot that is not blank, kept in the build tree
-(report-artifacts/). A missing browser fails the test: install-deps provides it.
+through Selenium (all from scripts/install-deps). For the page of a results file, of a
+comparison and of a history (test_report.history_store: 24 runs of a real results file stored
+by `kbench history add`, with a regression and an improvement): no console errors; as many
+table rows and chart points as cases (series, and runs per series); sorting by clicking a
+header; filtering by typing; hovering a point shows its case (for a history, the run's date
+and commit, and a change point's commit); with JavaScript off the table and charts are still
+there; a screenshot that is not blank, kept in the build tree (report-artifacts/). A missing
+browser fails the test: install-deps provides it.
 
 Runs with the Python that has Selenium: Debian's python3-selenium is in /usr/bin/python3
 (tests/CMakeLists.txt). Usage: python3 test_report_browser.py path/to/kbench"""
@@ -15,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from harness import check, fail, finish, kbench
-from test_report import edited_run, slower
+from test_report import HISTORY_RUNS, edited_run, history_store, slower
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 ARTIFACTS = Path.cwd() / "report-artifacts"
@@ -107,11 +110,85 @@ def check_page(driver, path, table, charts, cases, label):
     check(tip.is_displayed() and tip.text.startswith(name),
           f"{label}: hover shows {tip.text[:80]!r}, expected {name!r}")
 
+    screenshot(driver, label)
+
+
+def screenshot(driver, label):
     ARTIFACTS.mkdir(exist_ok=True)
     png = driver.get_screenshot_as_png()
     (ARTIFACTS / f"{label}.png").write_bytes(png)
     colours = distinct_colours(driver, png)
     check(colours >= 8, f"{label}: screenshot has {colours} colours: blank?")
+
+
+def hover_at(driver, element, x, y):
+    """Moves the pointer to (x, y) in the element's own pixels, from its top left corner."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    box = driver.execute_script("var b = arguments[0].getBoundingClientRect();"
+                                "return [b.width, b.height];", element)
+    ActionChains(driver).move_to_element_with_offset(
+        element, int(round(x - box[0] / 2)), int(round(y - box[1] / 2))).perform()
+    return driver.find_element("id", "tip")
+
+
+def check_history_page(driver, path, changes, label):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    driver.get("file://" + path)
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    check(not errors, f"{label}: console errors {errors}")
+    rows = driver.find_elements("css selector", "#history-series tbody tr")
+    check(len(rows) == len(changes), f"{label}: {len(rows)} rows for {len(changes)} series")
+    charts = driver.find_elements("css selector", "svg.hist")
+    check(len(charts) == len(changes), f"{label}: {len(charts)} charts for {len(changes)} series")
+    lengths = driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('svg.hist polyline.med'),"
+        " function (l) { return l.points.numberOfItems; });")
+    check(lengths == [HISTORY_RUNS] * len(changes), f"{label}: points per chart {lengths}")
+
+    # Sorting by the last median, and back.
+    header = driver.find_elements("css selector", "#history-series thead th")[3]
+    for order in ("ascending", "descending"):
+        header.click()
+        values = [float(r.find_elements("css selector", "td")[3].get_attribute("data-v"))
+                  for r in driver.find_elements("css selector", "#history-series tbody tr")]
+        check(values == sorted(values, reverse=order == "descending"),
+              f"{label}: not sorted {order}: {values[:5]}")
+
+    # Filtering keeps the argmax series, rows and charts.
+    box = driver.find_element("css selector", "input[data-table='history-series']")
+    box.send_keys("/ARGMAX/")
+    argmax = [n for n in changes if "/argmax/" in n]
+    check(len(visible(driver, "#history-series tbody tr")) == len(argmax) and
+          len(visible(driver, "svg.hist")) == len(argmax), f"{label}: filter /argmax/")
+    box.clear()
+    box.send_keys(" ")
+    box.send_keys("\b")
+
+    # The first chart is a regressed series; hovering its run 5 (index 4) names the run's date
+    # and commit, and its change point mark the commit of the change.
+    first = charts[0]
+    name = first.get_attribute("data-case")
+    check(changes.get(name) == (12, True), f"{label}: the first chart is {name!r}")
+    ax = [float(v) for v in first.get_attribute("data-ax").split()]
+    unit = float(first.get_attribute("data-u"))
+    values = [float(v) * unit for v in first.get_attribute("data-v").split()]
+    for i in (4, 12):
+        y = ax[2] + (values[3 * i] - ax[4]) / (ax[5] - ax[4]) * (ax[3] - ax[2])
+        tip = hover_at(driver, first, ax[0] + ax[1] * i, y)
+        want = f"2026-01-{i + 1:02d}T03:00:00Z, commit h{i:02d}"
+        check(tip.is_displayed() and tip.text.startswith(name) and want in tip.text,
+              f"{label}: hover on run {i + 1} shows {tip.text!r}, expected {want!r}")
+    mark = first.find_element("css selector", "g.cpt path")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", mark)
+    ActionChains(driver).move_to_element(mark).perform()
+    tip = driver.find_element("id", "tip")
+    check(tip.is_displayed() and "regression +25.0% at h12" in tip.text,
+          f"{label}: the change point's hover shows {tip.text!r}")
+    driver.execute_script("document.getElementById('history').scrollIntoView()")
+    screenshot(driver, label)
 
 
 def check_without_javascript(driver, path, table, charts, cases, label):
@@ -121,6 +198,19 @@ def check_without_javascript(driver, path, table, charts, cases, label):
     check(len(rows) == len(cases), f"{label}: {len(rows)} rows without JavaScript")
     points = [p for c in charts for p in driver.find_elements("css selector", f"#{c} circle.pt")]
     check(len(points) == len(cases), f"{label}: {len(points)} points without JavaScript")
+
+
+def check_history_without_javascript(driver, path, changes, label):
+    driver.get("file://" + path)
+    check(not driver.find_elements("id", "tip"), f"{label}: the script ran")
+    rows = visible(driver, "#history-series tbody tr")
+    check(len(rows) == len(changes), f"{label}: {len(rows)} rows without JavaScript")
+    lengths = [len(line.get_attribute("points").split())
+               for line in driver.find_elements("css selector", "svg.hist polyline.med")]
+    check(lengths == [HISTORY_RUNS] * len(changes), f"{label}: points per chart {lengths}")
+    marks = driver.find_elements("css selector", "svg.hist g.cpt")
+    want = sum(1 for c in changes.values() if c)
+    check(len(marks) == want, f"{label}: {len(marks)} change points, expected {want}")
 
 
 def main():
@@ -137,10 +227,13 @@ def main():
         new_path = slower(run, tmp)
         cases = run["cases"]
         pages = {"run": os.path.join(tmp, "run.html"), "compare": os.path.join(tmp, "cmp.html")}
+        pages["history"] = os.path.join(tmp, "history.html")
         r1 = kbench("report", run_path, "-o", pages["run"])
         r2 = kbench("report", "--compare", run_path, new_path, "-o", pages["compare"])
-        if not check(r1.returncode == 0 and r2.returncode == 0,
-                     f"kbench report: {r1.stderr} {r2.stderr}"):
+        url, changes = history_store(tmp, run)
+        r3 = kbench("report", "--db", url, "-o", pages["history"])
+        if not check(r1.returncode == 0 and r2.returncode == 0 and r3.returncode == 0,
+                     f"kbench report: {r1.stderr} {r2.stderr} {r3.stderr}"):
             return
         views = [("run", "r0-cases", ["r0-roofline", "r0-strip"]),
                  ("compare", "compare-cases", ["compare-chart"])]
@@ -153,6 +246,11 @@ def main():
                     else:
                         check_without_javascript(driver, pages[label], table, charts, cases,
                                                  f"{label} without JavaScript")
+                if javascript:
+                    check_history_page(driver, pages["history"], changes, "history")
+                else:
+                    check_history_without_javascript(driver, pages["history"], changes,
+                                                     "history without JavaScript")
             finally:
                 driver.quit()
 

@@ -3,7 +3,7 @@
  * ... t10 (tests/cli/pg_server.py runs this program so). A real (tiny) run's file reads back
  * point by point; the same file is stored once; machines and builds never share a series; a
  * hostile case name is stored verbatim; a malformed file is refused naming the field, with
- * nothing written; prune; migrations run once; the last step; the default URL. */
+ * nothing written; prune; migrations run once; a series' change points; the default URL. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -401,20 +401,31 @@ static void migrations_run_once(void **state) {
     }
 }
 
-static void last_step(void **state) {
-    kb_history_point p[4] = {
-        {.median_ns = 100, .ci_low_ns = 98, .ci_high_ns = 102},
-        {.median_ns = 101, .ci_low_ns = 99, .ci_high_ns = 103},   /* overlaps: no step */
-        {.median_ns = 110, .ci_low_ns = 108, .ci_high_ns = 112},  /* up 8.9% */
-        {.median_ns = 111, .ci_low_ns = 109, .ci_high_ns = 113}}; /* overlaps */
-    double change = 0;
-    assert_int_equal(kb_history_last_step(p, 4, &change), 2);
-    assert_true(fabs(change - (110.0 / 101 - 1)) < 1e-12);
-    assert_int_equal(kb_history_last_step(p, 2, &change), -1);
-    assert_int_equal(kb_history_last_step(p, 1, &change), -1);
-    p[3] = (kb_history_point){.median_ns = 90, .ci_low_ns = 88, .ci_high_ns = 92};
-    assert_int_equal(kb_history_last_step(p, 4, &change), 3);
-    assert_true(change < 0);
+/* The detector over a series' medians: a 10% step after 12 runs (with a jitter of 0.3% either
+ * way) is one change point at run 12; the same series without the step, and one too short to
+ * split, have none. */
+static void change_points(void **state) {
+    kb_history_point p[24];
+    for (int i = 0; i < 24; i++)
+        p[i] = (kb_history_point){.median_ns = (i >= 12 ? 110 : 100) * (1 + 0.003 * (i % 3 - 1))};
+    kb_change_points cp;
+    assert_int_equal(kb_history_change_points(p, 24, &cp), KB_OK);
+    assert_int_equal(cp.count, 1);
+    assert_int_equal(cp.points[0].index, 12);
+    assert_true(fabs(cp.points[0].change - 0.1) < 0.01);
+    assert_true(cp.points[0].regression);
+    kb_change_points_free(&cp);
+    for (int i = 12; i < 24; i++)
+        p[i].median_ns /= 1.1;
+    assert_int_equal(kb_history_change_points(p, 24, &cp), KB_OK);
+    assert_int_equal(cp.count, 0);
+    kb_change_points_free(&cp);
+    assert_int_equal(kb_history_change_points(p, 2, &cp), KB_OK);
+    assert_int_equal(cp.count, 0);
+    kb_change_points_free(&cp);
+    p[5].median_ns = 0;
+    assert_int_equal(kb_history_change_points(p, 24, &cp), KB_EINVAL);
+    kb_change_points_free(&cp);
 }
 
 static void default_url(void **state) {
@@ -449,7 +460,7 @@ int main(void) {
     static char sqlite[] = "sqlite", postgresql[] = "postgresql";
     const struct CMUnitTest tests[] = {
         BACKEND_TESTS(sqlite),
-        cmocka_unit_test(last_step),
+        cmocka_unit_test(change_points),
         cmocka_unit_test(default_url),
     };
     const struct CMUnitTest pg_tests[] = {BACKEND_TESTS(postgresql)};

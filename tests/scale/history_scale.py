@@ -1,7 +1,9 @@
 """Scale of the history (docs/history.md, "Scale"): N runs of a real results file, each with
 its medians moved by a few per cent and a commit and a day of its own, ingested into SQLite
 and into a throwaway PostgreSQL server (fsync on), with the time each `kbench history add`
-of all N files took and how long `history list` then takes. A measurement, not a test.
+of all N files took and how long `history list` and `kbench detect` over every series then
+take: wall-clock and kbench's CPU seconds, and the load average before and after, since the
+machine may be shared. A measurement, not a test.
 
 Usage: python3 tests/scale/history_scale.py RESULTS.json [--runs N] [--kbench build/kbench]
        (RESULTS.json from `kbench run reduce --min-time 0.01 -o RESULTS.json`)"""
@@ -62,12 +64,15 @@ def timed(args):
 
 
 def measure(kbench, db, paths, label):
+    load = os.getloadavg()[0]
     add, add_cpu = timed([kbench, "history", "add", "--db", db, *paths])
     listing, list_cpu = timed([kbench, "history", "list", "--db", db, "--format", "json"])
-    load = os.getloadavg()[0]
+    detect, detect_cpu = timed([kbench, "detect", "--db", db, "--format", "json"])
     print(f"{label}: history add of {len(paths)} files {add:.1f} s ({add / len(paths):.2f} s "
           f"per run; kbench's CPU {add_cpu:.1f} s); history list {listing:.1f} s (CPU "
-          f"{list_cpu:.1f} s); load average {load:.1f} on {os.cpu_count()} cores", flush=True)
+          f"{list_cpu:.1f} s); detect {detect:.1f} s (CPU {detect_cpu:.1f} s); load average "
+          f"{load:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores",
+          flush=True)
 
 
 def main():

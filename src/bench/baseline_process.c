@@ -24,8 +24,11 @@ extern char **environ;
 #define KB_BASELINE_MAX_REPLY ((size_t)64 << 20)
 /* How long a child that closed its stdout gets to finish writing its traceback and exit. */
 #define KB_BASELINE_EXIT_GRACE 2.0
-/* kb_baseline_stop waits at most this long for an exit after quit. */
-#define KB_BASELINE_STOP_WAIT 10.0
+/* kb_baseline_stop waits at most this long for an exit after quit: the runner gives its JAX
+ * workers 10 s to exit together (WORKER_EXIT_WAIT in baselines/runner.py), and on two cores
+ * at a load of 10 a runner with PyTorch and JAX loaded once took more than the 10 s this
+ * was. */
+#define KB_BASELINE_STOP_WAIT 30.0
 
 struct kb_baseline_process {
     pid_t pid;  /* 0 once reaped */

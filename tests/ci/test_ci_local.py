@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""The benchmark workflows' steps (scripts/ci/) run here, as scripts/ci-local runs them:
+`ci-local nightly --shards 3` on a few tiny cases (three shard processes, merge, history in
+SQLite, detect, report) and checks each output against `kbench list` and the history itself;
+`ci-local pr` against this build on both sides (prebuilt, so nothing is compiled) and the gate's
+verdict against its own comparison; then the steps with logic of their own, one by one: the
+selection (scripts/ci/filters, against kbench list filtered here), the shard matrix, the
+decision to run the gate (in a throwaway git repository), the gate's exit status on made-up
+comparisons, and the checks of the comment poster and the issue alert on untrusted input (dry
+runs: nothing reaches GitHub). Timings are never checked.
+
+Usage: python3 test_ci_local.py path/to/kbench"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from harness import check, finish
+
+ROOT = Path(__file__).resolve().parents[2]
+CI = ROOT / "scripts/ci"
+CI_LOCAL = ROOT / "scripts/ci-local"
+TINY = "^reduce/(sum|max)/f32/(8|64x64)/"
+
+
+def env_for(tmp, **extra):
+    """This environment without the CI settings of the shell it runs from, a cache of its own
+    (the quick peaks are measured there) and no GitHub variables."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("KB_CI_", "GITHUB_", "KBENCH_DB")) and k not in
+           ("KB_SIMD", "KB_NUM_THREADS", "KB_RUN_TAG", "KB_TEST_SLOWDOWN")}
+    env.update(KB_CACHE_DIR=str(Path(tmp, "cache")), OMP_WAIT_POLICY="PASSIVE")
+    env.update(extra)
+    return env
+
+
+def run(cmd, env, cwd=None, timeout=600):
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=timeout)
+
+
+def listed(kbench, env, *filters):
+    args = [kbench, "list", "quick"]
+    for f in filters:
+        args += ["--filter", f]
+    r = run(args, env)
+    return r.stdout.split() if r.returncode == 0 else None
+
+
+def check_nightly(kbench, tmp):
+    out = Path(tmp, "nightly")
+    env = env_for(tmp)
+    # No roofline: peaks measured on a loaded machine (three shards at once, other tests beside
+    # them) are too low, and a result above them is `impossible` and fails its shard.
+    nightly_args = [CI_LOCAL, "nightly", "--shards", "3", "--kbench", kbench, "--out", out,
+                    "--peaks", "none"]
+    r = nightly = run(nightly_args, env)
+    if not check(r.returncode == 0, f"ci-local nightly: {r.returncode}\n{r.stderr}"):
+        for log in sorted(out.glob("shards/*.log")):
+            print(f"--- {log}\n{log.read_text()}")
+        return
+    arch = os.uname().machine
+    # What the default selection is, computed here from the full list.
+    want = [n for n in listed(kbench, env) if re.search(TINY, n)
+            and re.search(r"/simd=(scalar|auto)/threads=1$", n)]
+    check(len(want) >= 3, f"the tiny selection has {len(want)} cases")
+    shards = sorted(out.glob(f"shards/shard-{arch}-*.json"))
+    check(len(shards) == 3, f"shard files {shards}")
+    own = []
+    for k, path in enumerate(shards, 1):
+        results = json.loads(path.read_text())
+        ctx = results["context"]
+        shard = ctx["selection"]["shard"]
+        check((shard["index"], shard["count"]) == (k, 3), f"{path}: shard {shard}")
+        check(ctx["environment_variables"].get("KB_RUN_TAG") == "ci-local",
+              f"{path}: the run tag is not recorded: {ctx['environment_variables']}")
+        own += [c["name"] for c in results["cases"] if c["baseline"] is None]
+    check(sorted(own) == sorted(want), f"the shards measured {sorted(own)}, expected {want}")
+    merged = json.loads(Path(out, "merged", f"{arch}.json").read_text())
+    names = [c["name"] for c in merged["cases"]]
+    mine = [n for n in names if "/baseline=" not in n]
+    numpy = [n for n in names if "/baseline=numpy" in n]
+    check(sorted(mine) == sorted(want) and len(set(names)) == len(names),
+          f"merged cases {names}, expected {want} and their baselines")
+    groups = {n.split("/simd=")[0] for n in want}
+    check(sorted(n.split("/baseline=")[0] for n in numpy) == sorted(groups),
+          f"one NumPy baseline per group: {numpy}")
+    check(all(c["status"] == "ok" for c in merged["cases"]), "a merged case failed")
+    # The history holds the merged run, each case a series of one point.
+    db = f"sqlite:{out}/history/history.sqlite"
+    r = run([kbench, "history", "list", "--db", db, "--format", "json"], env)
+    if check(r.returncode == 0, f"history list: {r.stderr}"):
+        rows = json.loads(r.stdout)
+        stored = sorted(s["case"] for s in rows)
+        check(stored == sorted(names) and all(s["length"] == 1 for s in rows),
+              f"history series {stored}, expected {sorted(names)}")
+    detect = json.loads(Path(out, "detect", "detect.json").read_text())
+    check(detect["schema"] == "kbench-detect" and detect["series"] == len(names)
+          and detect["regressions"] == 0 and detect["change_points"] == [],
+          f"detect over one run: {detect}")
+    check(Path(out, "detect.outputs").read_text() == "regressions=0\n",
+          "detect's step output")
+    check(Path(out, "detect", "alert.md").exists(), "no alert.md")
+    html = Path(out, "report.html")
+    check(html.exists() and all(n in html.read_text() for n in want),
+          "the report lacks the cases")
+    check("nothing regressed: no issue" in nightly.stderr, "no word about the issue")
+    # A second night: the history grows to two points a series.
+    r = run(nightly_args, env)
+    if check(r.returncode == 0, f"second ci-local nightly: {r.stderr}"):
+        r = run([kbench, "history", "show", want[0], "--db", db, "--format", "json"], env)
+        if check(r.returncode == 0, f"history show: {r.stderr}"):
+            series = json.loads(r.stdout)
+            check(len(series) == 1 and series[0]["length"] == 2
+                  and [p["run_id"] for p in series[0]["points"]] == [1, 2],
+                  f"history show after two nights: {series}")
+
+
+def check_pr(kbench, tmp):
+    out = Path(tmp, "pr")
+    env = env_for(tmp)
+    r = run([CI_LOCAL, "pr", "HEAD", "--head-kbench", kbench, "--base-kbench", kbench,
+             "--cases", "^reduce/sum/f32/(8|64x64)/", "--out", out], env)
+    compared = out / "compare.json"
+    if not check(r.returncode in (0, 1) and compared.exists(),
+                 f"ci-local pr: {r.returncode}\n{r.stderr}"):
+        return
+    cases = json.loads(compared.read_text())["cases"]
+    want = listed(kbench, env, r"^reduce/sum/f32/(8|64x64)/.*/simd=auto/threads=1$")
+    check(sorted(c["name"] for c in cases) == sorted(want), f"compared {cases}, expected {want}")
+    regressed = [c["name"] for c in cases if c["verdict"] == "regressed"]
+    check(r.returncode == (1 if regressed else 0),
+          f"exit {r.returncode} with regressed cases {regressed}")
+    comment = (out / "comment.md").read_text()
+    check(comment.startswith("<!-- kbench-ab-gate -->\n") and all(n in comment for n in want),
+          f"comment: {comment[:300]!r}")
+    # Usage errors, before anything is built or run.
+    for args, message in ((["pr"], "needs BASE_REF"),
+                          (["pr", "no-such-ref", "--head-kbench", kbench], "is not a commit"),
+                          (["nightly", "--shards", "0"], "--shards 0"),
+                          (["nightly", "--kbench", "/nonexistent"], "not an executable"),
+                          (["weekly"], "unknown mode")):
+        r = run([CI_LOCAL, *args], env)
+        check(r.returncode == 2 and message in r.stderr, f"ci-local {args}: {r.returncode} "
+                                                         f"{r.stderr!r}")
+    r = run([CI_LOCAL, "--help"], env)
+    check(r.returncode == 0 and "usage: scripts/ci-local nightly" in r.stdout, "--help")
+
+
+def check_filters(kbench, tmp):
+    full = listed(kbench, env_for(tmp))
+    for settings, keep in (
+            ({"KB_CI_CASES": "^reduce/(sum|max)/f64/", "KB_CI_SIMD": "scalar, auto",
+              "KB_CI_THREADS": "1"},
+             lambda n: re.search(r"^reduce/(sum|max)/f64/.*/simd=(scalar|auto)/threads=1$", n)),
+            ({"KB_CI_THREADS": "all"}, lambda n: not n.endswith("/threads=1")),
+            ({"KB_CI_SIMD": "auto", "KB_CI_THREADS": "1,all"}, lambda n: "/simd=auto/" in n),
+            ({"KB_CI_CASES": "/argmax/"}, lambda n: "/argmax/" in n),
+            ({}, lambda n: True)):
+        r = run([CI / "filters"], env_for(tmp, **settings))
+        filters = r.stdout.splitlines()
+        # A selection of nothing (all threads but one, on one usable core) is kbench's error.
+        got = listed(kbench, env_for(tmp), *filters[1::2]) or []
+        want = [n for n in full if keep(n)]
+        check(r.returncode == 0 and filters[0::2] == ["--filter"] * (len(filters) // 2)
+              and got == want, f"filters {settings}: {filters} select {got}, expected {want}")
+    r = run([CI / "filters"], env_for(tmp, KB_CI_SIMD="auto,sse9"))
+    check(r.returncode == 2 and "sse9" in r.stderr, f"a bad SIMD level: {r.stderr!r}")
+    r = run([CI / "bench-shard", kbench, "1", "2", Path(tmp, "x.json")],
+            env_for(tmp, KB_CI_THREADS="two"))
+    check(r.returncode == 2 and not Path(tmp, "x.json").exists(),
+          f"bench-shard with a bad thread count: {r.returncode} {r.stderr!r}")
+
+
+def check_shard_list(tmp):
+    r = run([CI / "shard-list", "3"], env_for(tmp))
+    check(r.returncode == 0 and r.stdout == "shards=[1,2,3]\ncount=3\n", f"shard-list 3: {r}")
+    outputs = Path(tmp, "outputs")
+    r = run([CI / "shard-list", "1"], env_for(tmp, GITHUB_OUTPUT=str(outputs)))
+    check(r.returncode == 0 and outputs.read_text() == "shards=[1]\ncount=1\n",
+          "shard-list into GITHUB_OUTPUT")
+    for bad in ("0", "100", "x", "-1"):
+        r = run([CI / "shard-list", bad], env_for(tmp))
+        check(r.returncode == 2, f"shard-list {bad}: {r.returncode}")
+
+
+def check_wants_bench(tmp):
+    repo = Path(tmp, "repo")
+    repo.mkdir()
+    git = ["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"]
+    env = env_for(tmp)
+    run([*git, "init", "-q"], env)
+    (repo / "README.md").write_text("a\n")
+    run([*git, "add", "."], env)
+    run([*git, "commit", "-qm", "base"], env)
+    base = run([*git, "rev-parse", "HEAD"], env).stdout.strip()
+
+    def wants(**settings):
+        r = run([CI / "pr-wants-bench"], env_for(tmp, KB_CI_BASE_SHA=base, **settings),
+                cwd=repo)
+        return r.stdout.strip() if r.returncode == 0 else f"exit {r.returncode}: {r.stderr}"
+
+    (repo / "README.md").write_text("b\n")
+    run([*git, "commit", "-qam", "docs"], env)
+    check(wants() == "bench=false", f"a docs change: {wants()}")
+    check(wants(KB_CI_LABELS='["benchmark"]') == "bench=true", "the benchmark label")
+    check(wants(KB_CI_LABELS='["benchmark"]', KB_CI_ACTION="labeled", KB_CI_LABEL="docs")
+          == "bench=false", "labelled with another label")
+    (repo / "src").mkdir()
+    (repo / "src/x.c").write_text("int x;\n")
+    run([*git, "add", "."], env)
+    run([*git, "commit", "-qm", "src"], env)
+    check(wants() == "bench=true", f"a src change: {wants()}")
+    check(wants(KB_CI_ACTION="labeled", KB_CI_LABEL="benchmark") == "bench=true",
+          "labelled benchmark")
+
+
+def check_gate_and_posting(tmp):
+    def verdicts(*pairs):
+        d = Path(tmp, f"gate{len(list(Path(tmp).glob('gate*')))}")
+        d.mkdir()
+        (d / "compare.json").write_text(json.dumps({"cases": [
+            {"name": n, "verdict": v, "ratio": 1.2, "ratio_low": 1.1, "ratio_high": 1.3,
+             "p_value": 1e-9} for n, v in pairs]}))
+        return d
+
+    env = env_for(tmp)
+    r = run([CI / "ab-gate", verdicts(("a", "unchanged"), ("b", "improved"), ("c", "noisy"))],
+            env)
+    check(r.returncode == 0, f"ab-gate without a regression: {r.returncode} {r.stderr}")
+    r = run([CI / "ab-gate", verdicts(("a", "unchanged"), ("reduce/x", "regressed"))], env)
+    check(r.returncode == 1 and "regressed: reduce/x: 1.200x" in r.stdout
+          and "1 of 2 cases regressed" in r.stderr, f"ab-gate: {r.returncode} {r.stdout!r}")
+
+    post = Path(tmp, "post")
+    post.mkdir()
+    (post / "comment.md").write_text("<!-- kbench-ab-gate -->\nbody\n")
+    dry = env_for(tmp, KB_CI_DRY_RUN="1", GITHUB_REPOSITORY="o/r")
+    for number, ok in (("17\n", True), ("17; rm -rf /", False), ("", False), ("0", False)):
+        (post / "pr").write_text(number)
+        r = run([CI / "post-comment", post], dry)
+        check((r.returncode == 0 and "would post" in r.stdout and "o/r#17" in r.stdout) if ok
+              else (r.returncode == 1 and "pull request number" in r.stderr),
+              f"post-comment with pr {number!r}: {r.returncode} {r.stdout!r} {r.stderr!r}")
+    (post / "pr").write_text("17")
+    (post / "comment.md").write_text("no marker\n")
+    r = run([CI / "post-comment", post], dry)
+    check(r.returncode == 1 and "marker" in r.stderr, f"post-comment without the marker: {r}")
+
+    alert = Path(tmp, "alert.md")
+    alert.write_text("regressed\n")
+    r = run([CI / "alert-issue", alert], dry)
+    check(r.returncode == 0 and "gh issue create" in r.stdout and "kbench-regression" in r.stdout
+          and str(alert) in r.stdout, f"alert-issue dry run: {r.stdout!r} {r.stderr!r}")
+    r = run([CI / "alert-issue", Path(tmp, "none.md")], dry)
+    check(r.returncode == 2, f"alert-issue without its file: {r.returncode}")
+
+
+def main():
+    kbench = os.path.realpath(sys.argv[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        check_nightly(kbench, tmp)
+        check_pr(kbench, tmp)
+        check_filters(kbench, tmp)
+        check_shard_list(tmp)
+        check_wants_bench(tmp)
+        check_gate_and_posting(tmp)
+    return finish("ci_local")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,9 +5,9 @@ SQLite, detect, report) and checks each output against `kbench list` and the his
 `ci-local pr` against this build on both sides (prebuilt, so nothing is compiled) and the gate's
 verdict against its own comparison; then the steps with logic of their own, one by one: the
 selection (scripts/ci/filters, against kbench list filtered here), the shard matrix, the
-decision to run the gate (in a throwaway git repository), the gate's exit status on made-up
-comparisons, and the checks of the comment poster and the issue alert on untrusted input (dry
-runs: nothing reaches GitHub). Timings are never checked.
+decision to run the gate (in a throwaway git repository), the confirmation of regressions and
+the gate's exit status on made-up comparisons, and the checks of the comment poster and the
+issue alert on untrusted input (dry runs: nothing reaches GitHub). Timings are never checked.
 
 Usage: python3 test_ci_local.py path/to/kbench"""
 
@@ -132,9 +132,13 @@ def check_pr(kbench, tmp):
     cases = json.loads(compared.read_text())["cases"]
     want = listed(kbench, env, r"^reduce/sum/f32/(8|64x64)/.*/simd=auto/threads=1$")
     check(sorted(c["name"] for c in cases) == sorted(want), f"compared {cases}, expected {want}")
-    regressed = [c["name"] for c in cases if c["verdict"] == "regressed"]
-    check(r.returncode == (1 if regressed else 0),
-          f"exit {r.returncode} with regressed cases {regressed}")
+    regressed = sorted(c["name"] for c in cases if c["verdict"] == "regressed")
+    gate = json.loads((out / "gate.json").read_text())
+    check(gate["first"] == regressed and set(gate["confirmed"]) <= set(regressed)
+          and gate["confirm_runs"] == (2 if regressed else 0),
+          f"gate.json {gate} against the regressed cases {regressed}")
+    check(r.returncode == (1 if gate["confirmed"] else 0),
+          f"exit {r.returncode} with confirmed regressions {gate['confirmed']}")
     comment = (out / "comment.md").read_text()
     check(comment.startswith("<!-- kbench-ab-gate -->\n") and all(n in comment for n in want),
           f"comment: {comment[:300]!r}")
@@ -219,22 +223,56 @@ def check_wants_bench(tmp):
           "labelled benchmark")
 
 
-def check_gate_and_posting(tmp):
-    def verdicts(*pairs):
+def check_gate_and_posting(kbench, tmp):
+    env = env_for(tmp)
+    name = "reduce/sum/f32/8/axis=None/simd=auto/threads=1"
+
+    def compared(*pairs):
         d = Path(tmp, f"gate{len(list(Path(tmp).glob('gate*')))}")
         d.mkdir()
         (d / "compare.json").write_text(json.dumps({"cases": [
             {"name": n, "verdict": v, "ratio": 1.2, "ratio_low": 1.1, "ratio_high": 1.3,
              "p_value": 1e-9} for n, v in pairs]}))
+        (d / "comment.md").write_text("<!-- kbench-ab-gate -->\n")
         return d
 
-    env = env_for(tmp)
-    r = run([CI / "ab-gate", verdicts(("a", "unchanged"), ("b", "improved"), ("c", "noisy"))],
-            env)
-    check(r.returncode == 0, f"ab-gate without a regression: {r.returncode} {r.stderr}")
-    r = run([CI / "ab-gate", verdicts(("a", "unchanged"), ("reduce/x", "regressed"))], env)
-    check(r.returncode == 1 and "regressed: reduce/x: 1.200x" in r.stdout
-          and "1 of 2 cases regressed" in r.stderr, f"ab-gate: {r.returncode} {r.stdout!r}")
+    # ab-confirm: nothing to confirm; confirmation off; one more run of a "regressed" case.
+    d = compared(("a", "unchanged"), ("b", "improved"))
+    r = run([CI / "ab-confirm", kbench, kbench, d], env)
+    gate = json.loads((d / "gate.json").read_text()) if r.returncode == 0 else {}
+    check(gate.get("first") == [] and gate.get("confirmed") == [] and gate["confirm_runs"] == 0
+          and "Nothing regressed." in (d / "comment.md").read_text(), f"ab-confirm: {r} {gate}")
+    d = compared(("a", "regressed"), ("b", "unchanged"))
+    r = run([CI / "ab-confirm", kbench, kbench, d], env_for(tmp, KB_CI_CONFIRM="0"))
+    gate = json.loads((d / "gate.json").read_text()) if r.returncode == 0 else {}
+    check(gate.get("confirmed") == ["a"] and gate["confirm_runs"] == 0,
+          f"ab-confirm without confirmation: {r} {gate}")
+    d = compared((name, "regressed"), ("b", "unchanged"))
+    r = run([CI / "ab-confirm", kbench, kbench, d], env_for(tmp, KB_CI_CONFIRM="1"))
+    if check(r.returncode == 0, f"ab-confirm of one case: {r.stderr}"):
+        gate = json.loads((d / "gate.json").read_text())
+        again = json.loads((d / "confirm1-compare.json").read_text())["cases"]
+        check([c["name"] for c in again] == [name], f"measured again: {again}")
+        check(gate["first"] == [name] and gate["confirm_runs"] == 1
+              and len(gate["ratios"][name]) == 2
+              and gate["confirmed"] == ([name] if again[0]["verdict"] == "regressed" else []),
+              f"ab-confirm of one case: {gate} after {again}")
+        check(f"| `{name}` | 1.200, " in (d / "comment.md").read_text(), "the comment's table")
+    r = run([CI / "ab-confirm", kbench, kbench, d], env_for(tmp, KB_CI_CONFIRM="many"))
+    check(r.returncode == 2 and "KB_CI_CONFIRM" in r.stderr, f"KB_CI_CONFIRM=many: {r}")
+
+    # ab-gate decides on gate.json alone.
+    d = Path(tmp, "decide")
+    d.mkdir()
+    (d / "gate.json").write_text(json.dumps({"first": ["x"], "confirm_runs": 2,
+                                             "confirmed": [], "ratios": {"x": [1.2, 1.0, None]}}))
+    r = run([CI / "ab-gate", d], env)
+    check(r.returncode == 0, f"ab-gate without a confirmed regression: {r}")
+    (d / "gate.json").write_text(json.dumps({"first": ["x"], "confirm_runs": 2,
+                                             "confirmed": ["x"], "ratios": {"x": [1.2, 1.1, 1.15]}}))
+    r = run([CI / "ab-gate", d], env)
+    check(r.returncode == 1 and "regressed: x: time ratio (head / base) 1.200, 1.100, 1.150"
+          in r.stdout and "1 regression(s) confirmed" in r.stderr, f"ab-gate: {r}")
 
     post = Path(tmp, "post")
     post.mkdir()
@@ -268,7 +306,7 @@ def main():
         check_filters(kbench, tmp)
         check_shard_list(tmp)
         check_wants_bench(tmp)
-        check_gate_and_posting(tmp)
+        check_gate_and_posting(kbench, tmp)
     return finish("ci_local")
 
 

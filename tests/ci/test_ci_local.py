@@ -268,8 +268,8 @@ def check_gate_and_posting(kbench, tmp):
                                              "confirmed": [], "ratios": {"x": [1.2, 1.0, None]}}))
     r = run([CI / "ab-gate", d], env)
     check(r.returncode == 0, f"ab-gate without a confirmed regression: {r}")
-    (d / "gate.json").write_text(json.dumps({"first": ["x"], "confirm_runs": 2,
-                                             "confirmed": ["x"], "ratios": {"x": [1.2, 1.1, 1.15]}}))
+    (d / "gate.json").write_text(json.dumps({"first": ["x"], "confirm_runs": 2, "confirmed": ["x"],
+                                             "ratios": {"x": [1.2, 1.1, 1.15]}}))
     r = run([CI / "ab-gate", d], env)
     check(r.returncode == 1 and "regressed: x: time ratio (head / base) 1.200, 1.100, 1.150"
           in r.stdout and "1 regression(s) confirmed" in r.stderr, f"ab-gate: {r}")

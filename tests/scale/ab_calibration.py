@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Calibration of the pull-request gate (docs/ci.md#calibration-of-the-ab-gate): how often it
-calls a case regressed when base and head are the same commit built twice (A/A), and how often
-it catches a head whose float32 sums do 10% more work (KB_TEST_SLOWDOWN=1.1 in the head's
+"""Calibration of the pull-request gate (docs/ci.md, "The decision, and its calibration"): how
+often it calls a case regressed when base and head are the same commit built twice (A/A), and
+how often it catches a head whose float32 sums do 10% more work (KB_TEST_SLOWDOWN=1.1 in the head's
 process only: the base runs as `kbench serve`, which never reads it).
 
 Each round is the gate as CI runs it, through its own steps: scripts/ci/ab-run (one
@@ -80,7 +80,8 @@ def analyze(rounds, slow):
         text = f"{label}: A/A regressed {false}/{len(aa)} = {false / len(aa):.2%}"
         for name, entries in sorted(caught.items()):
             n = sum(hit(c, ok) for c, ok in entries)
-            text += f"; {name.split('/simd=')[0]} caught {n}/{len(entries)} = {n / len(entries):.0%}"
+            text += (f"; {name.split('/simd=')[0]} caught {n}/{len(entries)} = "
+                     f"{n / len(entries):.0%}")
         print(text)
 
     for t in THRESHOLDS:

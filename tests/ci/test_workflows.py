@@ -19,9 +19,13 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from ruamel.yaml import YAML
-
 from harness import check, finish
+
+try:
+    from ruamel.yaml import YAML  # check-jsonschema's own YAML reader
+except ImportError:
+    sys.exit("test_workflows: ruamel.yaml (with check-jsonschema) is not installed: run "
+             "scripts/install-deps")
 
 ROOT = Path(__file__).resolve().parents[2]
 GEN = ROOT / "scripts/gen-workflows"

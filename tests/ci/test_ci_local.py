@@ -134,9 +134,11 @@ def check_pr(kbench, tmp):
     check(sorted(c["name"] for c in cases) == sorted(want), f"compared {cases}, expected {want}")
     regressed = sorted(c["name"] for c in cases if c["verdict"] == "regressed")
     gate = json.loads((out / "gate.json").read_text())
-    check(gate["first"] == regressed and set(gate["confirmed"]) <= set(regressed)
-          and gate["confirm_runs"] == (2 if regressed else 0),
-          f"gate.json {gate} against the regressed cases {regressed}")
+    screened = sorted(c["name"] for c in cases if c["ratio"] > 1.02)
+    check(gate["regressed_first"] == regressed and gate["screened"] == screened
+          and set(gate["confirmed"]) <= set(screened)
+          and (gate["confirm_runs"] >= 1) == bool(screened),
+          f"gate.json {gate} against the first run's cases {cases}")
     check(r.returncode == (1 if gate["confirmed"] else 0),
           f"exit {r.returncode} with confirmed regressions {gate['confirmed']}")
     comment = (out / "comment.md").read_text()
@@ -227,49 +229,59 @@ def check_gate_and_posting(kbench, tmp):
     env = env_for(tmp)
     name = "reduce/sum/f32/8/axis=None/simd=auto/threads=1"
 
-    def compared(*pairs):
+    def compared(*cases):
         d = Path(tmp, f"gate{len(list(Path(tmp).glob('gate*')))}")
         d.mkdir()
         (d / "compare.json").write_text(json.dumps({"cases": [
-            {"name": n, "verdict": v, "ratio": 1.2, "ratio_low": 1.1, "ratio_high": 1.3,
-             "p_value": 1e-9} for n, v in pairs]}))
+            {"name": n, "verdict": v, "ratio": r, "ratio_low": r - 0.01, "ratio_high": r + 0.01,
+             "p_value": 1e-9} for n, v, r in cases]}))
         (d / "comment.md").write_text("<!-- kbench-ab-gate -->\n")
         return d
 
-    # ab-confirm: nothing to confirm; confirmation off; one more run of a "regressed" case.
-    d = compared(("a", "unchanged"), ("b", "improved"))
-    r = run([CI / "ab-confirm", kbench, kbench, d], env)
-    gate = json.loads((d / "gate.json").read_text()) if r.returncode == 0 else {}
-    check(gate.get("first") == [] and gate.get("confirmed") == [] and gate["confirm_runs"] == 0
-          and "Nothing regressed." in (d / "comment.md").read_text(), f"ab-confirm: {r} {gate}")
-    d = compared(("a", "regressed"), ("b", "unchanged"))
-    r = run([CI / "ab-confirm", kbench, kbench, d], env_for(tmp, KB_CI_CONFIRM="0"))
-    gate = json.loads((d / "gate.json").read_text()) if r.returncode == 0 else {}
-    check(gate.get("confirmed") == ["a"] and gate["confirm_runs"] == 0,
-          f"ab-confirm without confirmation: {r} {gate}")
-    d = compared((name, "regressed"), ("b", "unchanged"))
-    r = run([CI / "ab-confirm", kbench, kbench, d], env_for(tmp, KB_CI_CONFIRM="1"))
+    def confirm(d, **settings):
+        r = run([CI / "ab-confirm", kbench, kbench, d],
+                env_for(tmp, **{"KB_CI_CONFIRM_MIN_TIME": "0.05", **settings}))
+        return r, json.loads((d / "gate.json").read_text()) if r.returncode == 0 else {}
+
+    # Nothing slower than the screen (2%): no run, nothing regressed.
+    d = compared(("a", "unchanged", 1.015), ("b", "improved", 0.8))
+    r, gate = confirm(d)
+    check(gate.get("screened") == [] and gate.get("confirmed") == [] and gate["confirm_runs"] == 0
+          and "nothing regressed" in (d / "comment.md").read_text(), f"ab-confirm: {r} {gate}")
+    # No confirmation: the first run's regressions stand as they are.
+    d = compared(("a", "regressed", 1.2), ("b", "unchanged", 1.03))
+    r, gate = confirm(d, KB_CI_CONFIRM="0")
+    check(gate.get("confirmed") == ["a"] and gate["screened"] == ["a", "b"]
+          and gate["confirm_runs"] == 0, f"ab-confirm without confirmation: {r} {gate}")
+    # A case within compare's threshold but beyond the screen is measured again, alone, for
+    # KB_CI_CONFIRM_MIN_TIME, and stands only as that run says.
+    d = compared((name, "unchanged", 1.03), ("b", "unchanged", 1.0))
+    r, gate = confirm(d, KB_CI_CONFIRM="1")
     if check(r.returncode == 0, f"ab-confirm of one case: {r.stderr}"):
-        gate = json.loads((d / "gate.json").read_text())
         again = json.loads((d / "confirm1-compare.json").read_text())["cases"]
-        check([c["name"] for c in again] == [name], f"measured again: {again}")
-        check(gate["first"] == [name] and gate["confirm_runs"] == 1
-              and len(gate["ratios"][name]) == 2
+        settings = json.loads((d / "confirm1.json").read_text())["context"]["settings"]
+        check([c["name"] for c in again] == [name] and settings["min_time_s"] == 0.05,
+              f"measured again: {again}, {settings}")
+        check(gate["screened"] == [name] and gate["regressed_first"] == []
+              and gate["confirm_runs"] == 1 and len(gate["ratios"][name]) == 2
               and gate["confirmed"] == ([name] if again[0]["verdict"] == "regressed" else []),
               f"ab-confirm of one case: {gate} after {again}")
-        check(f"| `{name}` | 1.200, " in (d / "comment.md").read_text(), "the comment's table")
-    r = run([CI / "ab-confirm", kbench, kbench, d], env_for(tmp, KB_CI_CONFIRM="many"))
-    check(r.returncode == 2 and "KB_CI_CONFIRM" in r.stderr, f"KB_CI_CONFIRM=many: {r}")
+        check(f"| `{name}` | 1.030, " in (d / "comment.md").read_text(), "the comment's table")
+    for variable, value in (("KB_CI_CONFIRM", "many"), ("KB_CI_CONFIRM", "1.5"),
+                            ("KB_CI_SCREEN", "x"), ("KB_CI_CONFIRM_MIN_TIME", "0")):
+        r, _ = confirm(d, **{variable: value})
+        check(r.returncode != 0 and variable in r.stderr, f"{variable}={value}: {r}")
 
     # ab-gate decides on gate.json alone.
     d = Path(tmp, "decide")
     d.mkdir()
-    (d / "gate.json").write_text(json.dumps({"first": ["x"], "confirm_runs": 2,
-                                             "confirmed": [], "ratios": {"x": [1.2, 1.0, None]}}))
+    gate = {"screened": ["x"], "regressed_first": ["x"], "confirm_runs": 2, "confirmed": [],
+            "ratios": {"x": [1.2, 1.0, None]}}
+    (d / "gate.json").write_text(json.dumps(gate))
     r = run([CI / "ab-gate", d], env)
     check(r.returncode == 0, f"ab-gate without a confirmed regression: {r}")
-    (d / "gate.json").write_text(json.dumps({"first": ["x"], "confirm_runs": 2, "confirmed": ["x"],
-                                             "ratios": {"x": [1.2, 1.1, 1.15]}}))
+    gate.update(confirmed=["x"], ratios={"x": [1.2, 1.1, 1.15]})
+    (d / "gate.json").write_text(json.dumps(gate))
     r = run([CI / "ab-gate", d], env)
     check(r.returncode == 1 and "regressed: x: time ratio (head / base) 1.200, 1.100, 1.150"
           in r.stdout and "1 regression(s) confirmed" in r.stderr, f"ab-gate: {r}")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The benchmark workflows' steps (scripts/ci/) run here, as scripts/ci-local runs them:
 `ci-local nightly --shards 3` on a few tiny cases (three shard processes, merge, history in
-SQLite, detect, report) and checks each output against `kbench list` and the history itself;
+SQLite, detect, report) and checks each output against `kbench list` and the history itself,
+and the history and detect steps again with PostgreSQL (a throwaway server, pg_server.py);
 `ci-local pr` against this build on both sides (prebuilt, so nothing is compiled) and the gate's
 verdict against its own comparison; then the steps with logic of their own, one by one: the
 selection (scripts/ci/filters, against kbench list filtered here), the shard matrix, the
@@ -20,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from harness import check, finish
+from pg_server import PgServer
 
 ROOT = Path(__file__).resolve().parents[2]
 CI = ROOT / "scripts/ci"
@@ -118,6 +120,34 @@ def check_nightly(kbench, tmp):
             check(len(series) == 1 and series[0]["length"] == 2
                   and [p["run_id"] for p in series[0]["points"]] == [1, 2],
                   f"history show after two nights: {series}")
+
+
+def check_postgresql(kbench, tmp):
+    """The nightly's history in PostgreSQL (KBENCH_DB_URL): the merged run stored and searched,
+    and the URL's password in none of what the steps print or write (the alert becomes a
+    public issue, detect.json an artifact). The throwaway server trusts local users, so the
+    passwords are not needed to connect."""
+    merged = Path(tmp, "nightly", "merged", f"{os.uname().machine}.json")
+    if not merged.exists():
+        return
+    with PgServer() as pg:
+        url = pg.createdb("nightly")[0].replace("kbench@", "kbench:s3cret-one@") + \
+            "&password=s3cret-two"
+        env = env_for(tmp, KBENCH_DB_URL=url)
+        out = Path(tmp, "pg")
+        history = run([CI / "history", kbench, merged], env)
+        detect = run([CI / "detect", kbench, out], env)
+        if not check(history.returncode == 0 and detect.returncode == 0,
+                     f"history and detect in PostgreSQL: {history} {detect}"):
+            return
+        cases = len(json.loads(merged.read_text())["cases"])
+        found = json.loads((out / "detect.json").read_text())
+        check(found["series"] == cases and found["source"].startswith("postgresql://kbench:***@"),
+              f"detect over PostgreSQL: {found}")
+        said = (history.stdout + history.stderr + detect.stdout + detect.stderr
+                + (out / "detect.json").read_text() + (out / "alert.md").read_text())
+        check("s3cret" not in said and "password=***" in found["source"],
+              f"the URL's password was printed or written: {said}")
 
 
 def check_pr(kbench, tmp):
@@ -314,6 +344,7 @@ def main():
     kbench = os.path.realpath(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
         check_nightly(kbench, tmp)
+        check_postgresql(kbench, tmp)
         check_pr(kbench, tmp)
         check_filters(kbench, tmp)
         check_shard_list(tmp)

@@ -40,13 +40,14 @@ static char *redacted_url(const char *url) {
     const char *host = pg ? strstr(url, "://") + 3 : url;
     const char *authority_end = host + strcspn(host, "/?#");
     const char *at = memchr(host, '@', (size_t)(authority_end - host));
-    const char *colon = at ? memchr(host, ':', (size_t)(at - host)) : NULL;
+    const char *colon = at ? memchr(host, ':', (size_t)(at - host)) : NULL; /* user:password@ */
     for (const char *c = url; *c;) {
         bool param = pg && c > authority_end && (c[-1] == '?' || c[-1] == '&') &&
                      strncmp(c, "password=", 9) == 0;
         if (colon && c == colon + 1) {
             o += sprintf(o, "***");
             c = at;
+            colon = NULL; /* an empty password leaves c where it was */
         } else if (param) {
             o += sprintf(o, "password=***");
             c += 9 + strcspn(c + 9, "&#");

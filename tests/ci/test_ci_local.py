@@ -148,6 +148,12 @@ def check_postgresql(kbench, tmp):
                 + (out / "detect.json").read_text() + (out / "alert.md").read_text())
         check("s3cret" not in said and "password=***" in found["source"],
               f"the URL's password was printed or written: {said}")
+        # An empty password and an empty password= parameter are named alike.
+        empty = pg.url_of("nightly").replace("kbench@", "kbench:@") + "&password="
+        r = run([kbench, "detect", "--db", empty, "--format", "json"], env)
+        check(r.returncode == 0 and json.loads(r.stdout)["source"]
+              == pg.url_of("nightly").replace("kbench@", "kbench:***@") + "&password=***",
+              f"detect with empty passwords: {r}")
 
 
 def check_pr(kbench, tmp):

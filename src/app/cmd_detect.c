@@ -28,6 +28,36 @@ static kb_status parse_since(const char *name, const char *value, void *target) 
     return KB_OK;
 }
 
+/* The store's URL as the report names it: a PostgreSQL URL without its password (in the
+ * user information or as a password= parameter), since the report goes into issues and
+ * artifacts that others read. NULL when out of memory. */
+static char *redacted_url(const char *url) {
+    size_t n = strlen(url);
+    char *out = malloc(2 * n + 4), *o = out;
+    if (!out)
+        return NULL;
+    bool pg = strncmp(url, "postgresql://", 13) == 0 || strncmp(url, "postgres://", 11) == 0;
+    const char *host = pg ? strstr(url, "://") + 3 : url;
+    const char *authority_end = host + strcspn(host, "/?#");
+    const char *at = memchr(host, '@', (size_t)(authority_end - host));
+    const char *colon = at ? memchr(host, ':', (size_t)(at - host)) : NULL; /* user:password@ */
+    for (const char *c = url; *c;) {
+        bool param = pg && c > authority_end && (c[-1] == '?' || c[-1] == '&') &&
+                     strncmp(c, "password=", 9) == 0;
+        if (colon && c == colon + 1) {
+            o += sprintf(o, "***");
+            c = at;
+            colon = NULL; /* an empty password leaves c where it was */
+        } else if (param) {
+            o += sprintf(o, "password=***");
+            c += 9 + strcspn(c + 9, "&#");
+        } else
+            *o++ = *c++;
+    }
+    *o = '\0';
+    return out;
+}
+
 typedef struct detect_args {
     const char *input, *db, *repository;
     int last;
@@ -42,10 +72,16 @@ static int detect(const detect_args *a, const kb_arg_list *filters,
     if (kb_name_filter_init(&filter, filters->items, filters->count) != KB_OK)
         return kb_usage_error(command, "%s", kb_last_error());
     kb_detect_series_set set;
-    const char *source = a->input ? a->input : a->db;
+    char *redacted = !a->input && a->db ? redacted_url(a->db) : NULL;
+    if (!a->input && a->db && !redacted) {
+        kb_name_filter_free(&filter);
+        return kb_usage_error(command, "out of memory");
+    }
+    const char *source = a->input ? a->input : redacted;
     if ((a->input ? kb_detect_series_read(a->input, &set)
                   : kb_detect_series_from_store(a->db, &set)) != KB_OK) {
         kb_name_filter_free(&filter);
+        free(redacted);
         fprintf(stderr, "%s: %s\n", command, kb_last_error());
         return KB_EXIT_USAGE;
     }
@@ -79,6 +115,7 @@ static int detect(const detect_args *a, const kb_arg_list *filters,
     kb_detect_report_free(&report);
     kb_detect_series_set_free(&set);
     kb_name_filter_free(&filter);
+    free(redacted);
     return status;
 }
 

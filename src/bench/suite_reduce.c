@@ -17,12 +17,15 @@
 typedef struct reduce_data {
     kb_array in, out;
     kb_reduce_args args;
-    int repeat; /* kb_reduce_into per call: 1, or KB_TEST_SLOWDOWN's factor */
+    int repeat;    /* whole kb_reduce_into per call: 1, or KB_TEST_SLOWDOWN's whole part */
+    bool has_part; /* KB_TEST_SLOWDOWN has a fractional part: */
+    kb_array part, part_out; /* the input's leading rows it covers, reduced once more per call */
 } reduce_data;
 
 static void reduce_teardown_data(reduce_data *d) {
     kb_array_free(&d->in);
     kb_array_free(&d->out);
+    kb_array_free(&d->part_out);
     free(d);
 }
 
@@ -48,20 +51,49 @@ static kb_status parse_shape(const char *text, int *ndim, int64_t *shape) {
  * reduce its input FACTOR times per call, the same case under the same name and build really
  * doing more work, so that a regression can be made on purpose: end to end through history and
  * change-point detection, and for calibrating a CI gate. The result is the same, written
- * FACTOR times. Read by each case's setup, never in the library's kernels. */
+ * floor(FACTOR) times. A fractional part f (1.1: a 10% slowdown, the CI gate's calibration)
+ * reduces the input's leading f of its rows (of its elements, in 1-D) once more in every call,
+ * into an output of its own: every call does the same extra work, so the median moves as the
+ * mean does (repeating a whole call in a fraction f of the calls would leave the median of most
+ * samples unchanged). Read by each case's setup, never in the library's kernels. */
 #define KB_TEST_SLOWDOWN_MAX 1000
 
-static kb_status test_slowdown(kb_reduce_op op, kb_dtype dtype, int *factor) {
+static kb_status test_slowdown(kb_reduce_op op, kb_dtype dtype, double *factor) {
     *factor = 1;
     const char *text = getenv("KB_TEST_SLOWDOWN");
     if (!text || !*text || op != KB_REDUCE_SUM || dtype != KB_F32)
         return KB_OK;
     char *end;
-    long v = strtol(text, &end, 10);
-    if (*end != '\0' || v < 1 || v > KB_TEST_SLOWDOWN_MAX)
-        return kb_fail(KB_EINVAL, "KB_TEST_SLOWDOWN '%s' is not a whole factor from 1 to %d", text,
+    double v = strtod(text, &end);
+    /* Digits and one point only: no exponents, hexadecimal, infinities or NaN. */
+    bool plain = strspn(text, "0123456789.") == strlen(text);
+    if (!plain || end == text || *end != '\0' || !(v >= 1 && v <= KB_TEST_SLOWDOWN_MAX))
+        return kb_fail(KB_EINVAL, "KB_TEST_SLOWDOWN '%s' is not a factor from 1 to %d", text,
                        KB_TEST_SLOWDOWN_MAX);
-    *factor = (int)v;
+    *factor = v;
+    return KB_OK;
+}
+
+/* The leading fraction f (0 < f < 1) of the input's first axis as a view, and an output for
+ * it: at least one row. */
+static kb_status slowdown_part(reduce_data *d, double f) {
+    int64_t shape[KB_MAX_DIMS];
+    memcpy(shape, d->in.shape, sizeof shape);
+    int64_t rows = (int64_t)ceil(f * (double)shape[0]);
+    if (rows < 1)
+        rows = 1;
+    if (rows < shape[0]) /* an empty input stays empty */
+        shape[0] = rows;
+    kb_dtype out_dtype;
+    int out_ndim;
+    int64_t out_shape[KB_MAX_DIMS];
+    kb_status st;
+    if ((st = kb_array_view(&d->part, d->in.dtype, d->in.ndim, shape, d->in.strides, d->in.data,
+                            KB_ARRAY_READONLY)) != KB_OK ||
+        (st = kb_reduce_result(&d->part, &d->args, &out_dtype, &out_ndim, out_shape)) != KB_OK ||
+        (st = kb_array_new(&d->part_out, out_dtype, out_ndim, out_shape, KB_ORDER_C)) != KB_OK)
+        return st;
+    d->has_part = true;
     return KB_OK;
 }
 
@@ -75,17 +107,17 @@ static kb_status reduce_setup(kb_bench_case *c) {
     kb_status st;
     if (!op_name || !dtype_name || !shape_text || !axis)
         return kb_bench_fail(c, KB_EINVAL, "a reduce case needs op, dtype, shape and axis");
-    int repeat;
+    double slowdown;
     if ((st = kb_reduce_op_from_name(op_name, &op)) != KB_OK ||
         (st = kb_dtype_from_name(dtype_name, &dtype)) != KB_OK ||
         (st = parse_shape(shape_text, &ndim, shape)) != KB_OK ||
-        (st = test_slowdown(op, dtype, &repeat)) != KB_OK)
+        (st = test_slowdown(op, dtype, &slowdown)) != KB_OK)
         return kb_bench_fail(c, st, "%s", kb_last_error());
 
     reduce_data *d = calloc(1, sizeof *d);
     if (!d)
         return kb_bench_fail(c, KB_ENOMEM, "out of memory");
-    d->repeat = repeat;
+    d->repeat = (int)slowdown;
     d->args =
         strcmp(axis, "None") == 0 ? kb_reduce_args_all(op) : kb_reduce_args_axis(op, atoi(axis));
     kb_dtype out_dtype;
@@ -98,7 +130,8 @@ static kb_status reduce_setup(kb_bench_case *c) {
         (st = kb_bench_fill_uniform(&d->in, KB_BENCH_SEED, near_one ? 1 - 0x1p-10 : -1,
                                     near_one ? 1 + 0x1p-10 : 1)) != KB_OK ||
         (st = kb_reduce_result(&d->in, &d->args, &out_dtype, &out_ndim, out_shape)) != KB_OK ||
-        (st = kb_array_new(&d->out, out_dtype, out_ndim, out_shape, KB_ORDER_C)) != KB_OK) {
+        (st = kb_array_new(&d->out, out_dtype, out_ndim, out_shape, KB_ORDER_C)) != KB_OK ||
+        (slowdown > d->repeat && (st = slowdown_part(d, slowdown - d->repeat)) != KB_OK)) {
         kb_bench_fail(c, st, "%s", kb_last_error());
         reduce_teardown_data(d);
         return st;
@@ -124,7 +157,7 @@ static kb_status reduce_setup(kb_bench_case *c) {
 
 static void reduce_run(kb_bench_case *c, int64_t calls) {
     reduce_data *d = c->data;
-    for (int64_t i = 0; i < calls; i++)
+    for (int64_t i = 0; i < calls; i++) {
         for (int r = 0; r < d->repeat; r++) {
             kb_status st = kb_reduce_into(&d->in, &d->args, &d->out);
             if (st != KB_OK) {
@@ -133,6 +166,15 @@ static void reduce_run(kb_bench_case *c, int64_t calls) {
             }
             kb_clobber_memory();
         }
+        if (d->has_part) {
+            kb_status st = kb_reduce_into(&d->part, &d->args, &d->part_out);
+            if (st != KB_OK) {
+                kb_bench_fail(c, st, "%s", kb_last_error());
+                return;
+            }
+            kb_clobber_memory();
+        }
+    }
 }
 
 static void reduce_teardown(kb_bench_case *c) {

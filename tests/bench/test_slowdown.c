@@ -1,6 +1,6 @@
 /* KB_TEST_SLOWDOWN, the test-only way to make the float32 sum cases of the reduce suite do
- * their work several times: the results stay the same to the bit, other cases are untouched,
- * and a bad factor fails the case's setup with one line. */
+ * their work several times (or a fraction more, 1.1): the results stay the same to the bit,
+ * other cases are untouched, and a bad factor fails the case's setup with one line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,6 +51,7 @@ static kb_status run_case(const char *name, bool *same) {
 }
 
 #define F32_SUM "reduce/sum/f32/1024x1024/axis=0/simd=scalar/threads=1"
+#define F32_SUM_1D "reduce/sum/f32/8/axis=None/simd=scalar/threads=1"
 #define F64_SUM "reduce/sum/f64/1024x1024/axis=0/simd=scalar/threads=1"
 
 static void results_unchanged(void **state) {
@@ -66,13 +67,25 @@ static void results_unchanged(void **state) {
     same = false;
     assert_int_equal(run_case(F64_SUM, &same), KB_OK);
     assert_true(same);
+    /* A fractional part reduces leading rows once more, into an output of its own. */
+    static const char *const fractional[] = {"1.1", "2.5", "1.999"};
+    for (size_t i = 0; i < sizeof fractional / sizeof fractional[0]; i++) {
+        assert_int_equal(setenv("KB_TEST_SLOWDOWN", fractional[i], 1), 0);
+        same = false;
+        assert_int_equal(run_case(F32_SUM, &same), KB_OK);
+        assert_true(same);
+        same = false;
+        assert_int_equal(run_case(F32_SUM_1D, &same), KB_OK);
+        assert_true(same);
+    }
     assert_int_equal(unsetenv("KB_TEST_SLOWDOWN"), 0);
 }
 
 static void bad_factor(void **state) {
     (void)state;
     bool same;
-    static const char *const bad[] = {"0", "-2", "1.5", "x", "1001"};
+    static const char *const bad[] = {"0",   "-2",  "0.5",  "x", "1001", "1000.5", "1e1",
+                                      "nan", "inf", "1..1", ".", " 2",   "0x2p0",  "1.1x"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(setenv("KB_TEST_SLOWDOWN", bad[i], 1), 0);
         assert_int_equal(run_case(F32_SUM, &same), KB_EINVAL);

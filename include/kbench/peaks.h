@@ -126,8 +126,13 @@ typedef struct kb_measure_settings {
  * figure is kept with its time (`kbench peaks`, and the probes of every `kbench run`), and
  * the bound a result is held against comes from all of them (docs/roofline.md). */
 
-/* The most measurements kept per figure; adding one more drops the oldest. */
+/* The most measurements kept per figure; adding one more drops the oldest that is not among
+ * the KB_PEAK_HISTORY_KEEP highest. Every run's probes add measurements, and on a machine
+ * busy for a while they would push out the quiet measurements that set the bound (the
+ * highest credible, which the outlier rule picks from the top three): the bound would then
+ * sink to what the busy machine reached, and correct results turn `impossible`. */
 #define KB_PEAK_HISTORY_MAX 48
+#define KB_PEAK_HISTORY_KEEP 3
 
 typedef struct kb_peak_sample {
     int64_t at;   /* seconds since the epoch */
@@ -140,8 +145,8 @@ typedef struct kb_peak_history {
     kb_peak_sample samples[KB_PEAK_HISTORY_MAX];
 } kb_peak_history;
 
-/* Appends a measurement, dropping the oldest when full. Values that are not positive and
- * finite are not measurements and are left out. */
+/* Appends a measurement, dropping the oldest but the highest (KB_PEAK_HISTORY_KEEP) when
+ * full. Values that are not positive and finite are not measurements and are left out. */
 void kb_peak_history_add(kb_peak_history *history, int64_t at, double value);
 
 /* The highest figure is set aside as an outlier when at least this many were measured and it

@@ -116,20 +116,44 @@ static void varies(void **state) {
     near(s.typical, 36e9);
 }
 
+static void highest_kept_when_oldest_dropped(void **state) {
+    /* Three quiet measurements first (100, 99, 98), then a busy machine's lower ones: the
+     * oldest of those go, the three highest stay, and so does the bound. */
+    kb_peak_history q;
+    memset(&q, 0, sizeof q);
+    kb_peak_history_add(&q, T0, 99);
+    kb_peak_history_add(&q, T0 + 1, 100);
+    kb_peak_history_add(&q, T0 + 2, 98);
+    for (int i = 0; i < 2 * KB_PEAK_HISTORY_MAX; i++)
+        kb_peak_history_add(&q, T0 + 3 + i, 50 + (double)i / 100);
+    assert_int_equal(q.count, KB_PEAK_HISTORY_MAX);
+    near(q.samples[0].value, 99);
+    near(q.samples[1].value, 100);
+    near(q.samples[2].value, 98);
+    assert_int_equal(q.samples[3].at, T0 + 3 + KB_PEAK_HISTORY_MAX + 3);
+    assert_int_equal(q.samples[KB_PEAK_HISTORY_MAX - 1].at, T0 + 2 + 2 * KB_PEAK_HISTORY_MAX);
+    kb_peak_summary qs;
+    kb_peak_history_summarize(&q, &qs);
+    near(qs.bound, 100);
+}
+
 static void oldest_dropped(void **state) {
     kb_peak_history h;
     memset(&h, 0, sizeof h);
     for (int i = 0; i < KB_PEAK_HISTORY_MAX + 2; i++)
-        kb_peak_history_add(&h, T0 + i, (double)(i + 1));
+        kb_peak_history_add(&h, T0 + i, (double)(KB_PEAK_HISTORY_MAX + 2 - i));
+    /* Falling values: the three highest are the first three, kept; the next two go. */
     assert_int_equal(h.count, KB_PEAK_HISTORY_MAX);
-    assert_int_equal(h.samples[0].at, T0 + 2);
-    near(h.samples[KB_PEAK_HISTORY_MAX - 1].value, KB_PEAK_HISTORY_MAX + 2);
+    assert_int_equal(h.samples[0].at, T0);
+    assert_int_equal(h.samples[2].at, T0 + 2);
+    assert_int_equal(h.samples[3].at, T0 + 5);
+    near(h.samples[KB_PEAK_HISTORY_MAX - 1].value, 1);
     /* Not measurements: left out. */
     kb_peak_history_add(&h, T0, 0);
     kb_peak_history_add(&h, T0, -1);
     kb_peak_history_add(&h, T0, NAN);
     kb_peak_history_add(&h, T0, INFINITY);
-    assert_int_equal(h.samples[0].at, T0 + 2);
+    assert_int_equal(h.samples[3].at, T0 + 5);
     kb_peak_summary s;
     memset(&h, 0, sizeof h);
     kb_peak_history_summarize(&h, &s);
@@ -263,6 +287,7 @@ int main(void) {
         cmocka_unit_test(one_wild_outlier),
         cmocka_unit_test(varies),
         cmocka_unit_test(oldest_dropped),
+        cmocka_unit_test(highest_kept_when_oldest_dropped),
         cmocka_unit_test(probe_pairs),
         cmocka_unit_test(peaks_keep_history),
         cmocka_unit_test(curve_keeps_history_by_working_set),

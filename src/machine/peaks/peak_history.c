@@ -6,11 +6,25 @@
 #include "kbench/peaks.h"
 #include "util/internal.h"
 
+/* Whether sample i is among the KB_PEAK_HISTORY_KEEP highest (ties: the later ones). */
+static bool among_highest(const kb_peak_history *h, int i) {
+    int above = 0;
+    for (int j = 0; j < h->count; j++)
+        if (h->samples[j].value > h->samples[i].value ||
+            (h->samples[j].value == h->samples[i].value && j > i))
+            above++;
+    return above < KB_PEAK_HISTORY_KEEP;
+}
+
 void kb_peak_history_add(kb_peak_history *h, int64_t at, double value) {
     if (!(value > 0) || !isfinite(value))
         return;
     if (h->count == KB_PEAK_HISTORY_MAX) {
-        memmove(h->samples, h->samples + 1, (KB_PEAK_HISTORY_MAX - 1) * sizeof *h->samples);
+        int drop = 0;
+        while (among_highest(h, drop))
+            drop++;
+        memmove(h->samples + drop, h->samples + drop + 1,
+                (size_t)(KB_PEAK_HISTORY_MAX - 1 - drop) * sizeof *h->samples);
         h->count--;
     }
     h->samples[h->count++] = (kb_peak_sample){at, value};

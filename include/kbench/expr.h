@@ -62,9 +62,38 @@ kb_status kb_expr_eval(const kb_expr *expr, const kb_expr_binding *bindings, int
  * ...); the results are those NumPy gives (NaN, inf). */
 typedef void (*kb_expr_warning)(const char *message, void *context);
 
-/* kb_expr_eval, calling warn (when not NULL) with the warnings of each reduction. */
+/* kb_expr_eval, calling warn (when not NULL) with the warnings of each reduction and
+ * elementwise operation. */
 kb_status kb_expr_eval_warn(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,
                             kb_array *out, kb_expr_warning warn, void *context);
+
+/* A Python scalar bound to a name (alpha=0.5): weak in promotion, as NEP 50 says, so that
+ * x * alpha keeps a float32 x in float32. dtype is KB_BOOL, KB_INT64 or KB_F64 (Python's
+ * bool, int and float), with the value in the matching member. */
+typedef struct kb_expr_scalar {
+    const char *name;
+    kb_dtype dtype;
+    union {
+        bool b;
+        int64_t i;
+        double f;
+    } value;
+} kb_expr_scalar;
+
+/* Everything an evaluation reads besides the expression; zero-initialize, then set what is
+ * used. A name is looked up among the expression's own assignments, then the arrays, then the
+ * scalars. */
+typedef struct kb_expr_inputs {
+    const kb_expr_binding *bindings;
+    int nbindings;
+    const kb_expr_scalar *scalars;
+    int nscalars;
+    kb_expr_warning warn; /* NULL: no warnings */
+    void *context;        /* passed to warn */
+} kb_expr_inputs;
+
+/* kb_expr_eval with scalars as well as arrays. */
+kb_status kb_expr_eval_inputs(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *out);
 
 #ifdef __cplusplus
 }

@@ -92,8 +92,20 @@ static void semantic_errors_point_at_their_column(void **state) {
                  "argmin takes one axis or None, not a tuple of axes at column 16");
     expect_error("sum(x, axis=(0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0))",
                  "axis tuple has more than 32 entries at column 13");
-    expect_error("x + 1", "elementwise '+' is not supported yet at column 3");
-    expect_error("sum(-x)", "elementwise '-' is not supported yet at column 5");
+    expect_error("x + n", "operands could not be broadcast together with shapes (2,3) (2,3,4) "
+                          "at column 3");
+    expect_error("1 + sum(x, axis=1) * x",
+                 "operands could not be broadcast together with shapes (2,) (2,3) at column 20");
+    expect_error("where(x > 1, x)", "where takes 3 arguments, not 2 at column 1");
+    expect_error("exp(x, out=x)", "exp takes no keyword 'out' at column 8");
+    expect_error("astype(x, 'float33')", "unknown dtype 'float33' at column 11");
+    expect_error("x & 1", "bitwise_and is not supported for float64, int64 at column 3");
+    expect_error("-(x > 1)",
+                 "numpy boolean negative is not supported, use ~ or logical operations instead "
+                 "at column 1");
+    expect_error("astype(n, 'uint8') + 256", "Python integer 256 out of bounds for uint8 at column 20");
+    expect_error("n ** -1", "Integers to negative integer powers are not allowed at column 3");
+    expect_error("a = x; b", "unknown variable 'b' at column 8");
     expect_error("sum(None)", "expected an array, not None at column 5");
     expect_error("sum((1, 2))", "expected an array, not a tuple at column 5");
     expect_error("None", "expected an array, not None at column 1");

@@ -293,6 +293,10 @@ static kb_status resolve(rule r, const char *ufunc, int column, kb_expr_value *v
             out->loop = out->loop == KB_UINT64 ? KB_F64 : KB_INT64;
             continue;
         }
+        if (r == CLIP) /* NumPy's clip takes such a bound as the type's least or greatest */
+            continue;
+        if (r == WHERE) /* and where casts it, wrapping as C's casts do */
+            continue;
         return kb_expr_fail_at(KB_EINVAL, column, "Python integer %" PRId64 " out of bounds for %s",
                                value, kb_dtype_name(out->loop));
     }
@@ -344,10 +348,62 @@ static bool is_weak_two(const kb_expr_value *v) {
     return false;
 }
 
+/* The least or greatest value of an integer type, for a Python int beyond it. */
+static int64_t clamp_int(int64_t value, kb_dtype dtype) {
+    if (value < 0) {
+        switch (dtype) {
+            case KB_INT8:
+                return INT8_MIN;
+            case KB_INT16:
+                return INT16_MIN;
+            case KB_INT32:
+                return INT32_MIN;
+            case KB_INT64:
+                return value;
+            default:
+                return 0;
+        }
+    }
+    switch (dtype) {
+        case KB_INT8:
+            return INT8_MAX;
+        case KB_INT16:
+            return INT16_MAX;
+        case KB_INT32:
+            return INT32_MAX;
+        case KB_UINT8:
+            return UINT8_MAX;
+        case KB_UINT16:
+            return UINT16_MAX;
+        case KB_UINT32:
+            return UINT32_MAX;
+        default:
+            return value;
+    }
+}
+
+/* clip's Python int bounds beyond the integer type, replaced by the type's extremes. */
+static kb_status clamp_bounds(kb_expr_value *v, kb_dtype loop) {
+    for (int i = 1; i < 3; i++) {
+        if (!v[i].weak || v[i].array.dtype != KB_INT64 || !kb_dtype_is_integer(loop) ||
+            int_fits(weak_int(&v[i]), loop))
+            continue;
+        int64_t bound = clamp_int(weak_int(&v[i]), loop);
+        kb_expr_value_free(&v[i]);
+        memset(&v[i], 0, sizeof v[i]);
+        KB_TRY(kb_array_new(&v[i].array, KB_INT64, 0, NULL, KB_ORDER_C));
+        memcpy(v[i].array.data, &bound, sizeof bound);
+        v[i].weak = true;
+    }
+    return KB_OK;
+}
+
 static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr_value *v, int n,
                      kb_expr_value *out, kb_expr_warning warn, void *context) {
     resolved res = {KB_BOOL, KB_BOOL, false};
     kb_status st = resolve(r, ufunc, column, v, n, &res);
+    if (st == KB_OK && r == CLIP)
+        st = clamp_bounds(v, res.loop);
     if (st == KB_OK && r == CLIP) {
         /* minimum(maximum(x, lo), hi) in the type of all three, NaN from any of them. */
         kb_expr_value lower;

@@ -44,7 +44,7 @@ import scipy.special
 
 from harness import count, fail, finish, kbench
 
-DEFAULT_COUNT = 200
+DEFAULT_COUNT = 400
 TOL_ULPS = 16
 
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]

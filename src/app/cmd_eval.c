@@ -258,8 +258,10 @@ static int evaluate(const options *o, kb_array *inputs) {
         o->bindings[loaded].array = &inputs[loaded];
     }
     kb_array result = {0};
-    kb_expr_inputs in = {.bindings = o->bindings, .nbindings = o->nbindings,
-                         .scalars = o->scalars, .nscalars = o->nscalars,
+    kb_expr_inputs in = {.bindings = o->bindings,
+                         .nbindings = o->nbindings,
+                         .scalars = o->scalars,
+                         .nscalars = o->nscalars,
                          .warn = print_warning};
     if (status == KB_EXIT_OK && kb_expr_eval_inputs(expr, &in, &result) != KB_OK)
         status = kb_report_failure(command);

@@ -152,8 +152,8 @@ static kb_dtype promote_values(const kb_expr_value *v, int n, bool *all_weak) {
             int k = (int)weak_kind(v[i].array.dtype);
             highest = k > highest ? k : highest;
         } else {
-            strong = strong == KB_DTYPE_COUNT ? v[i].array.dtype
-                                              : kb_promote(strong, v[i].array.dtype);
+            strong =
+                strong == KB_DTYPE_COUNT ? v[i].array.dtype : kb_promote(strong, v[i].array.dtype);
         }
     }
     *all_weak = strong == KB_DTYPE_COUNT;
@@ -310,8 +310,7 @@ static void free_all(kb_expr_value *v, int n) {
 
 /* Applies op in the loop type; NumPy's warnings and refusals of what the loops found. */
 static kb_status apply(kb_ew_op op, const char *ufunc, int column, kb_expr_value *v, int n,
-                       const resolved *r, kb_expr_value *out, kb_expr_warning warn,
-                       void *context) {
+                       const resolved *r, kb_expr_value *out, kb_expr_warning warn, void *context) {
     const kb_array *in[3];
     for (int i = 0; i < n; i++)
         in[i] = &v[i].array;
@@ -424,8 +423,8 @@ static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr
     return st;
 }
 
-kb_status kb_expr_operator(const kb_expr *expr, int index, kb_expr_value *args,
-                           kb_expr_value *out, kb_expr_warning warn, void *context) {
+kb_status kb_expr_operator(const kb_expr *expr, int index, kb_expr_value *args, kb_expr_value *out,
+                           kb_expr_warning warn, void *context) {
     const kb_expr_node *n = kb_expr_node_at(expr, index);
     operator_info info = operator_of(n);
     int nargs = n->kind == KB_EXPR_UNARY ? 1 : 2;
@@ -453,7 +452,8 @@ kb_status kb_expr_call_elementwise(const kb_expr *expr, int index, kb_expr_value
     const char *name = f->name;
     kb_status st = KB_OK;
     int positional = 0;
-    for (int c = n->first_child; c >= 0 && st == KB_OK; c = kb_expr_node_at(expr, c)->next_sibling) {
+    for (int c = n->first_child; c >= 0 && st == KB_OK;
+         c = kb_expr_node_at(expr, c)->next_sibling) {
         const kb_expr_node *arg = kb_expr_node_at(expr, c);
         if (arg->kind == KB_EXPR_KEYWORD)
             st = kb_expr_fail_at(KB_EINVAL, arg->column, "%s takes no keyword '%s'", name,
@@ -461,8 +461,8 @@ kb_status kb_expr_call_elementwise(const kb_expr *expr, int index, kb_expr_value
         positional++;
     }
     if (st == KB_OK && positional != f->nargs)
-        st = kb_expr_fail_at(KB_EINVAL, n->column, "%s takes %d argument%s, not %d", name,
-                             f->nargs, f->nargs == 1 ? "" : "s", positional);
+        st = kb_expr_fail_at(KB_EINVAL, n->column, "%s takes %d argument%s, not %d", name, f->nargs,
+                             f->nargs == 1 ? "" : "s", positional);
     if (st != KB_OK) {
         free_all(args, nargs);
         return st;

@@ -163,10 +163,10 @@ static kb_status eval_elementwise(const evaluator *ev, const kb_expr_node *n, in
     value args[3];
     int nargs = 0;
     kb_status st = KB_OK;
-    for (int c = n->first_child; c >= 0 && st == KB_OK; c = kb_expr_node_at(ev->expr, c)->next_sibling) {
+    for (int c = n->first_child; c >= 0 && st == KB_OK;
+         c = kb_expr_node_at(ev->expr, c)->next_sibling) {
         const kb_expr_node *arg = kb_expr_node_at(ev->expr, c);
-        if (arg->kind == KB_EXPR_KEYWORD || nargs == 3 ||
-            (nargs == 1 && strstr(n->name, "astype")))
+        if (arg->kind == KB_EXPR_KEYWORD || nargs == 3 || (nargs == 1 && strstr(n->name, "astype")))
             break; /* the call refuses it, with its column */
         memset(&args[nargs], 0, sizeof args[nargs]);
         st = eval_node(ev, c, &args[nargs]);
@@ -211,8 +211,7 @@ static kb_status eval_call(const evaluator *ev, const kb_expr_node *n, int index
     return st;
 }
 
-static kb_status eval_operator(const evaluator *ev, const kb_expr_node *n, int index,
-                               value *out) {
+static kb_status eval_operator(const evaluator *ev, const kb_expr_node *n, int index, value *out) {
     value args[2];
     int nargs = 0;
     kb_status st = KB_OK;
@@ -294,8 +293,15 @@ kb_status kb_expr_eval_inputs(const kb_expr *expr, const kb_expr_inputs *inputs,
                            i);
     }
 
-    evaluator ev = {expr, inputs->bindings, inputs->nbindings, inputs->scalars, inputs->nscalars,
-                    inputs->warn, inputs->context, NULL, 0};
+    evaluator ev = {expr,
+                    inputs->bindings,
+                    inputs->nbindings,
+                    inputs->scalars,
+                    inputs->nscalars,
+                    inputs->warn,
+                    inputs->context,
+                    NULL,
+                    0};
     if (expr->nodes[expr->root].kind == KB_EXPR_PROGRAM) {
         ev.vars = calloc((size_t)expr->nodes[expr->root].nchildren, sizeof *ev.vars);
         if (!ev.vars)
@@ -323,8 +329,8 @@ kb_status kb_expr_eval_inputs(const kb_expr *expr, const kb_expr_inputs *inputs,
 
 kb_status kb_expr_eval_warn(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,
                             kb_array *out, kb_expr_warning warn, void *context) {
-    kb_expr_inputs inputs = {.bindings = bindings, .nbindings = nbindings, .warn = warn,
-                             .context = context};
+    kb_expr_inputs inputs = {
+        .bindings = bindings, .nbindings = nbindings, .warn = warn, .context = context};
     return kb_expr_eval_inputs(expr, &inputs, out);
 }
 

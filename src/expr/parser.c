@@ -262,8 +262,9 @@ static kb_status parse_unary(parser *p, int *out) {
     kb_token_kind kind = p->tok.kind;
     if (kind != KB_TOKEN_MINUS && kind != KB_TOKEN_PLUS && kind != KB_TOKEN_TILDE)
         return parse_power(p, out);
-    kb_expr_op op = kind == KB_TOKEN_MINUS ? KB_OP_NEG : kind == KB_TOKEN_PLUS ? KB_OP_POS
-                                                                              : KB_OP_INVERT;
+    kb_expr_op op = kind == KB_TOKEN_MINUS  ? KB_OP_NEG
+                    : kind == KB_TOKEN_PLUS ? KB_OP_POS
+                                            : KB_OP_INVERT;
     int column = p->tok.column;
     KB_TRY(advance(p));
     KB_TRY(enter(p));
@@ -385,8 +386,8 @@ static kb_status parse_statement(parser *p, int *out) {
     if (next != KB_TOKEN_EQUALS)
         return parse_expression(p, out);
     if (token_is(&p->tok, "True") || token_is(&p->tok, "False") || token_is(&p->tok, "None"))
-        return kb_expr_fail_at(KB_EFORMAT, p->tok.column, "cannot assign to %.*s",
-                               p->tok.length, p->tok.text);
+        return kb_expr_fail_at(KB_EFORMAT, p->tok.column, "cannot assign to %.*s", p->tok.length,
+                               p->tok.text);
     KB_TRY(add_node(p, KB_EXPR_ASSIGN, p->tok.column, out));
     const char *name = kb_expr_name_start(p->expr);
     kb_expr_name_append(p->expr, p->tok.text, (size_t)p->tok.length);

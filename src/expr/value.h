@@ -31,7 +31,7 @@ kb_status kb_expr_call_elementwise(const kb_expr *expr, int index, kb_expr_value
                                    kb_expr_value *out, kb_expr_warning warn, void *context);
 
 /* The operator of a UNARY or BINARY node on its operands' values (consumed). */
-kb_status kb_expr_operator(const kb_expr *expr, int index, kb_expr_value *args,
-                           kb_expr_value *out, kb_expr_warning warn, void *context);
+kb_status kb_expr_operator(const kb_expr *expr, int index, kb_expr_value *args, kb_expr_value *out,
+                           kb_expr_warning warn, void *context);
 
 #endif

@@ -5,12 +5,14 @@
 
 #include "kbench/array.h"
 #include "kbench/error.h"
+#include "kbench/simd.h"
 
 /* Elementwise operations: NumPy's ufuncs that the expression language evaluates, each
  * applied by one driver (ew_driver.c: broadcasting, strides, casts, blocks, threads) to inner
- * loops over contiguous blocks of one compute type (ew_int.c for bool and the integers,
- * ew_float.c for float32 and float64; float16 computes in float32 and rounds, as NumPy's
- * float16 loops do). */
+ * loops over contiguous blocks of one compute type (ew_int.c for bool and the integers; for
+ * float32 and float64 one table per dispatch level, ew_float_<level>.c, the vector levels
+ * written once over the vector layer and SLEEF in ew_float_target.h; float16 computes in
+ * float32 and rounds, as NumPy's float16 loops do). */
 typedef enum kb_ew_op {
     /* binary */
     KB_EW_ADD,
@@ -84,17 +86,17 @@ enum {
  * WHERE as bool bytes) into a contiguous out of the compute type, or bool for predicates. */
 typedef void (*kb_ew_loop)(int64_t n, void *out, const void *const *in, unsigned *found);
 
-/* The loop of op for compute type dtype (bool, an integer, float32 or float64), or NULL when
- * the op has none for it. */
+/* The loop of op for compute type dtype (bool and the integers; float32 and float64 at a
+ * dispatch level), or NULL when the op has none for it. */
 kb_ew_loop kb_ew_int_loop(kb_ew_op op, kb_dtype dtype);
-kb_ew_loop kb_ew_float_loop(kb_ew_op op, kb_dtype dtype);
+kb_ew_loop kb_ew_float_loop(kb_ew_op op, kb_dtype dtype, kb_simd_level level);
 
-/* Applies op to the operands broadcast together, NumPy's way: each operand is cast to the
- * loop type (float16 computes as float32), and the result, a new C-ordered array in *out, is
- * of out_dtype (the loop type's result cast to it). Fails when the shapes do not broadcast
- * (KB_EINVAL, "operands could not be broadcast together with shapes (2,3) (4,)"), when the
- * op has no loop for the type, and when a cast fails (NaN to an integer). *found gets the
- * loops' findings. Runs on the thread count in force for large arrays; every element is
+/* Applies op to the operands broadcast together, NumPy's way, at the dispatch level in force:
+ * each operand is cast to the loop type (float16 computes as float32), and the result, a new
+ * C-ordered array in *out, is of out_dtype (the loop type's result cast to it). Fails when the
+ * shapes do not broadcast (KB_EINVAL, "operands could not be broadcast together with shapes (2,3)
+ * (4,)"), when the op has no loop for the type, and when a cast fails (NaN to an integer). *found
+ * gets the loops' findings. Runs on the thread count in force for large arrays; every element is
  * computed by the same loop whatever the block or thread it falls in, so the result is
  * bit-identical for any thread count. */
 kb_status kb_ew_apply(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype loop_dtype,

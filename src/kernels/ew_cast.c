@@ -61,9 +61,9 @@ typedef void (*converter)(void *dst, const char *src, int64_t stride, int64_t n)
 
 /* converters[src][dst] */
 static const converter converters[KB_DTYPE_COUNT][KB_DTYPE_COUNT] = {
-    [KB_BOOL] = {ROW(b)},     [KB_INT8] = {ROW(i8)},    [KB_INT16] = {ROW(i16)},
-    [KB_INT32] = {ROW(i32)},  [KB_INT64] = {ROW(i64)},  [KB_UINT8] = {ROW(u8)},
-    [KB_UINT16] = {ROW(u16)}, [KB_UINT32] = {ROW(u32)}, [KB_UINT64] = {ROW(u64)},
+    [KB_BOOL] = {ROW(b)},        [KB_INT8] = {ROW(i8)},       [KB_INT16] = {ROW(i16)},
+    [KB_INT32] = {ROW(i32)},     [KB_INT64] = {ROW(i64)},     [KB_UINT8] = {ROW(u8)},
+    [KB_UINT16] = {ROW(u16)},    [KB_UINT32] = {ROW(u32)},    [KB_UINT64] = {ROW(u64)},
     [KB_F32] = {FLOAT_ROW(f32)}, [KB_F64] = {FLOAT_ROW(f64)},
 };
 

@@ -177,8 +177,11 @@ kb_status kb_ew_apply(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype 
     if (nin != kb_ew_arity(op) || nin > MAX_OPERANDS)
         return kb_fail(KB_EINVAL, "elementwise op %d takes %d operands, not %d", (int)op,
                        kb_ew_arity(op), nin);
-    job jb = {.op = op, .compute = loop_dtype == KB_F16 ? KB_F32 : loop_dtype, .out_dtype = out_dtype};
-    jb.loop = kb_dtype_is_float(jb.compute) ? kb_ew_float_loop(op, jb.compute)
+    job jb = {
+        .op = op, .compute = loop_dtype == KB_F16 ? KB_F32 : loop_dtype, .out_dtype = out_dtype};
+    kb_simd_level level;
+    KB_TRY(kb_simd_current(&level));
+    jb.loop = kb_dtype_is_float(jb.compute) ? kb_ew_float_loop(op, jb.compute, level)
                                             : kb_ew_int_loop(op, jb.compute);
     if (!jb.loop)
         return kb_fail(KB_EUNSUPPORTED, "no elementwise loop of op %d for %s", (int)op,

@@ -62,10 +62,10 @@ static inline bool is_negative(int64_t v) {
     COMPARE(ne_##S, T, !=)                                                                         \
     UNARY(neg_##S, T, 0 - U64(a))                                                                  \
     UNARY(invert_##S, T, ~U64(a))                                                                  \
-    UNARY(abs_##S, T, SIGNED && NEG(a) ? 0 - U64(a) : U64(a))                                       \
+    UNARY(abs_##S, T, SIGNED &&NEG(a) ? 0 - U64(a) : U64(a))                                       \
     UNARY(square_##S, T, U64(a) * U64(a))                                                          \
     UNARY(copy_##S, T, a)                                                                          \
-    UNARY(sign_##S, T, a > 0 ? 1 : SIGNED && NEG(a) ? -1 : 0)                                       \
+    UNARY(sign_##S, T, a > 0 ? 1 : SIGNED && NEG(a) ? -1 : 0)                                      \
     static void floordiv_##S(int64_t n, void *out, const void *const *in, unsigned *found) {       \
         const T *x = in[0], *y = in[1];                                                            \
         T *o = out;                                                                                \
@@ -78,7 +78,7 @@ static inline bool is_negative(int64_t v) {
                 o[i] = MIN;                                                                        \
             } else {                                                                               \
                 T q = (T)(a / b);                                                                  \
-                o[i] = (T)(SIGNED && a % b != 0 && (NEG(a) != NEG(b)) ? q - 1 : q);              \
+                o[i] = (T)(SIGNED && a % b != 0 && (NEG(a) != NEG(b)) ? q - 1 : q);                \
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
@@ -94,29 +94,32 @@ static inline bool is_negative(int64_t v) {
                 o[i] = 0;                                                                          \
             } else {                                                                               \
                 T r = (T)(a % b);                                                                  \
-                o[i] = (T)(SIGNED && r != 0 && (NEG(r) != NEG(b)) ? r + b : r);                  \
+                o[i] = (T)(SIGNED && r != 0 && (NEG(r) != NEG(b)) ? r + b : r);                    \
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
-    /* 1 // a: NumPy leaves 1 // 0 to the C division, whose result is undefined (INT64_MIN on   \
-     * x86-64, 0 for narrower types); kbench gives 0 and reports the division by zero. */      \
+    /* 1 / a truncated. NumPy leaves 1 / 0 to C's undefined conversion of infinity; on x86-64      \
+     * that gives int32 and int64 their least value and the others 0, and so does kbench. */       \
     static void reciprocal_##S(int64_t n, void *out, const void *const *in, unsigned *found) {     \
         const T *x = in[0];                                                                        \
         T *o = out;                                                                                \
         for (int64_t i = 0; i < n; i++) {                                                          \
             T a = x[i];                                                                            \
-            if (a == 0)                                                                            \
+            if (a == 0) {                                                                          \
                 *found |= KB_EW_DIVIDE_BY_ZERO;                                                    \
-            o[i] = (T)(a == 1 ? 1 : SIGNED && a == (T)-1 ? -1 : 0);                                \
+                o[i] = (T)(SIGNED && sizeof(T) >= 4 ? MIN : 0);                                    \
+            } else {                                                                               \
+                o[i] = (T)(a == 1 ? 1 : SIGNED && a == (T)-1 ? -1 : 0);                            \
+            }                                                                                      \
         }                                                                                          \
     }                                                                                              \
-    /* By squaring, wrapping; a negative exponent is reported, as NumPy refuses it. */            \
+    /* By squaring, wrapping; a negative exponent is reported, as NumPy refuses it. */             \
     static void pow_##S(int64_t n, void *out, const void *const *in, unsigned *found) {            \
         const T *x = in[0], *y = in[1];                                                            \
         T *o = out;                                                                                \
         for (int64_t i = 0; i < n; i++) {                                                          \
             T b = y[i];                                                                            \
-            if (SIGNED && NEG(b)) {                                                                 \
+            if (SIGNED && NEG(b)) {                                                                \
                 *found |= KB_EW_NEGATIVE_POWER;                                                    \
                 o[i] = 0;                                                                          \
                 continue;                                                                          \

@@ -103,7 +103,8 @@ static void semantic_errors_point_at_their_column(void **state) {
     expect_error("-(x > 1)",
                  "numpy boolean negative is not supported, use ~ or logical operations instead "
                  "at column 1");
-    expect_error("astype(n, 'uint8') + 256", "Python integer 256 out of bounds for uint8 at column 20");
+    expect_error("astype(n, 'uint8') + 256",
+                 "Python integer 256 out of bounds for uint8 at column 20");
     expect_error("n ** -1", "Integers to negative integer powers are not allowed at column 3");
     expect_error("a = x; b", "unknown variable 'b' at column 8");
     expect_error("sum(None)", "expected an array, not None at column 5");

@@ -51,8 +51,8 @@ typedef enum kb_simd_family {
     KB_SIMD_FAMILY_COUNT
 } kb_simd_family;
 
-const char *
-kb_simd_family_name(kb_simd_family family); /* "reduce", "bandwidth", "fma", "elementwise" */
+/* "reduce", "bandwidth", "fma", "elementwise" */
+const char *kb_simd_family_name(kb_simd_family family);
 
 /* The one fallback rule: a family with no table of its own at the level in force runs the
  * table of the level's fallback, and so on down to scalar, which every family has. Every CPU

@@ -333,12 +333,10 @@ static kb_status apply(kb_ew_op op, const char *ufunc, int column, kb_expr_value
     return KB_OK;
 }
 
-/* Whether v is the Python scalar 2 (NumPy computes x ** 2 as square(x)). */
+/* Whether v is the Python float 2.0 (a float x ** 2.0 is computed as square(x), exactly). */
 static bool is_weak_two(const kb_expr_value *v) {
     if (!v->weak)
         return false;
-    if (v->array.dtype == KB_INT64)
-        return weak_int(v) == 2;
     if (v->array.dtype == KB_F64) {
         double d;
         memcpy(&d, v->array.data, sizeof d);
@@ -381,13 +379,20 @@ static int64_t clamp_int(int64_t value, kb_dtype dtype) {
     }
 }
 
-/* clip's Python int bounds beyond the integer type, replaced by the type's extremes. */
-static kb_status clamp_bounds(kb_expr_value *v, kb_dtype loop) {
+/* clip's Python int bounds beyond the integer type: as NumPy, one that clips nothing (a lower
+ * bound below the type, an upper one above it) is the type's extreme, and the others are
+ * out of bounds. */
+static kb_status clamp_bounds(kb_expr_value *v, kb_dtype loop, int column) {
     for (int i = 1; i < 3; i++) {
         if (!v[i].weak || v[i].array.dtype != KB_INT64 || !kb_dtype_is_integer(loop) ||
             int_fits(weak_int(&v[i]), loop))
             continue;
-        int64_t bound = clamp_int(weak_int(&v[i]), loop);
+        int64_t value = weak_int(&v[i]);
+        if ((i == 1) == (value > 0))
+            return kb_expr_fail_at(KB_EINVAL, column,
+                                   "Python integer %" PRId64 " out of bounds for %s", value,
+                                   kb_dtype_name(loop));
+        int64_t bound = clamp_int(value, loop);
         kb_expr_value_free(&v[i]);
         memset(&v[i], 0, sizeof v[i]);
         KB_TRY(kb_array_new(&v[i].array, KB_INT64, 0, NULL, KB_ORDER_C));
@@ -399,10 +404,17 @@ static kb_status clamp_bounds(kb_expr_value *v, kb_dtype loop) {
 
 static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr_value *v, int n,
                      kb_expr_value *out, kb_expr_warning warn, void *context) {
+    /* NumPy computes an array ** 2 (a Python int) as square(array), with square's types: a
+     * bool array gives int8, not the int64 of bool ** 3. */
+    if (op == KB_EW_POW && !v[0].weak && v[1].weak && v[1].array.dtype == KB_INT64 &&
+        weak_int(&v[1]) == 2) {
+        kb_expr_value_free(&v[1]);
+        return run(KB_EW_SQUARE, ARITH_INT, "square", column, v, 1, out, warn, context);
+    }
     resolved res = {KB_BOOL, KB_BOOL, false};
     kb_status st = resolve(r, ufunc, column, v, n, &res);
     if (st == KB_OK && r == CLIP)
-        st = clamp_bounds(v, res.loop);
+        st = clamp_bounds(v, res.loop, column);
     if (st == KB_OK && r == CLIP) {
         /* minimum(maximum(x, lo), hi) in the type of all three, NaN from any of them. */
         kb_expr_value lower;

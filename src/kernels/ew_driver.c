@@ -170,6 +170,9 @@ static kb_status run_block(const job *jb, int64_t r, int64_t j0, int64_t n, unsi
                       (int64_t)kb_dtype_size(jb->produced), n);
 }
 
+static kb_status apply_to(const job *jbp, int nin, const kb_array *const *in, kb_dtype loop_dtype,
+                          kb_dtype out_dtype, kb_array *out, unsigned *found);
+
 kb_status kb_ew_apply(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype loop_dtype,
                       kb_dtype out_dtype, kb_array *out, unsigned *found) {
     memset(out, 0, sizeof *out);
@@ -188,6 +191,37 @@ kb_status kb_ew_apply(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype 
                        kb_dtype_name(loop_dtype));
     jb.produced = kb_ew_is_predicate(op) ? KB_BOOL : jb.compute;
 
+    /* A float16 loop computes in float32, but its operands are float16 first: 70000 becomes
+     * inf, as NumPy casts it, not 70000.0f. Such operands are rare (a scalar beside a float16
+     * array, or where's branches), and converted whole. */
+    kb_array rounded[MAX_OPERANDS];
+    const kb_array *operands[MAX_OPERANDS];
+    int nrounded = 0;
+    kb_status st = KB_OK;
+    for (int i = 0; i < nin; i++) {
+        operands[i] = in[i];
+        bool condition = op == KB_EW_WHERE && i == 0;
+        if (loop_dtype != KB_F16 || in[i]->dtype == KB_F16 || condition)
+            continue;
+        kb_array *r = &rounded[nrounded++];
+        st = kb_array_new(r, KB_F16, in[i]->ndim, in[i]->shape, KB_ORDER_C);
+        if (st == KB_OK)
+            st = kb_array_copy(r, in[i]);
+        if (st != KB_OK)
+            break;
+        operands[i] = r;
+    }
+    if (st == KB_OK)
+        st = apply_to(&jb, nin, operands, loop_dtype, out_dtype, out, found);
+    for (int i = 0; i < nrounded; i++)
+        kb_array_free(&rounded[i]);
+    return st;
+}
+
+/* kb_ew_apply once the loop is chosen. */
+static kb_status apply_to(const job *jbp, int nin, const kb_array *const *in, kb_dtype loop_dtype,
+                          kb_dtype out_dtype, kb_array *out, unsigned *found) {
+    job jb = *jbp;
     layout l;
     KB_TRY(make_layout(nin, in, out, &l));
     KB_TRY(kb_array_new(out, out_dtype, l.ndim, l.shape, KB_ORDER_C));

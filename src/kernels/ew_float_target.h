@@ -55,8 +55,27 @@
                   v##S##_div(v##S##_exp(v##S##_neg(v##S##_abs(a))),                                \
                              v##S##_add(v##S##_set1(1), v##S##_exp(v##S##_neg(v##S##_abs(a))))))
 
-/* Every vector loop of one type S (f32 or f64) with element T. */
-#define VEC_LOOPS(S, T, LANES)                                                                     \
+/* SLEEF's log1p overflows to infinity above about 1e38 (float32) and 1e306 (float64), where
+ * log1p(x) is log(x) to within rounding. */
+#define LOG1P(S, BIG) v##S##_select(v##S##_log1p(a), v##S##_gt(a, v##S##_set1(BIG)), v##S##_log(a))
+
+/* SLEEF's sinh and cosh give infinity once exp(|x|) overflows (|x| > 88.7 in float32, 709.8
+ * in float64), short of where they do; there, with e = exp(|x| / 2), they are e * (e / 2),
+ * within 2.5 ULP. */
+#define SINH_BIG(S)                                                                                \
+    v##S##_mul(                                                                                    \
+        v##S##_exp(v##S##_mul(v##S##_abs(a), v##S##_set1(0.5))),                                   \
+        v##S##_mul(v##S##_exp(v##S##_mul(v##S##_abs(a), v##S##_set1(0.5))), v##S##_set1(0.5)))
+#define COSH(S, LIMIT)                                                                             \
+    v##S##_select(v##S##_cosh(a), v##S##_gt(v##S##_abs(a), v##S##_set1(LIMIT)), SINH_BIG(S))
+#define SINH(S, LIMIT)                                                                             \
+    v##S##_select(                                                                                 \
+        v##S##_sinh(a), v##S##_gt(v##S##_abs(a), v##S##_set1(LIMIT)),                              \
+        v##S##_select(SINH_BIG(S), v##S##_lt(a, v##S##_zero()), v##S##_neg(SINH_BIG(S))))
+
+/* Every vector loop of one type S (f32 or f64) with element T; EXP_MAX is where exp(x)
+ * overflows, BIG where log1p(x) is log(x). */
+#define VEC_LOOPS(S, T, LANES, EXP_MAX, BIG)                                                       \
     VEC_LOOP(v_add_##S, T, S, LANES, 2, v##S##_add(a, b))                                          \
     VEC_LOOP(v_sub_##S, T, S, LANES, 2, v##S##_sub(a, b))                                          \
     VEC_LOOP(v_mul_##S, T, S, LANES, 2, v##S##_mul(a, b))                                          \
@@ -73,7 +92,7 @@
     VEC_LOOP(v_expm1_##S, T, S, LANES, 1, v##S##_expm1(a))                                         \
     VEC_LOOP(v_exp2_##S, T, S, LANES, 1, v##S##_exp2(a))                                           \
     VEC_LOOP(v_log_##S, T, S, LANES, 1, v##S##_log(a))                                             \
-    VEC_LOOP(v_log1p_##S, T, S, LANES, 1, v##S##_log1p(a))                                         \
+    VEC_LOOP(v_log1p_##S, T, S, LANES, 1, LOG1P(S, BIG))                                           \
     VEC_LOOP(v_log2_##S, T, S, LANES, 1, v##S##_log2(a))                                           \
     VEC_LOOP(v_log10_##S, T, S, LANES, 1, v##S##_log10(a))                                         \
     VEC_LOOP(v_sin_##S, T, S, LANES, 1, v##S##_sin(a))                                             \
@@ -83,13 +102,13 @@
     VEC_LOOP(v_arccos_##S, T, S, LANES, 1, v##S##_arccos(a))                                       \
     VEC_LOOP(v_arctan_##S, T, S, LANES, 1, v##S##_arctan(a))                                       \
     VEC_LOOP(v_tanh_##S, T, S, LANES, 1, v##S##_tanh(a))                                           \
-    VEC_LOOP(v_sinh_##S, T, S, LANES, 1, v##S##_sinh(a))                                           \
-    VEC_LOOP(v_cosh_##S, T, S, LANES, 1, v##S##_cosh(a))                                           \
+    VEC_LOOP(v_sinh_##S, T, S, LANES, 1, SINH(S, EXP_MAX))                                         \
+    VEC_LOOP(v_cosh_##S, T, S, LANES, 1, COSH(S, EXP_MAX))                                         \
     VEC_LOOP(v_erf_##S, T, S, LANES, 1, v##S##_erf(a))                                             \
     VEC_LOOP(v_sigmoid_##S, T, S, LANES, 1, SIGMOID(S))
 
-VEC_LOOPS(f32, float, VF32_LANES)
-VEC_LOOPS(f64, double, VF64_LANES)
+VEC_LOOPS(f32, float, VF32_LANES, 88.0f, 1e30f)
+VEC_LOOPS(f64, double, VF64_LANES, 709.0, 1e300)
 
 #define KB_EW_V_ENTRY32(ENUM, name) [KB_EW_##ENUM] = v_##name##_f32,
 #define KB_EW_V_ENTRY64(ENUM, name) [KB_EW_##ENUM] = v_##name##_f64,

@@ -235,8 +235,10 @@ def numpy_eval(text, arrays):
 def magnitude(text, arrays, shape):
     """The largest finite magnitude, per element of the result's shape, among the inputs and
     every parenthesized or called subexpression that broadcasts to it (the others count by
-    their largest element)."""
+    their largest element); and the machine epsilon of the least precise float type among
+    them, whose rounding the result may carry."""
     m = np.zeros(shape)
+    eps = 0.0
     subs = set()
     # Every balanced span that starts at '(' or a name before '(': the subexpressions.
     stack = []
@@ -252,6 +254,8 @@ def magnitude(text, arrays, shape):
         v, err = numpy_eval(s, arrays)
         if v is None or v.dtype.kind not in "fiub":
             continue
+        if v.dtype.kind == "f":
+            eps = max(eps, float(np.finfo(v.dtype).eps))
         with np.errstate(all="ignore"):
             a = np.abs(v.astype(np.float64))
         a = np.where(np.isfinite(a), a, 0.0)
@@ -259,7 +263,7 @@ def magnitude(text, arrays, shape):
             m = np.maximum(m, np.broadcast_to(a, shape))
         except ValueError:
             m = np.maximum(m, a.max() if a.size else 0.0)
-    return m
+    return m, eps
 
 
 def compare(name, node, arrays, ref, got):
@@ -275,9 +279,9 @@ def compare(name, node, arrays, ref, got):
     if node.exact:
         ok = same_nan & ((g == r) | np.isnan(r))
     else:
-        eps = float(np.finfo(ref.dtype).eps)
-        big = float(np.finfo(ref.dtype).max) * (1 - TOL_ULPS * eps)
-        m = magnitude(node.text, arrays, ref.shape)
+        big = float(np.finfo(ref.dtype).max) * (1 - TOL_ULPS * float(np.finfo(ref.dtype).eps))
+        m, eps = magnitude(node.text, arrays, ref.shape)
+        eps = max(eps, float(np.finfo(ref.dtype).eps))
         tol = TOL_ULPS * eps * (1 + node.reduced) * np.maximum(m, np.abs(np.where(
             np.isfinite(r), r, 0)))
         with np.errstate(all="ignore"):

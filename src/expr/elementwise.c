@@ -402,8 +402,59 @@ static kb_status clamp_bounds(kb_expr_value *v, kb_dtype loop, int column) {
     return KB_OK;
 }
 
+/* A 0-d value of one dtype, owned. */
+static kb_status scalar_value(kb_dtype dtype, const void *bytes, kb_expr_value *out) {
+    memset(out, 0, sizeof *out);
+    KB_TRY(kb_array_new(&out->array, dtype, 0, NULL, KB_ORDER_C));
+    memcpy(out->array.data, bytes, kb_dtype_size(dtype));
+    return KB_OK;
+}
+
+/* A comparison of uint64 with a signed integer type, exact as NumPy 2's (their promoted type,
+ * float64, would round both): where the signed operand is negative the answer follows from the
+ * signs, elsewhere both compare as uint64. */
+static kb_status compare_mixed(kb_ew_op op, const char *ufunc, int column, kb_expr_value *v,
+                               kb_expr_value *out, kb_expr_warning warn, void *context) {
+    int s = v[0].array.dtype == KB_UINT64 ? 1 : 0; /* the signed operand */
+    /* The answer where v[s] < 0 <= v[1 - s], with the signed operand on the left when s == 0. */
+    bool signed_left = s == 0;
+    bool when_negative = op == KB_EW_NE || (signed_left ? (op == KB_EW_LT || op == KB_EW_LE)
+                                                        : (op == KB_EW_GT || op == KB_EW_GE));
+    int64_t zero = 0;
+    kb_expr_value zero_v, negative, unsigned_cmp, constant;
+    memset(&negative, 0, sizeof negative);
+    memset(&unsigned_cmp, 0, sizeof unsigned_cmp);
+    KB_TRY(scalar_value(KB_INT64, &zero, &zero_v));
+    resolved r_neg = {KB_INT64, KB_BOOL, false}, r_u = {KB_UINT64, KB_BOOL, false};
+    kb_expr_value pair[2] = {v[s], zero_v};
+    kb_status st = apply(KB_EW_LT, ufunc, column, pair, 2, &r_neg, &negative, warn, context);
+    if (st == KB_OK)
+        st = apply(op, ufunc, column, v, 2, &r_u, &unsigned_cmp, warn, context);
+    if (st == KB_OK)
+        st = scalar_value(KB_BOOL, &when_negative, &constant);
+    if (st == KB_OK) {
+        kb_expr_value three[3] = {negative, constant, unsigned_cmp};
+        resolved r_where = {KB_BOOL, KB_BOOL, false};
+        st = apply(KB_EW_WHERE, ufunc, column, three, 3, &r_where, out, warn, context);
+        kb_expr_value_free(&constant);
+    }
+    kb_expr_value_free(&zero_v);
+    kb_expr_value_free(&negative);
+    kb_expr_value_free(&unsigned_cmp);
+    return st;
+}
+
 static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr_value *v, int n,
                      kb_expr_value *out, kb_expr_warning warn, void *context) {
+    if (r == COMPARE && !v[0].weak && !v[1].weak &&
+        ((v[0].array.dtype == KB_UINT64 && kb_dtype_is_integer(v[1].array.dtype) &&
+          kb_dtype_is_signed(v[1].array.dtype)) ||
+         (v[1].array.dtype == KB_UINT64 && kb_dtype_is_integer(v[0].array.dtype) &&
+          kb_dtype_is_signed(v[0].array.dtype)))) {
+        kb_status st = compare_mixed(op, ufunc, column, v, out, warn, context);
+        free_all(v, n);
+        return st;
+    }
     /* NumPy computes an array ** 2 (a Python int) as square(array), with square's types: a
      * bool array gives int8, not the int64 of bool ** 3. */
     if (op == KB_EW_POW && !v[0].weak && v[1].weak && v[1].array.dtype == KB_INT64 &&

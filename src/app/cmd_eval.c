@@ -169,7 +169,7 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
             "\n"
             "Evaluates an expression written as in NumPy on arrays read from .npy files, with\n"
             "NumPy 2's broadcasting, types and results, and writes the result to a .npy file\n"
-            "or prints it as NumPy would (docs/expressions.md).\n"
+            "or prints it as NumPy would.\n"
             "\n"
             "  EXPRESSION         Python's arithmetic (+ - * / // % **), comparisons, & | ~,\n"
             "                     NumPy's elementwise functions (exp, sqrt, where, clip,\n"

@@ -392,9 +392,10 @@ def check_errors(tmp):
     # Usage (exit 2).
     expect([], 2, re.escape(E + "missing the expression"))
     expect(["--threads", "2"], 2, re.escape(E + "missing the expression"))
-    expect(["x", "x"], 2, re.escape(E + "malformed binding 'x' (expected NAME=FILE)"))
-    expect(["x", "x="], 2, re.escape(E + "malformed binding 'x=' (expected NAME=FILE)"))
-    expect(["x", "1x=" + x], 2, re.escape(E + "malformed binding '1x=%s' (expected NAME=FILE)" % x))
+    forms = " (expected NAME=FILE or NAME=NUMBER)"
+    expect(["x", "x"], 2, re.escape(E + "malformed binding 'x'" + forms))
+    expect(["x", "x="], 2, re.escape(E + "malformed binding 'x='" + forms))
+    expect(["x", "1x=" + x], 2, re.escape(E + "malformed binding '1x=%s'" % x + forms))
     expect(["x", bx, bx], 2, re.escape(E + "variable 'x' is bound twice"))
     expect(["x", bx, "--bogus"], 2, re.escape(E + "unknown option '--bogus'"))
     expect(["x", bx, "-o"], 2, re.escape(E + "option '-o' needs a value"))

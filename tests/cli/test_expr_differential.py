@@ -282,9 +282,9 @@ def compare(name, node, arrays, ref, got):
         big = float(np.finfo(ref.dtype).max) * (1 - TOL_ULPS * float(np.finfo(ref.dtype).eps))
         m, eps = magnitude(node.text, arrays, ref.shape)
         eps = max(eps, float(np.finfo(ref.dtype).eps))
-        tol = TOL_ULPS * eps * (1 + node.reduced) * np.maximum(m, np.abs(np.where(
-            np.isfinite(r), r, 0)))
         with np.errstate(all="ignore"):
+            tol = TOL_ULPS * eps * (1 + node.reduced) * np.maximum(m, np.abs(np.where(
+                np.isfinite(r), r, 0)))
             close = np.abs(g - r) <= tol
         overflow = (np.isinf(g) & (np.abs(r) >= big)) | (np.isinf(r) & (np.abs(g) >= big))
         ok = same_nan & (np.isnan(r) | (g == r) | close | overflow)

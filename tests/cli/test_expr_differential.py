@@ -28,6 +28,8 @@ How results are compared:
   must match, except that a value may overflow on one side only within TOL_ULPS of the
   largest finite.
 
+Also: results are bit-identical on 1, 2 and 3 threads at every level (check_threads).
+
 Usage: test_expr_differential.py path/to/kbench [--count N] [--seed S]
 The default is the fixed budget `make test` runs (KB_EXPR_FUZZ_COUNT overrides it); a failing
 case is printed with its seed, expression, inputs and both results, and can be replayed with
@@ -346,6 +348,34 @@ def run_case(seed, tmp, simd, threads):
     return ok
 
 
+def check_threads(tmp, available):
+    """Results are bit-identical for any thread count: a large expression (blocks split among
+    threads at different places) with broadcasting, strides of a transposed operand and
+    transcendental functions, at every level, on 1, 2 and 3 threads."""
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(301, 1027)).astype(np.float32)
+    y = rng.normal(size=(1027,)).astype(np.float64)
+    paths = []
+    for name, a in (("x", x), ("y", y)):
+        paths.append(f"{name}={os.path.join(tmp, name + '.npy')}")
+        np.save(os.path.join(tmp, name + ".npy"), a)
+    source = "tanh(x) * exp(y / 4) + sigmoid(x - y) ** 1.5 - where(x > 0, log1p(abs(x)), sin(y))"
+    for simd in available:
+        outputs = []
+        for threads in ("1", "2", "3"):
+            out = os.path.join(tmp, f"threads{threads}.npy")
+            code, _, err = kbench("eval", source, *paths, "-o", out, "--simd", simd,
+                                  "--threads", threads)
+            count()
+            if code != 0:
+                fail(f"{simd}, {threads} threads: exit {code}, {err.strip()}")
+                continue
+            outputs.append(np.load(out).tobytes())
+        count()
+        if len(set(outputs)) != 1:
+            fail(f"{simd}: results differ between 1, 2 and 3 threads")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("kbench")
@@ -356,6 +386,7 @@ def main():
     available = levels()
     print(f"SIMD levels: {', '.join(available)}; {args.count} expressions from seed {args.seed}")
     with tempfile.TemporaryDirectory() as tmp:
+        check_threads(tmp, available)
         for i in range(args.count):
             run_case(args.seed + i, tmp, available[i % len(available)], 1 + (i // len(available)) % 2)
     print(", ".join(f"{k}: {v}" for k, v in STATS.items()))

@@ -7,7 +7,7 @@
 #include "expr/fail_at.h"
 #include "expr/graph.h"
 #include "expr/promote.h"
-#include "expr/value.h"
+#include "expr/elementwise.h"
 #include "kernels/ew.h"
 
 /* How an op's loop type and result type follow from its operands' (NumPy's ufunc loops). */
@@ -84,6 +84,11 @@ static const function *find(const char *name) {
 
 bool kb_expr_is_elementwise(const char *name) {
     return find(name) != NULL;
+}
+
+int kb_expr_elementwise_arrays(const char *name) {
+    const function *f = find(name);
+    return !f ? 0 : f->rule == ASTYPE ? 1 : f->nargs;
 }
 
 /* The operators as NumPy's ufuncs, with their names for messages. */
@@ -521,7 +526,8 @@ kb_status kb_expr_call_elementwise(const kb_expr *expr, int index, kb_expr_value
         if (arg->kind == KB_EXPR_KEYWORD)
             st = kb_expr_fail_at(KB_EINVAL, arg->column, "%s takes no keyword '%s'", name,
                                  arg->name);
-        positional++;
+        else
+            positional++;
     }
     if (st == KB_OK && positional != f->nargs)
         st = kb_expr_fail_at(KB_EINVAL, n->column, "%s takes %d argument%s, not %d", name, f->nargs,

@@ -8,7 +8,7 @@
 #include "expr/fail_at.h"
 #include "expr/graph.h"
 #include "expr/reduction_call.h"
-#include "expr/value.h"
+#include "expr/elementwise.h"
 #include "kbench/expr.h"
 #include "kbench/reduce.h"
 
@@ -47,11 +47,11 @@ static kb_status borrow(const kb_array *a, value *out) {
                          a->flags | KB_ARRAY_READONLY);
 }
 
-static kb_status eval_node(const evaluator *ev, int index, value *out);
+static kb_status eval_node(evaluator *ev, int index, value *out);
 
 /* A statement that is neither an assignment nor the last: evaluated for its errors, as
  * Python would, and dropped. */
-static kb_status eval_discarded(const evaluator *ev, int index) {
+static kb_status eval_discarded(evaluator *ev, int index) {
     value v = {.borrowed = false};
     kb_status st = eval_node(ev, index, &v);
     if (st == KB_OK)
@@ -69,7 +69,7 @@ static kb_status make_scalar(kb_dtype dtype, const void *bytes, value *out) {
     return KB_OK;
 }
 
-static kb_status eval_variable(const evaluator *ev, const kb_expr_node *n, value *out) {
+static kb_status eval_variable(evaluator *ev, const kb_expr_node *n, value *out) {
     /* The latest assignment wins, as in Python. */
     for (int i = ev->nvars - 1; i >= 0; i--)
         if (strcmp(ev->vars[i].name, n->name) == 0) {
@@ -123,7 +123,7 @@ static bool has_value(const kb_array *a, bool nan) {
  * 2.4): an empty mean, a variance with no degrees of freedom, each followed by the warnings of
  * NumPy's divisions, and an invalid value (NaN out of inputs without one, such as inf - inf).
  * argmin, argmax, min and max of NaN-free inputs raise none. */
-static void warn_reduction(const evaluator *ev, const kb_reduce_args *args, const kb_array *in,
+static void warn_reduction(evaluator *ev, const kb_reduce_args *args, const kb_array *in,
                            const kb_array *result) {
     kb_reduce_work work;
     if (!ev->warn || kb_reduce_work_of(in, args, &work) != KB_OK || work.outputs == 0)
@@ -158,16 +158,15 @@ static void warn_reduction(const evaluator *ev, const kb_reduce_args *args, cons
 
 /* An elementwise function: its array arguments evaluated in order (astype's second is a
  * dtype, read by the call). */
-static kb_status eval_elementwise(const evaluator *ev, const kb_expr_node *n, int index,
-                                  value *out) {
+static kb_status eval_elementwise(evaluator *ev, const kb_expr_node *n, int index, value *out) {
     value args[3];
     int nargs = 0;
     kb_status st = KB_OK;
     for (int c = n->first_child; c >= 0 && st == KB_OK;
          c = kb_expr_node_at(ev->expr, c)->next_sibling) {
         const kb_expr_node *arg = kb_expr_node_at(ev->expr, c);
-        if (arg->kind == KB_EXPR_KEYWORD || nargs == 3 || (nargs == 1 && strstr(n->name, "astype")))
-            break; /* the call refuses it, with its column */
+        if (arg->kind == KB_EXPR_KEYWORD || nargs == kb_expr_elementwise_arrays(n->name))
+            break; /* the call refuses it, with its column, or reads it (a dtype) */
         memset(&args[nargs], 0, sizeof args[nargs]);
         st = eval_node(ev, c, &args[nargs]);
         if (st == KB_OK)
@@ -181,7 +180,7 @@ static kb_status eval_elementwise(const evaluator *ev, const kb_expr_node *n, in
     return kb_expr_call_elementwise(ev->expr, index, args, nargs, out, ev->warn, ev->context);
 }
 
-static kb_status eval_call(const evaluator *ev, const kb_expr_node *n, int index, value *out) {
+static kb_status eval_call(evaluator *ev, const kb_expr_node *n, int index, value *out) {
     if (kb_expr_is_elementwise(n->name))
         return eval_elementwise(ev, n, index, out);
     kb_expr_reduction call;
@@ -211,7 +210,7 @@ static kb_status eval_call(const evaluator *ev, const kb_expr_node *n, int index
     return st;
 }
 
-static kb_status eval_operator(const evaluator *ev, const kb_expr_node *n, int index, value *out) {
+static kb_status eval_operator(evaluator *ev, const kb_expr_node *n, int index, value *out) {
     value args[2];
     int nargs = 0;
     kb_status st = KB_OK;
@@ -229,14 +228,17 @@ static kb_status eval_operator(const evaluator *ev, const kb_expr_node *n, int i
     return kb_expr_operator(ev->expr, index, args, out, ev->warn, ev->context);
 }
 
-/* The statements in order; each assignment's value is kept for the names after it, and the
- * last statement, an expression, gives the result. */
-static kb_status eval_program(const evaluator *ev_const, const kb_expr_node *n, value *out) {
-    evaluator *ev = (evaluator *)ev_const; /* the statements extend its variables */
+/* The statements in order; each assignment's value joins the evaluator's variables for the
+ * names after it, and the last statement, an expression, gives the result. */
+static kb_status eval_program(evaluator *ev, const kb_expr_node *n, value *out) {
     for (int c = n->first_child; c >= 0; c = kb_expr_node_at(ev->expr, c)->next_sibling) {
         const kb_expr_node *statement = kb_expr_node_at(ev->expr, c);
-        if (statement->kind != KB_EXPR_ASSIGN)
-            return c == n->last_child ? eval_node(ev, c, out) : eval_discarded(ev, c);
+        if (statement->kind != KB_EXPR_ASSIGN && c == n->last_child)
+            return eval_node(ev, c, out);
+        if (statement->kind != KB_EXPR_ASSIGN) {
+            KB_TRY(eval_discarded(ev, c));
+            continue;
+        }
         value v = {.borrowed = false};
         KB_TRY(eval_node(ev, statement->first_child, &v));
         /* y = x keeps a view of x's binding or of an earlier variable: both outlive it. */
@@ -247,7 +249,7 @@ static kb_status eval_program(const evaluator *ev_const, const kb_expr_node *n, 
     return kb_fail(KB_EINVAL, "a program without a final expression");
 }
 
-static kb_status eval_node(const evaluator *ev, int index, value *out) {
+static kb_status eval_node(evaluator *ev, int index, value *out) {
     const kb_expr_node *n = kb_expr_node_at(ev->expr, index);
     memset(out, 0, sizeof *out);
     switch (n->kind) {

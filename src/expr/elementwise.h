@@ -1,12 +1,15 @@
-#ifndef KB_EXPR_VALUE_H
-#define KB_EXPR_VALUE_H
+#ifndef KB_EXPR_ELEMENTWISE_H
+#define KB_EXPR_ELEMENTWISE_H
 
 #include <stdbool.h>
 
 #include "kbench/array.h"
 #include "kbench/expr.h"
 
-/* What the evaluator computes for a node: an array, owned or borrowed, and whether it is a
+/* Values of expression nodes, and the elementwise operators and functions on them
+ * (elementwise.c).
+ *
+ * What the evaluator computes for a node: an array, owned or borrowed, and whether it is a
  * Python scalar (a literal, a scalar binding, or arithmetic on those only), which promotion
  * treats as weak (expr/promote.h). A weak value is a 0-d bool, int64 or float64 array. */
 typedef struct kb_expr_value {
@@ -24,6 +27,10 @@ static inline void kb_expr_value_free(kb_expr_value *v) {
 /* The elementwise functions of the language (NumPy's and SciPy's names): abs, sqrt, ...,
  * maximum, where, clip, astype. Whether name (with an optional "np." prefix) is one. */
 bool kb_expr_is_elementwise(const char *name);
+
+/* How many leading arguments of the function are arrays, to be evaluated (astype's second is
+ * a dtype); 0 for a name that is not an elementwise function. */
+int kb_expr_elementwise_arrays(const char *name);
 
 /* Calls the elementwise function of call node index on the values of its arguments, already
  * evaluated (args, nargs; consumed: freed here). Keywords are refused. */

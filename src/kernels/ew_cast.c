@@ -67,14 +67,38 @@ static const converter converters[KB_DTYPE_COUNT][KB_DTYPE_COUNT] = {
     [KB_F32] = {FLOAT_ROW(f32)}, [KB_F64] = {FLOAT_ROW(f64)},
 };
 
+/* A strided copy of one type: typed loops for the sizes there are (a broadcast scalar is
+ * stride 0, repeated a block at a time: a memcpy per element would cost more than the op). */
+#define COPY(T)                                                                                    \
+    static void copy_##T(void *dst, const char *src, int64_t stride, int64_t n) {                  \
+        T *o = dst;                                                                                \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            memcpy(&o[i], src + i * stride, sizeof(T));                                            \
+    }
+COPY(uint8_t)
+COPY(uint16_t)
+COPY(uint32_t)
+COPY(uint64_t)
+
 static void copy_strided(void *dst, const char *src, int64_t stride, int64_t n, size_t size) {
     if (stride == (int64_t)size) {
         memcpy(dst, src, (size_t)n * size);
         return;
     }
-    char *o = dst;
-    for (int64_t i = 0; i < n; i++)
-        memcpy(o + (size_t)i * size, src + i * stride, size);
+    switch (size) {
+        case 1:
+            copy_uint8_t(dst, src, stride, n);
+            return;
+        case 2:
+            copy_uint16_t(dst, src, stride, n);
+            return;
+        case 4:
+            copy_uint32_t(dst, src, stride, n);
+            return;
+        default:
+            copy_uint64_t(dst, src, stride, n);
+            return;
+    }
 }
 
 kb_status kb_ew_cast(kb_dtype dst_dtype, void *dst, kb_dtype src_dtype, const char *src,

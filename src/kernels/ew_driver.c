@@ -224,7 +224,7 @@ static kb_status apply_to(const job *jbp, int nin, const kb_array *const *in, kb
     job jb = *jbp;
     layout l;
     KB_TRY(make_layout(nin, in, out, &l));
-    KB_TRY(kb_array_new(out, out_dtype, l.ndim, l.shape, KB_ORDER_C));
+    KB_TRY(kb_array_new_uninit(out, out_dtype, l.ndim, l.shape, KB_ORDER_C));
     for (int d = 0; d < l.ndim; d++)
         l.strides[nin][d] = out->strides[d];
     l.out = out->data;

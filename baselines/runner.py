@@ -9,7 +9,9 @@ Protocol: one JSON object per line on stdin, one JSON reply per line on stdout.
   {"cmd":"require","library":"numpy"|"numexpr"|"torch"|"jax"|"python"}
                       -> {"ok":true,"library":..,"version":..,..}: what the library says of
                          itself, or "missing" with the command that installs it
-  {"cmd":"setup","library":..,"id":..,"case":{"kind":"reduce","op":..,"axis":..},
+  {"cmd":"setup","library":..,"id":..,"case":{"kind":"reduce","op":..,"axis":..}
+   or {"kind":"expr","source":..,"vars":[..]} (kbench's expression language; the variables
+   are the input's rows),
    "input":"in.npy","output":"out.npy","threads":N}
                       -> {"ok":true,"library":..,"id":..,"version":..,"result_dtype":..,
                           "result_shape":[..],"threads":N}
@@ -400,6 +402,118 @@ CALLABLES = {"numpy": numpy_callable, "numexpr": numexpr_callable, "torch": torc
              "jax": jax_callable, "python": kbench_callable}
 
 
+# ---- Expressions (kbench's `expr` suite) ----------------------------------------------------
+#
+# A case {"kind":"expr","source":..,"vars":[..]} is a program of kbench's expression language:
+# statements separated by ';', "name = value" or, last, the value; its variables are the
+# input's rows (input[0], input[1], ...). The language is NumPy's syntax, so NumPy evaluates
+# it with the language's functions bound to NumPy's; numexpr as its users combine it with
+# NumPy: each statement without a reduction through numexpr.evaluate, the reductions through
+# NumPy.
+
+REDUCTIONS = ["sum", "prod", "mean", "min", "max", "argmin", "argmax", "var", "std"]
+EXPR_FUNCTIONS = ["abs", "sqrt", "square", "reciprocal", "exp", "expm1", "exp2", "log", "log1p",
+                  "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "tanh",
+                  "sinh", "cosh", "floor", "ceil", "rint", "sign", "maximum", "minimum", "clip",
+                  "where", "isnan", "isfinite"]
+
+
+def expr_program(case):
+    """The statements of an expr case as (target or None, text), and its variable names."""
+    source, names = case.get("source"), case.get("vars")
+    if not isinstance(source, str) or not isinstance(names, list) or not names or not all(
+            isinstance(n, str) and n.isidentifier() for n in names):
+        raise Failure("an expr case needs \"source\" and \"vars\", a list of names")
+    statements = []
+    for text in source.split(";"):
+        target, eq, value = text.partition("=")
+        if eq and target.strip().isidentifier() and not value.startswith("="):
+            statements.append((target.strip(), value.strip()))
+        else:
+            statements.append((None, text.strip()))
+    if statements[-1][0] is not None:
+        raise Failure("an expr case's last statement must be its value")
+    return statements, names
+
+
+def expr_variables(np, case, a):
+    statements, names = expr_program(case)
+    if a.ndim < 2 or a.shape[0] != len(names):
+        raise Failure(f"an expr case over {len(names)} variables needs an input of that many "
+                      f"rows, not shape {list(a.shape)}")
+    return statements, {n: a[i] for i, n in enumerate(names)}
+
+
+def expr_namespace(np):
+    ns = {f: getattr(np, f) for f in EXPR_FUNCTIONS + REDUCTIONS}
+    ns["abs"] = np.abs
+    return ns
+
+
+def numpy_expr_callable(np, case, a, threads):
+    statements, variables = expr_variables(np, case, a)
+    code = [(t, compile(v, "<expr>", "eval")) for t, v in statements]
+    ns = dict(expr_namespace(np), **variables)
+
+    def evaluate():
+        scope = dict(ns)
+        for target, c in code[:-1]:
+            scope[target] = eval(c, scope)
+        return eval(code[-1][1], scope)
+    return Case("numpy", 1, evaluate), np.asarray
+
+
+def numexpr_expr_callable(np, case, a, threads):
+    import re
+    ne = import_numexpr()
+    if ne is None:
+        raise not_installed("numexpr", "numexpr", ImportError("No module named 'numexpr'"))
+    if a.dtype.name not in NUMEXPR_DTYPES:
+        raise Failure(f"numexpr does not compute in {a.dtype.name}", unsupported=True)
+    statements, variables = expr_variables(np, case, a)
+    if threads is not None:
+        ne.set_num_threads(threads)
+    # numexpr computes a literal such as 0.01 in float64 and so a float32 expression in
+    # float64; as its users do, the literals become variables of the input's type.
+    constants = {}
+
+    def typed(match):
+        name = f"_c{len(constants)}"
+        constants[name] = a.dtype.type(float(match.group(0)))
+        return name
+    literal = re.compile(r"(?<![\w.])(\d+\.\d*(e[-+]?\d+)?|\d+e[-+]?\d+)")
+    reduction = re.compile(r"\b(" + "|".join(REDUCTIONS) + r")\(")
+    steps = []
+    for target, value in statements:
+        if reduction.search(value):
+            steps.append((target, compile(value, "<expr>", "eval"), None))
+        else:
+            steps.append((target, None, literal.sub(typed, value)))
+    ns = dict(expr_namespace(np), **variables, **constants)
+
+    def evaluate():
+        scope = dict(ns)
+        result = None
+        for target, code, text in steps:
+            result = eval(code, scope) if code is not None else ne.evaluate(text,
+                                                                             local_dict=scope)
+            if target is not None:
+                scope[target] = result
+        return result
+    return Case("numexpr", ne.get_num_threads(), evaluate), np.asarray
+
+
+def unsupported_expr_callable(library):
+    def make(np, case, a, threads):
+        raise Failure(f"no {library} baseline for expressions yet", unsupported=True)
+    return make
+
+
+EXPR_CALLABLES = {"numpy": numpy_expr_callable, "numexpr": numexpr_expr_callable,
+                  "torch": unsupported_expr_callable("PyTorch"),
+                  "jax": unsupported_expr_callable("JAX")}
+
+
 class Worker:
     """A JAX worker: this script again, with XLA's CPU thread pool set to `threads` through
     PJRT_NPROC before JAX starts. Its stderr is this process's."""
@@ -502,9 +616,9 @@ def setup_case(np, library, cid, request, state):
     case = request.get("case")
     if not isinstance(case, dict):
         raise Failure("setup needs \"case\", an object")
-    if case.get("kind") != "reduce":
-        raise Failure(f"no baseline for case kind {json.dumps(case.get('kind'))}",
-                      unsupported=True)
+    kind = case.get("kind")
+    if kind not in ("reduce", "expr"):
+        raise Failure(f"no baseline for case kind {json.dumps(kind)}", unsupported=True)
     threads = request.get("threads")
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
                                 or threads < 1):
@@ -512,12 +626,13 @@ def setup_case(np, library, cid, request, state):
     output = request.get("output")
     if not isinstance(output, str) or not output:
         raise Failure("setup needs \"output\", the path the result is saved to")
-    make = CALLABLES.get(library) if isinstance(library, str) else None
+    table = EXPR_CALLABLES if kind == "expr" else CALLABLES
+    make = table.get(library) if isinstance(library, str) else None
     if make is None:
         raise Failure(f"unknown baseline library {json.dumps(library)} "
                       f"(known: {', '.join(LIBRARIES)})", unsupported=True)
 
-    if library == "jax" and JAX_WORKER not in os.environ:
+    if library == "jax" and kind != "expr" and JAX_WORKER not in os.environ:
         import_jax()  # a missing JAX is reported here, before a worker starts
         worker = jax_worker(threads, state)
         reply = forward(worker, dict(request, id=cid))

@@ -44,13 +44,15 @@ kb_status kb_simd_current(kb_simd_level *out);
 /* The kernel families that dispatch on the level, each with a table of kernels for some
  * levels. */
 typedef enum kb_simd_family {
-    KB_SIMD_FAMILY_REDUCE,    /* the float32 and float64 reduction loops (kb_reduce) */
-    KB_SIMD_FAMILY_BANDWIDTH, /* the bandwidth peak sweeps (kb_bw_run) */
-    KB_SIMD_FAMILY_FMA,       /* the FLOP peak chains (kb_fma_run) */
+    KB_SIMD_FAMILY_REDUCE,      /* the float32 and float64 reduction loops (kb_reduce) */
+    KB_SIMD_FAMILY_BANDWIDTH,   /* the bandwidth peak sweeps (kb_bw_run) */
+    KB_SIMD_FAMILY_FMA,         /* the FLOP peak chains (kb_fma_run) */
+    KB_SIMD_FAMILY_ELEMENTWISE, /* the float32 and float64 elementwise loops (expressions) */
     KB_SIMD_FAMILY_COUNT
 } kb_simd_family;
 
-const char *kb_simd_family_name(kb_simd_family family); /* "reduce", "bandwidth", "fma" */
+/* "reduce", "bandwidth", "fma", "elementwise" */
+const char *kb_simd_family_name(kb_simd_family family);
 
 /* The one fallback rule: a family with no table of its own at the level in force runs the
  * table of the level's fallback, and so on down to scalar, which every family has. Every CPU

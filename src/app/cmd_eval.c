@@ -1,5 +1,7 @@
 /* `kbench eval`: evaluates an expression over .npy inputs and prints or saves the result. */
 #include <errno.h>
+#include <locale.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "app/print_array.h"
 #include "app/usage.h"
 #include "core/internal.h"
+#include "util/internal.h"
 #include "kbench/expr.h"
 #include "kbench/npy.h"
 #include "kbench/simd.h"
@@ -23,11 +26,16 @@ typedef struct options {
     const char *simd;
     int threads; /* 0: not given */
     kb_dtype as; /* void items of the inputs read as; KB_DTYPE_COUNT: none */
+    bool eager;
     kb_arg_list arguments;
     /* NAME=FILE, copied with the '=' cut, so that a binding's name is a string of its own. */
     char **texts;
     kb_expr_binding *bindings;
     int nbindings;
+    /* NAME=NUMBER: Python scalars, weak in promotion as NumPy's are. */
+    char **scalar_texts;
+    kb_expr_scalar *scalars;
+    int nscalars;
 } options;
 
 static bool is_identifier(const char *s, size_t n) {
@@ -44,20 +52,77 @@ static const char *binding_path(const options *o, int i) {
     return o->texts[i] + strlen(o->texts[i]) + 1;
 }
 
+/* A Python number or bool, as written on a command line: alpha=0.5, n=3, flag=True, and
+ * inf and nan (float('inf')'s spellings). Anything else is a file name. */
+static bool parse_scalar(const char *text, kb_expr_scalar *out) {
+    if (strcmp(text, "True") == 0 || strcmp(text, "False") == 0) {
+        out->dtype = KB_BOOL;
+        out->value.b = text[0] == 'T';
+        return true;
+    }
+    const char *digits = text + (text[0] == '-' || text[0] == '+');
+    if (strcmp(digits, "inf") == 0 || strcmp(digits, "nan") == 0) {
+        out->dtype = KB_F64;
+        out->value.f = digits[0] == 'i' ? (text[0] == '-' ? -INFINITY : INFINITY) : NAN;
+        return true;
+    }
+    /* Decimal numbers only: a file may well be called 0x1 or 1e5.npy. */
+    bool is_float = false, any_digit = false;
+    for (const char *c = digits; *c; c++) {
+        if (*c >= '0' && *c <= '9')
+            any_digit = true;
+        else if (*c == '.' || *c == 'e' || *c == 'E' || *c == '+' || *c == '-')
+            is_float = true;
+        else
+            return false;
+    }
+    if (!any_digit)
+        return false;
+    char *end;
+    errno = 0;
+    if (is_float) {
+        locale_t c = kb_c_locale();
+        out->dtype = KB_F64;
+        out->value.f = c ? strtod_l(text, &end, c) : strtod(text, &end);
+    } else {
+        out->dtype = KB_INT64;
+        out->value.i = strtoll(text, &end, 10);
+        if (errno == ERANGE)
+            return false; /* beyond int64: a file name, or "no such file" */
+    }
+    return *end == '\0';
+}
+
+static bool is_bound(const options *o, const char *name, size_t n) {
+    for (int i = 0; i < o->nbindings; i++)
+        if (strlen(o->bindings[i].name) == n && strncmp(o->bindings[i].name, name, n) == 0)
+            return true;
+    for (int i = 0; i < o->nscalars; i++)
+        if (strlen(o->scalars[i].name) == n && strncmp(o->scalars[i].name, name, n) == 0)
+            return true;
+    return false;
+}
+
 static int add_binding(options *o, const char *arg) {
     const char *eq = strchr(arg, '=');
     if (!eq || !is_identifier(arg, (size_t)(eq - arg)) || eq[1] == '\0')
-        return kb_usage_error(command, "malformed binding '%s' (expected NAME=FILE)", arg);
+        return kb_usage_error(command, "malformed binding '%s' (expected NAME=FILE or NAME=NUMBER)",
+                              arg);
     size_t n = (size_t)(eq - arg);
-    for (int i = 0; i < o->nbindings; i++)
-        if (strlen(o->bindings[i].name) == n && strncmp(o->bindings[i].name, arg, n) == 0)
-            return kb_usage_error(command, "variable '%.*s' is bound twice", (int)n, arg);
+    if (is_bound(o, arg, n))
+        return kb_usage_error(command, "variable '%.*s' is bound twice", (int)n, arg);
     char *text = strdup(arg);
     if (!text) {
         fprintf(stderr, "%s: out of memory\n", command);
         return KB_EXIT_FAILURE;
     }
     text[n] = '\0';
+    kb_expr_scalar scalar = {.name = text};
+    if (parse_scalar(text + n + 1, &scalar)) {
+        o->scalar_texts[o->nscalars] = text;
+        o->scalars[o->nscalars++] = scalar;
+        return KB_EXIT_OK;
+    }
     o->texts[o->nbindings] = text;
     o->bindings[o->nbindings].name = text;
     o->nbindings++;
@@ -82,6 +147,9 @@ static kb_status parse_threads(const char *name, const char *value, void *target
  * a message). */
 static bool parse_options(int argc, char **argv, options *o, int *status) {
     const kb_option table[] = {
+        {KB_OPTION_FLAG, 0, "eager", NULL, &o->eager,
+         .help = "evaluate eagerly, each operation into a temporary as NumPy does (the only "
+                 "evaluator so far, hence the default)"},
         {KB_OPTION_STRING, 'o', "output", "FILE", &o->output,
          .help = "write the result to FILE (.npy) instead of printing it", .once = true},
         {KB_OPTION_STRING, 0, "simd", "LEVEL", &o->simd,
@@ -96,19 +164,24 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
     const kb_program program = {
         .name = command,
         .synopsis =
-            "usage: kbench eval EXPRESSION [NAME=FILE ...] [-o FILE] [--simd LEVEL]\n"
-            "                   [--threads N] [--as D]\n"
+            "usage: kbench eval EXPRESSION [NAME=FILE|NAME=NUMBER ...] [-o FILE] [--eager]\n"
+            "                   [--simd LEVEL] [--threads N] [--as D]\n"
             "\n"
-            "Evaluates a reduction written as in NumPy on arrays read from .npy files, and\n"
-            "writes the result to a .npy file or prints it as NumPy would.\n"
+            "Evaluates an expression written as in NumPy on arrays read from .npy files, with\n"
+            "NumPy 2's broadcasting, types and results, and writes the result to a .npy file\n"
+            "or prints it as NumPy would.\n"
             "\n"
-            "  EXPRESSION         sum, prod, mean, min, max, argmin, argmax, var or std of\n"
-            "                     one array (np. prefix optional), with NumPy's arguments\n"
-            "                     by keyword or position: axis (an integer, a tuple or\n"
-            "                     None), keepdims, ddof for var and std, dtype and out as\n"
-            "                     None; reductions nest, and a bare NAME is its array.\n"
-            "                     NumPy's RuntimeWarnings go to stderr\n"
+            "  EXPRESSION         Python's arithmetic (+ - * / // % **), comparisons, & | ~,\n"
+            "                     NumPy's elementwise functions (exp, sqrt, where, clip,\n"
+            "                     astype, ...; np. prefix optional), sigmoid and erf, and\n"
+            "                     the reductions sum, prod, mean, min, max, argmin, argmax,\n"
+            "                     var and std with NumPy's arguments (axis, keepdims, ddof);\n"
+            "                     statements separated by ';' or line breaks, NAME = value\n"
+            "                     assigns, the last one is the result. NumPy's\n"
+            "                     RuntimeWarnings go to stderr\n"
             "  NAME=FILE          binds the variable NAME to the array in the .npy FILE\n"
+            "  NAME=NUMBER        binds NAME to a Python scalar (3, 0.5, True, inf, nan),\n"
+            "                     weak in promotion as NumPy 2 takes Python scalars\n"
             "  --                 ends the options (for an expression that starts with '-')\n"
             "\n",
         .options = table,
@@ -116,6 +189,9 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
             "examples:\n"
             "  kbench eval 'mean(x, axis=0)' x=data.npy\n"
             "  kbench eval 'np.std(x, axis=(0, 2), ddof=1)' x=data.npy -o std.npy\n"
+            "  kbench eval 'a * x + y' a=0.5 x=x.npy y=y.npy -o axpy.npy\n"
+            "  kbench eval 'm = max(x, axis=1, keepdims=True); e = exp(x - m);\n"
+            "               e / sum(e, axis=1, keepdims=True)' x=logits.npy\n"
             "\n"
             "exit status: 0 success, 1 failure (unreadable file, error in the expression),\n"
             "2 bad usage.\n",
@@ -130,7 +206,9 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
     /* At most one binding per argument. */
     o->texts = calloc((size_t)o->arguments.count, sizeof *o->texts);
     o->bindings = calloc((size_t)o->arguments.count, sizeof *o->bindings);
-    if (!o->texts || !o->bindings) {
+    o->scalar_texts = calloc((size_t)o->arguments.count, sizeof *o->scalar_texts);
+    o->scalars = calloc((size_t)o->arguments.count, sizeof *o->scalars);
+    if (!o->texts || !o->bindings || !o->scalar_texts || !o->scalars) {
         fprintf(stderr, "%s: out of memory\n", command);
         *status = KB_EXIT_FAILURE;
         return false;
@@ -180,8 +258,12 @@ static int evaluate(const options *o, kb_array *inputs) {
         o->bindings[loaded].array = &inputs[loaded];
     }
     kb_array result = {0};
-    if (status == KB_EXIT_OK &&
-        kb_expr_eval_warn(expr, o->bindings, o->nbindings, &result, print_warning, NULL) != KB_OK)
+    kb_expr_inputs in = {.bindings = o->bindings,
+                         .nbindings = o->nbindings,
+                         .scalars = o->scalars,
+                         .nscalars = o->nscalars,
+                         .warn = print_warning};
+    if (status == KB_EXIT_OK && kb_expr_eval_inputs(expr, &in, &result) != KB_OK)
         status = kb_report_failure(command);
     if (status == KB_EXIT_OK) {
         kb_status st = o->output ? kb_npy_write(o->output, &result, KB_ORDER_C, 0)
@@ -214,6 +296,10 @@ int kb_cmd_eval(int argc, char **argv) {
         free(o.texts[i]);
     free(o.texts);
     free(o.bindings);
+    for (int i = 0; i < o.nscalars; i++)
+        free(o.scalar_texts[i]);
+    free(o.scalar_texts);
+    free(o.scalars);
     kb_arg_list_free(&o.arguments);
     return status;
 }

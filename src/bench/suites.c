@@ -22,6 +22,7 @@ static const struct suite {
     {"reduce", "every reduction x shape x dtype x axis x SIMD level x thread count", add_reduce},
     {"mean_axis0", "mean along axis 0: square, tall, wide; f32, f64, int32, f16",
      kb_suite_mean_axis0_add},
+    {"expr", "the eager expression evaluator: softmax, GELU, ...; f32, f64", kb_suite_expr_add},
     {"selftest", "the harness itself: an empty loop body and an empty function call",
      kb_suite_selftest_add},
     /* For kbench's own tests (tests/cli/test_run.py runs them to check how failures are
@@ -37,7 +38,7 @@ static const struct suite {
 enum { nsuites = sizeof suites / sizeof suites[0] };
 
 /* The table's names again but the last, as the NULL-terminated list callers iterate over. */
-static const char *const names[] = {"quick", "reduce", "mean_axis0", "selftest", NULL};
+static const char *const names[] = {"quick", "reduce", "mean_axis0", "expr", "selftest", NULL};
 _Static_assert(sizeof names / sizeof names[0] == nsuites - 1, "one name per suite for users");
 
 const char *const *kb_bench_suite_names(void) {
@@ -58,6 +59,7 @@ kb_status kb_bench_plan_add_suite(kb_bench_plan *plan, const char *suite) {
     for (int i = 0; i < nsuites; i++)
         if (strcmp(suites[i].name, suite) == 0)
             return suites[i].add(plan, suite);
-    return kb_fail(KB_EINVAL, "unknown suite '%s' (expected quick, reduce, mean_axis0 or selftest)",
+    return kb_fail(KB_EINVAL,
+                   "unknown suite '%s' (expected quick, reduce, mean_axis0, expr or selftest)",
                    suite);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/array_uninit.h"
 #include "core/fail.h"
 #include "core/owner.h"
 #include "kbench/array.h"
@@ -77,8 +78,8 @@ kb_status kb_array_view(kb_array *out, kb_dtype dtype, int ndim, const int64_t *
     return KB_OK;
 }
 
-kb_status kb_array_new(kb_array *out, kb_dtype dtype, int ndim, const int64_t *shape,
-                       kb_order order) {
+kb_status kb_array_new_uninit(kb_array *out, kb_dtype dtype, int ndim, const int64_t *shape,
+                              kb_order order) {
     size_t itemsize = kb_dtype_size(dtype);
     if (itemsize == 0)
         return kb_fail(KB_EINVAL, "invalid dtype %d", (int)dtype);
@@ -90,7 +91,6 @@ kb_status kb_array_new(kb_array *out, kb_dtype dtype, int ndim, const int64_t *s
     void *data = kb_aligned_alloc(bytes);
     if (!data)
         return KB_ENOMEM;
-    memset(data, 0, bytes);
     int64_t strides[KB_MAX_DIMS];
     kb_contiguous_strides(ndim, shape, itemsize, order, strides);
     st = kb_array_view(out, dtype, ndim, shape, strides, data, 0);
@@ -102,6 +102,14 @@ kb_status kb_array_new(kb_array *out, kb_dtype dtype, int ndim, const int64_t *s
     out->owned_size = bytes;
     out->owned_kind = KB_OWNED_ALIGNED;
     return KB_OK;
+}
+
+kb_status kb_array_new(kb_array *out, kb_dtype dtype, int ndim, const int64_t *shape,
+                       kb_order order) {
+    kb_status st = kb_array_new_uninit(out, dtype, ndim, shape, order);
+    if (st == KB_OK)
+        memset(out->data, 0, out->owned_size);
+    return st;
 }
 
 void kb_array_free(kb_array *array) {

@@ -75,16 +75,21 @@
 #define KB_SIMD_FAMILIES(X)                                                                        \
     X(REDUCE, reduce, KB_SIMD_REDUCE_TABLES)                                                       \
     X(BANDWIDTH, bandwidth, KB_SIMD_BANDWIDTH_TABLES)                                              \
-    X(FMA, fma, KB_SIMD_FMA_TABLES)
+    X(FMA, fma, KB_SIMD_FMA_TABLES)                                                                \
+    X(ELEMENTWISE, elementwise, KB_SIMD_ELEMENTWISE_TABLES)
 
 /* Each family's levels, X(ID, name): the float reduction loops of kernels/reduce_<name>.c,
- * the bandwidth sweeps of machine/peaks/bandwidth_<name>.c and the FMA chains of
- * machine/peaks/fma_<name>.c. A level listed here that the build does not compile has no
- * table (KB_SIMD_TABLE_ENTRY leaves it out). */
+ * the bandwidth sweeps of machine/peaks/bandwidth_<name>.c, the FMA chains of
+ * machine/peaks/fma_<name>.c and the elementwise loops of kernels/ew_float_<name>.c. A level listed
+ * here that the build does not compile has no table (KB_SIMD_TABLE_ENTRY leaves it out). */
 #define KB_SIMD_REDUCE_TABLES(X)                                                                   \
     X(SCALAR, scalar) X(AVX2, avx2) X(AVX512, avx512) X(NEON, neon) X(SVE, sve)
 #define KB_SIMD_BANDWIDTH_TABLES(X) X(SCALAR, scalar) X(AVX2, avx2) X(AVX512, avx512) X(NEON, neon)
 #define KB_SIMD_FMA_TABLES(X) X(SCALAR, scalar) X(AVX2, avx2) X(AVX512, avx512) X(NEON, neon)
+/* The float elementwise loops of kernels/ew_float_<name>.c; SVE runs NEON's, as SLEEF's SVE
+ * functions are built for one vector length and the loops would need one build per length. */
+#define KB_SIMD_ELEMENTWISE_TABLES(X)                                                              \
+    X(SCALAR, scalar) X(AVX2, avx2) X(AVX512, avx512) X(NEON, neon)
 
 /* `[KB_SIMD_<ID>] = value,` when this build compiles level ID, else nothing: how a family
  * fills its array of tables, indexed by level, from its list:

@@ -51,8 +51,19 @@ static void dump_node(const kb_expr *expr, int index, sink *s) {
             put(s, "(keyword %s", n->name);
             break;
         case KB_EXPR_UNARY:
+            put(s, "(%s", n->op == KB_OP_NEG ? "-" : kb_expr_op_text(n->op));
+            break;
         case KB_EXPR_BINARY:
-            put(s, "(%c", n->op);
+            put(s, "(%s", kb_expr_op_text(n->op));
+            break;
+        case KB_EXPR_STRING:
+            put(s, "(string %s)", n->name);
+            return;
+        case KB_EXPR_ASSIGN:
+            put(s, "(= %s", n->name);
+            break;
+        case KB_EXPR_PROGRAM:
+            put(s, "(program");
             break;
     }
     for (int c = n->first_child; c >= 0; c = kb_expr_node_at(expr, c)->next_sibling) {

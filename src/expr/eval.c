@@ -1,66 +1,106 @@
 /* The eager evaluator of expression graphs. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "expr/fail_at.h"
 #include "expr/graph.h"
 #include "expr/reduction_call.h"
+#include "expr/elementwise.h"
 #include "kbench/expr.h"
 #include "kbench/reduce.h"
 
-/* The eager evaluator: each node becomes an array, children first. A variable evaluates to a
- * borrowed view of its binding, so sum(x) reads x in place; everything else is a new array
- * that the evaluator frees as soon as its consumer is done with it. */
+/* The eager evaluator: each node becomes an array, children first, as NumPy computes each
+ * operation into a temporary. A variable evaluates to a borrowed view of its binding (or of
+ * the value an earlier statement assigned to it), so sum(x) reads x in place; everything else
+ * is a new array that the evaluator frees as soon as its consumer is done with it. */
+
+/* A name assigned by a statement, and its value, owned until the evaluation ends. */
+typedef struct assigned {
+    const char *name;
+    kb_expr_value value;
+} assigned;
 
 typedef struct evaluator {
     const kb_expr *expr;
     const kb_expr_binding *bindings;
     int nbindings;
+    const kb_expr_scalar *scalars;
+    int nscalars;
     kb_expr_warning warn;
     void *context;
+    assigned *vars; /* one per ASSIGN statement at most */
+    int nvars;
 } evaluator;
 
-typedef struct value {
-    kb_array array;
-    bool borrowed; /* a view of a binding; must not be written or outlive the call */
-} value;
+typedef kb_expr_value value;
 
 static void value_free(value *v) {
-    if (!v->borrowed)
-        kb_array_free(&v->array);
+    kb_expr_value_free(v);
 }
 
-static kb_status eval_node(const evaluator *ev, int index, value *out);
+static kb_status borrow(const kb_array *a, value *out) {
+    out->borrowed = true;
+    return kb_array_view(&out->array, a->dtype, a->ndim, a->shape, a->strides, a->data,
+                         a->flags | KB_ARRAY_READONLY);
+}
 
-static kb_status eval_variable(const evaluator *ev, const kb_expr_node *n, value *out) {
-    for (int i = 0; i < ev->nbindings; i++) {
-        const kb_array *a = ev->bindings[i].array;
-        if (strcmp(ev->bindings[i].name, n->name) != 0)
+static kb_status eval_node(evaluator *ev, int index, value *out);
+
+/* A statement that is neither an assignment nor the last: evaluated for its errors, as
+ * Python would, and dropped. */
+static kb_status eval_discarded(evaluator *ev, int index) {
+    value v = {.borrowed = false};
+    kb_status st = eval_node(ev, index, &v);
+    if (st == KB_OK)
+        value_free(&v);
+    return st;
+}
+
+/* A Python scalar: a weak 0-d array of the type NumPy maps it to. */
+static kb_status make_scalar(kb_dtype dtype, const void *bytes, value *out) {
+    kb_status st = kb_array_new(&out->array, dtype, 0, NULL, KB_ORDER_C);
+    if (st != KB_OK)
+        return st;
+    memcpy(out->array.data, bytes, kb_dtype_size(dtype));
+    out->weak = true;
+    return KB_OK;
+}
+
+static kb_status eval_variable(evaluator *ev, const kb_expr_node *n, value *out) {
+    /* The latest assignment wins, as in Python. */
+    for (int i = ev->nvars - 1; i >= 0; i--)
+        if (strcmp(ev->vars[i].name, n->name) == 0) {
+            out->weak = ev->vars[i].value.weak;
+            return borrow(&ev->vars[i].value.array, out);
+        }
+    for (int i = 0; i < ev->nbindings; i++)
+        if (strcmp(ev->bindings[i].name, n->name) == 0)
+            return borrow(ev->bindings[i].array, out);
+    for (int i = 0; i < ev->nscalars; i++) {
+        const kb_expr_scalar *s = &ev->scalars[i];
+        if (strcmp(s->name, n->name) != 0)
             continue;
-        out->borrowed = true;
-        return kb_array_view(&out->array, a->dtype, a->ndim, a->shape, a->strides, a->data,
-                             a->flags | KB_ARRAY_READONLY);
+        if (s->dtype == KB_INT64)
+            return make_scalar(KB_INT64, &s->value.i, out);
+        if (s->dtype == KB_F64)
+            return make_scalar(KB_F64, &s->value.f, out);
+        bool b = s->value.b;
+        return make_scalar(KB_BOOL, &b, out);
     }
     return kb_expr_fail_at(KB_EINVAL, n->column, "unknown variable '%s'", n->name);
 }
 
-/* A number is a 0-d array of Python's types as NumPy maps them. */
+/* A number is a 0-d array of Python's types as NumPy maps them, and weak. */
 static kb_status eval_literal(const kb_expr_node *n, value *out) {
-    kb_dtype dtype = n->kind == KB_EXPR_INT     ? KB_INT64
-                     : n->kind == KB_EXPR_FLOAT ? KB_F64
-                                                : KB_BOOL;
-    kb_status st = kb_array_new(&out->array, dtype, 0, NULL, KB_ORDER_C);
-    if (st != KB_OK)
-        return st;
-    if (dtype == KB_INT64)
-        memcpy(out->array.data, &n->value.i, sizeof n->value.i);
-    else if (dtype == KB_F64)
-        memcpy(out->array.data, &n->value.f, sizeof n->value.f);
-    else
-        *(unsigned char *)out->array.data = n->value.b;
-    return KB_OK;
+    if (n->kind == KB_EXPR_INT)
+        return make_scalar(KB_INT64, &n->value.i, out);
+    if (n->kind == KB_EXPR_FLOAT)
+        return make_scalar(KB_F64, &n->value.f, out);
+    bool b = n->value.b;
+    return make_scalar(KB_BOOL, &b, out);
 }
 
 /* Whether a float array holds a NaN (nan) or an infinity (!nan). */
@@ -83,7 +123,7 @@ static bool has_value(const kb_array *a, bool nan) {
  * 2.4): an empty mean, a variance with no degrees of freedom, each followed by the warnings of
  * NumPy's divisions, and an invalid value (NaN out of inputs without one, such as inf - inf).
  * argmin, argmax, min and max of NaN-free inputs raise none. */
-static void warn_reduction(const evaluator *ev, const kb_reduce_args *args, const kb_array *in,
+static void warn_reduction(evaluator *ev, const kb_reduce_args *args, const kb_array *in,
                            const kb_array *result) {
     kb_reduce_work work;
     if (!ev->warn || kb_reduce_work_of(in, args, &work) != KB_OK || work.outputs == 0)
@@ -116,7 +156,33 @@ static void warn_reduction(const evaluator *ev, const kb_reduce_args *args, cons
     }
 }
 
-static kb_status eval_call(const evaluator *ev, const kb_expr_node *n, int index, value *out) {
+/* An elementwise function: its array arguments evaluated in order (astype's second is a
+ * dtype, read by the call). */
+static kb_status eval_elementwise(evaluator *ev, const kb_expr_node *n, int index, value *out) {
+    value args[3];
+    int nargs = 0;
+    kb_status st = KB_OK;
+    for (int c = n->first_child; c >= 0 && st == KB_OK;
+         c = kb_expr_node_at(ev->expr, c)->next_sibling) {
+        const kb_expr_node *arg = kb_expr_node_at(ev->expr, c);
+        if (arg->kind == KB_EXPR_KEYWORD || nargs == kb_expr_elementwise_arrays(n->name))
+            break; /* the call refuses it, with its column, or reads it (a dtype) */
+        memset(&args[nargs], 0, sizeof args[nargs]);
+        st = eval_node(ev, c, &args[nargs]);
+        if (st == KB_OK)
+            nargs++;
+    }
+    if (st != KB_OK) {
+        for (int i = 0; i < nargs; i++)
+            value_free(&args[i]);
+        return st;
+    }
+    return kb_expr_call_elementwise(ev->expr, index, args, nargs, out, ev->warn, ev->context);
+}
+
+static kb_status eval_call(evaluator *ev, const kb_expr_node *n, int index, value *out) {
+    if (kb_expr_is_elementwise(n->name))
+        return eval_elementwise(ev, n, index, out);
     kb_expr_reduction call;
     kb_status st = kb_expr_reduction_resolve(ev->expr, index, &call);
     if (st != KB_OK)
@@ -144,7 +210,46 @@ static kb_status eval_call(const evaluator *ev, const kb_expr_node *n, int index
     return st;
 }
 
-static kb_status eval_node(const evaluator *ev, int index, value *out) {
+static kb_status eval_operator(evaluator *ev, const kb_expr_node *n, int index, value *out) {
+    value args[2];
+    int nargs = 0;
+    kb_status st = KB_OK;
+    for (int c = n->first_child; c >= 0 && st == KB_OK;
+         c = kb_expr_node_at(ev->expr, c)->next_sibling) {
+        memset(&args[nargs], 0, sizeof args[nargs]);
+        if ((st = eval_node(ev, c, &args[nargs])) == KB_OK)
+            nargs++;
+    }
+    if (st != KB_OK) {
+        for (int i = 0; i < nargs; i++)
+            value_free(&args[i]);
+        return st;
+    }
+    return kb_expr_operator(ev->expr, index, args, out, ev->warn, ev->context);
+}
+
+/* The statements in order; each assignment's value joins the evaluator's variables for the
+ * names after it, and the last statement, an expression, gives the result. */
+static kb_status eval_program(evaluator *ev, const kb_expr_node *n, value *out) {
+    for (int c = n->first_child; c >= 0; c = kb_expr_node_at(ev->expr, c)->next_sibling) {
+        const kb_expr_node *statement = kb_expr_node_at(ev->expr, c);
+        if (statement->kind != KB_EXPR_ASSIGN && c == n->last_child)
+            return eval_node(ev, c, out);
+        if (statement->kind != KB_EXPR_ASSIGN) {
+            KB_TRY(eval_discarded(ev, c));
+            continue;
+        }
+        value v = {.borrowed = false};
+        KB_TRY(eval_node(ev, statement->first_child, &v));
+        /* y = x keeps a view of x's binding or of an earlier variable: both outlive it. */
+        ev->vars[ev->nvars].name = statement->name;
+        ev->vars[ev->nvars].value = v;
+        ev->nvars++;
+    }
+    return kb_fail(KB_EINVAL, "a program without a final expression");
+}
+
+static kb_status eval_node(evaluator *ev, int index, value *out) {
     const kb_expr_node *n = kb_expr_node_at(ev->expr, index);
     memset(out, 0, sizeof *out);
     switch (n->kind) {
@@ -162,41 +267,73 @@ static kb_status eval_node(const evaluator *ev, int index, value *out) {
             return kb_expr_fail_at(KB_EINVAL, n->column, "expected an array, not a tuple");
         case KB_EXPR_UNARY:
         case KB_EXPR_BINARY:
-            return kb_expr_fail_at(KB_EUNSUPPORTED, n->column,
-                                   "elementwise '%c' is not supported yet", n->op);
+            return eval_operator(ev, n, index, out);
+        case KB_EXPR_STRING:
+            return kb_expr_fail_at(KB_EINVAL, n->column, "expected an array, not a string");
+        case KB_EXPR_PROGRAM:
+            return eval_program(ev, n, out);
+        case KB_EXPR_ASSIGN:  /* only ever a program's child, run by the program */
         case KB_EXPR_KEYWORD: /* only ever a call's child, read by the call */
             break;
     }
     return kb_expr_fail_at(KB_EINVAL, n->column, "unexpected node in the expression");
 }
 
+kb_status kb_expr_eval_inputs(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *out) {
+    memset(out, 0, sizeof *out);
+    if (!expr || expr->root < 0 || !inputs || inputs->nbindings < 0 || inputs->nscalars < 0 ||
+        (inputs->nbindings > 0 && !inputs->bindings) || (inputs->nscalars > 0 && !inputs->scalars))
+        return kb_fail(KB_EINVAL, "kb_expr_eval: invalid arguments");
+    for (int i = 0; i < inputs->nbindings; i++)
+        if (!inputs->bindings[i].name || !inputs->bindings[i].array)
+            return kb_fail(KB_EINVAL, "kb_expr_eval: binding %d has no name or no array", i);
+    for (int i = 0; i < inputs->nscalars; i++) {
+        kb_dtype t = inputs->scalars[i].dtype;
+        if (!inputs->scalars[i].name || (t != KB_BOOL && t != KB_INT64 && t != KB_F64))
+            return kb_fail(KB_EINVAL,
+                           "kb_expr_eval: scalar %d has no name or is not bool, int64 or float64",
+                           i);
+    }
+
+    evaluator ev = {expr,
+                    inputs->bindings,
+                    inputs->nbindings,
+                    inputs->scalars,
+                    inputs->nscalars,
+                    inputs->warn,
+                    inputs->context,
+                    NULL,
+                    0};
+    if (expr->nodes[expr->root].kind == KB_EXPR_PROGRAM) {
+        ev.vars = calloc((size_t)expr->nodes[expr->root].nchildren, sizeof *ev.vars);
+        if (!ev.vars)
+            return kb_fail(KB_ENOMEM, "out of memory for an expression's variables");
+    }
+    value result = {.borrowed = false};
+    kb_status st = eval_node(&ev, expr->root, &result);
+    if (st == KB_OK && result.borrowed) {
+        /* The result is a variable's value: the caller gets its own copy, as from any other
+         * expression, never a view of memory it lent or the evaluator frees. */
+        const kb_array *in = &result.array;
+        st = kb_array_new(out, in->dtype, in->ndim, in->shape, KB_ORDER_C);
+        if (st == KB_OK)
+            st = kb_array_copy(out, in);
+        if (st != KB_OK)
+            kb_array_free(out);
+    } else if (st == KB_OK) {
+        *out = result.array;
+    }
+    for (int i = 0; i < ev.nvars; i++)
+        value_free(&ev.vars[i].value);
+    free(ev.vars);
+    return st;
+}
+
 kb_status kb_expr_eval_warn(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,
                             kb_array *out, kb_expr_warning warn, void *context) {
-    memset(out, 0, sizeof *out);
-    if (!expr || expr->root < 0 || nbindings < 0 || (nbindings > 0 && !bindings))
-        return kb_fail(KB_EINVAL, "kb_expr_eval: invalid arguments");
-    for (int i = 0; i < nbindings; i++)
-        if (!bindings[i].name || !bindings[i].array)
-            return kb_fail(KB_EINVAL, "kb_expr_eval: binding %d has no name or no array", i);
-
-    evaluator ev = {expr, bindings, nbindings, warn, context};
-    value result;
-    kb_status st = eval_node(&ev, expr->root, &result);
-    if (st != KB_OK)
-        return st;
-    if (!result.borrowed) {
-        *out = result.array;
-        return KB_OK;
-    }
-    /* The expression was a bare variable: the caller gets its own copy, as from any other
-     * expression, never a view of memory it lent. */
-    const kb_array *in = &result.array;
-    st = kb_array_new(out, in->dtype, in->ndim, in->shape, KB_ORDER_C);
-    if (st == KB_OK)
-        st = kb_array_copy(out, in);
-    if (st != KB_OK)
-        kb_array_free(out);
-    return st;
+    kb_expr_inputs inputs = {
+        .bindings = bindings, .nbindings = nbindings, .warn = warn, .context = context};
+    return kb_expr_eval_inputs(expr, &inputs, out);
 }
 
 kb_status kb_expr_eval(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,

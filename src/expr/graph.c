@@ -90,3 +90,14 @@ void kb_expr_name_finish(kb_expr *expr) {
     if (expr->names_used + 1 < expr->names_size)
         expr->names_used++;
 }
+
+const char *kb_expr_op_text(kb_expr_op op) {
+    static const char *const texts[] = {
+        [KB_OP_ADD] = "+",       [KB_OP_SUB] = "-",    [KB_OP_MUL] = "*",  [KB_OP_DIV] = "/",
+        [KB_OP_FLOORDIV] = "//", [KB_OP_MOD] = "%",    [KB_OP_POW] = "**", [KB_OP_LT] = "<",
+        [KB_OP_LE] = "<=",       [KB_OP_GT] = ">",     [KB_OP_GE] = ">=",  [KB_OP_EQ] = "==",
+        [KB_OP_NE] = "!=",       [KB_OP_AND] = "&",    [KB_OP_OR] = "|",   [KB_OP_NEG] = "-",
+        [KB_OP_POS] = "+",       [KB_OP_INVERT] = "~",
+    };
+    return (unsigned)op < sizeof texts / sizeof *texts ? texts[op] : "?";
+}

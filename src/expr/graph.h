@@ -21,9 +21,37 @@ typedef enum kb_expr_kind {
     KB_EXPR_TUPLE,   /* (a, b): children in order; () has none */
     KB_EXPR_CALL,    /* name(...): positional arguments, then KB_EXPR_KEYWORD children */
     KB_EXPR_KEYWORD, /* name=value inside a call: one child, the value */
-    KB_EXPR_UNARY,   /* op child: '-' or '+' (on literals they are folded by the parser) */
-    KB_EXPR_BINARY,  /* child op child: '+', '-', '*' or '/' */
+    KB_EXPR_UNARY,   /* op child: '-', '+' or '~' ('-' and '+' on literals are folded) */
+    KB_EXPR_BINARY,  /* child op child: arithmetic, comparison, '&' or '|' */
+    KB_EXPR_STRING,  /* 'text': name is the text without its quotes */
+    KB_EXPR_ASSIGN,  /* name = child */
+    KB_EXPR_PROGRAM, /* statements separated by ';' or line breaks: children in order */
 } kb_expr_kind;
+
+/* The operators of UNARY and BINARY nodes. */
+typedef enum kb_expr_op {
+    KB_OP_ADD,
+    KB_OP_SUB,
+    KB_OP_MUL,
+    KB_OP_DIV,
+    KB_OP_FLOORDIV,
+    KB_OP_MOD,
+    KB_OP_POW,
+    KB_OP_LT,
+    KB_OP_LE,
+    KB_OP_GT,
+    KB_OP_GE,
+    KB_OP_EQ,
+    KB_OP_NE,
+    KB_OP_AND,
+    KB_OP_OR,
+    KB_OP_NEG,    /* unary - */
+    KB_OP_POS,    /* unary + */
+    KB_OP_INVERT, /* unary ~ */
+} kb_expr_op;
+
+/* The operator as written: "+", "//", "<=", ... */
+const char *kb_expr_op_text(kb_expr_op op);
 
 typedef struct kb_expr_node {
     kb_expr_kind kind;
@@ -37,8 +65,9 @@ typedef struct kb_expr_node {
     int last_child;
     int next_sibling;
     int nchildren;
-    const char *name; /* NAME, CALL (as written, dots included: "np.sum"), KEYWORD */
-    char op;          /* UNARY, BINARY */
+    /* NAME, CALL (as written, dots included: "np.sum"), KEYWORD, STRING, ASSIGN */
+    const char *name;
+    kb_expr_op op; /* UNARY, BINARY */
     union {
         int64_t i;
         double f;

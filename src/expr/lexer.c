@@ -12,6 +12,7 @@
 void kb_lexer_init(kb_lexer *lexer, const char *source) {
     lexer->source = source;
     lexer->pos = 0;
+    lexer->parens = 0;
 }
 
 /* ctype's answers depend on the locale; the language is ASCII whatever the locale is. */
@@ -93,10 +94,40 @@ static kb_status scan_number(const char *s, int column, kb_token *out) {
     return KB_OK;
 }
 
+/* A one- or two-character operator: the second kind when s[1] is second. */
+static kb_token_kind two(const char *s, char second, kb_token_kind one, kb_token_kind pair,
+                         kb_token *out) {
+    if (s[1] != second)
+        return one;
+    out->length = 2;
+    return pair;
+}
+
+/* A quoted string without escapes, as dtype names need: 'float32' or "float32". */
+static kb_status scan_string(const char *s, int column, kb_token *out) {
+    size_t n = 1;
+    while (s[n] && s[n] != s[0] && s[n] != '\n')
+        n++;
+    if (s[n] != s[0])
+        return kb_expr_fail_at(KB_EFORMAT, column, "unterminated string");
+    out->kind = KB_TOKEN_STRING;
+    out->length = (int)n + 1;
+    return KB_OK;
+}
+
 kb_status kb_lexer_next(kb_lexer *lexer, kb_token *out) {
     const char *src = lexer->source;
-    while (src[lexer->pos] == ' ' || src[lexer->pos] == '\t')
-        lexer->pos++;
+    /* Comments run to the end of the line, as in Python; carriage returns are blanks. */
+    for (;;) {
+        char c = src[lexer->pos];
+        if (c == ' ' || c == '\t' || c == '\r' || (c == '\n' && lexer->parens > 0))
+            lexer->pos++;
+        else if (c == '#')
+            while (src[lexer->pos] && src[lexer->pos] != '\n')
+                lexer->pos++;
+        else
+            break;
+    }
     const char *s = src + lexer->pos;
     int column = (int)lexer->pos + 1;
     memset(out, 0, sizeof *out);
@@ -135,7 +166,7 @@ kb_status kb_lexer_next(kb_lexer *lexer, kb_token *out) {
                 out->kind = KB_TOKEN_COMMA;
                 break;
             case '=':
-                out->kind = KB_TOKEN_EQUALS;
+                out->kind = two(s, '=', KB_TOKEN_EQUALS, KB_TOKEN_EQEQ, out);
                 break;
             case '.':
                 out->kind = KB_TOKEN_DOT;
@@ -147,10 +178,44 @@ kb_status kb_lexer_next(kb_lexer *lexer, kb_token *out) {
                 out->kind = KB_TOKEN_MINUS;
                 break;
             case '*':
-                out->kind = KB_TOKEN_STAR;
+                out->kind = two(s, '*', KB_TOKEN_STAR, KB_TOKEN_DSTAR, out);
                 break;
             case '/':
-                out->kind = KB_TOKEN_SLASH;
+                out->kind = two(s, '/', KB_TOKEN_SLASH, KB_TOKEN_DSLASH, out);
+                break;
+            case '%':
+                out->kind = KB_TOKEN_PERCENT;
+                break;
+            case '<':
+                out->kind = two(s, '=', KB_TOKEN_LT, KB_TOKEN_LE, out);
+                break;
+            case '>':
+                out->kind = two(s, '=', KB_TOKEN_GT, KB_TOKEN_GE, out);
+                break;
+            case '!':
+                if (s[1] != '=')
+                    return unexpected_character(*s, column);
+                out->kind = KB_TOKEN_NE;
+                out->length = 2;
+                break;
+            case '&':
+                out->kind = KB_TOKEN_AMP;
+                break;
+            case '|':
+                out->kind = KB_TOKEN_PIPE;
+                break;
+            case '~':
+                out->kind = KB_TOKEN_TILDE;
+                break;
+            case ';':
+                out->kind = KB_TOKEN_SEMICOLON;
+                break;
+            case '\n':
+                out->kind = KB_TOKEN_NEWLINE;
+                break;
+            case '\'':
+            case '"':
+                st = scan_string(s, column, out);
                 break;
             default:
                 return unexpected_character(*s, column);
@@ -158,6 +223,10 @@ kb_status kb_lexer_next(kb_lexer *lexer, kb_token *out) {
     }
     if (st == KB_OK)
         lexer->pos += (size_t)out->length;
+    if (out->kind == KB_TOKEN_LPAREN || out->kind == KB_TOKEN_LBRACKET)
+        lexer->parens++;
+    else if ((out->kind == KB_TOKEN_RPAREN || out->kind == KB_TOKEN_RBRACKET) && lexer->parens > 0)
+        lexer->parens--;
     return st;
 }
 
@@ -193,6 +262,36 @@ const char *kb_token_kind_describe(kb_token_kind kind) {
             return "'*'";
         case KB_TOKEN_SLASH:
             return "'/'";
+        case KB_TOKEN_DSLASH:
+            return "'//'";
+        case KB_TOKEN_PERCENT:
+            return "'%'";
+        case KB_TOKEN_DSTAR:
+            return "'**'";
+        case KB_TOKEN_LT:
+            return "'<'";
+        case KB_TOKEN_LE:
+            return "'<='";
+        case KB_TOKEN_GT:
+            return "'>'";
+        case KB_TOKEN_GE:
+            return "'>='";
+        case KB_TOKEN_EQEQ:
+            return "'=='";
+        case KB_TOKEN_NE:
+            return "'!='";
+        case KB_TOKEN_AMP:
+            return "'&'";
+        case KB_TOKEN_PIPE:
+            return "'|'";
+        case KB_TOKEN_TILDE:
+            return "'~'";
+        case KB_TOKEN_SEMICOLON:
+            return "';'";
+        case KB_TOKEN_NEWLINE:
+            return "a line break";
+        case KB_TOKEN_STRING:
+            return "a string";
     }
     return "?";
 }

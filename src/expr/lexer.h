@@ -23,6 +23,21 @@ typedef enum kb_token_kind {
     KB_TOKEN_MINUS,
     KB_TOKEN_STAR,
     KB_TOKEN_SLASH,
+    KB_TOKEN_DSLASH,    /* // */
+    KB_TOKEN_PERCENT,   /* % */
+    KB_TOKEN_DSTAR,     /* ** */
+    KB_TOKEN_LT,        /* < */
+    KB_TOKEN_LE,        /* <= */
+    KB_TOKEN_GT,        /* > */
+    KB_TOKEN_GE,        /* >= */
+    KB_TOKEN_EQEQ,      /* == */
+    KB_TOKEN_NE,        /* != */
+    KB_TOKEN_AMP,       /* & */
+    KB_TOKEN_PIPE,      /* | */
+    KB_TOKEN_TILDE,     /* ~ */
+    KB_TOKEN_SEMICOLON, /* ; */
+    KB_TOKEN_NEWLINE,   /* a line break: ends a statement, as ';' does */
+    KB_TOKEN_STRING,    /* 'float32' or "float32": text and length include the quotes */
 } kb_token_kind;
 
 typedef struct kb_token {
@@ -37,6 +52,7 @@ typedef struct kb_token {
 typedef struct kb_lexer {
     const char *source;
     size_t pos;
+    int parens; /* '(' and '[' not yet closed: inside them a line break is a blank, as in Python */
 } kb_lexer;
 
 /* The source must be NUL-terminated and shorter than KB_EXPR_MAX_LENGTH, so that every

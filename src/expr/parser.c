@@ -10,11 +10,16 @@
 /* A recursive-descent parser for Python's expression grammar, reduced to what kbench
  * evaluates:
  *
- *     expression := sum
+ *     program    := statement ((';' | NEWLINE) statement)*
+ *     statement  := NAME '=' expression | expression
+ *     expression := or [('<' | '<=' | '>' | '>=' | '==' | '!=') or]
+ *     or         := and ('|' and)*
+ *     and        := sum ('&' sum)*
  *     sum        := product (('+' | '-') product)*
- *     product    := unary (('*' | '/') unary)*
- *     unary      := ('-' | '+') unary | primary
- *     primary    := NAME ('.' NAME)* ['(' arguments ')'] | INT | FLOAT | '(' ')'
+ *     product    := unary (('*' | '/' | '//' | '%') unary)*
+ *     unary      := ('-' | '+' | '~') unary | power
+ *     power      := primary ['**' unary]
+ *     primary    := NAME ('.' NAME)* ['(' arguments ')'] | INT | FLOAT | STRING | '(' ')'
  *                 | '(' expression ')' | '(' expression ',' [elements] ')'
  *     elements   := expression (',' expression)* [',']
  *     arguments  := [argument (',' argument)* [',']]
@@ -214,6 +219,14 @@ static kb_status parse_primary(parser *p, int *out) {
             KB_TRY(add_node(p, KB_EXPR_FLOAT, t->column, out));
             node(p, *out)->value.f = t->float_value;
             return advance(p);
+        case KB_TOKEN_STRING: {
+            KB_TRY(add_node(p, KB_EXPR_STRING, t->column, out));
+            const char *text = kb_expr_name_start(p->expr);
+            kb_expr_name_append(p->expr, t->text + 1, (size_t)t->length - 2);
+            kb_expr_name_finish(p->expr);
+            node(p, *out)->name = text;
+            return advance(p);
+        }
         case KB_TOKEN_LPAREN:
             return parse_parenthesized(p, out);
         default:
@@ -221,10 +234,37 @@ static kb_status parse_primary(parser *p, int *out) {
     }
 }
 
+static kb_status parse_unary(parser *p, int *out);
+
+static kb_status make_binary(parser *p, kb_expr_op op, int column, int left, int right, int *out) {
+    KB_TRY(add_node(p, KB_EXPR_BINARY, column, out));
+    node(p, *out)->op = op;
+    KB_TRY(kb_expr_add_child(p->expr, *out, left));
+    return kb_expr_add_child(p->expr, *out, right);
+}
+
+/* power := primary ['**' unary]: binds tighter than a unary operator on its left (-2**2 is
+ * -4) and looser than one on its right (2**-1), and groups from the right (2**3**2). */
+static kb_status parse_power(parser *p, int *out) {
+    KB_TRY(parse_primary(p, out));
+    if (p->tok.kind != KB_TOKEN_DSTAR)
+        return KB_OK;
+    int column = p->tok.column;
+    KB_TRY(advance(p));
+    KB_TRY(enter(p));
+    int right;
+    KB_TRY(parse_unary(p, &right));
+    p->depth--;
+    return make_binary(p, KB_OP_POW, column, *out, right, out);
+}
+
 static kb_status parse_unary(parser *p, int *out) {
-    if (p->tok.kind != KB_TOKEN_MINUS && p->tok.kind != KB_TOKEN_PLUS)
-        return parse_primary(p, out);
-    char op = p->tok.kind == KB_TOKEN_MINUS ? '-' : '+';
+    kb_token_kind kind = p->tok.kind;
+    if (kind != KB_TOKEN_MINUS && kind != KB_TOKEN_PLUS && kind != KB_TOKEN_TILDE)
+        return parse_power(p, out);
+    kb_expr_op op = kind == KB_TOKEN_MINUS  ? KB_OP_NEG
+                    : kind == KB_TOKEN_PLUS ? KB_OP_POS
+                                            : KB_OP_INVERT;
     int column = p->tok.column;
     KB_TRY(advance(p));
     KB_TRY(enter(p));
@@ -234,8 +274,8 @@ static kb_status parse_unary(parser *p, int *out) {
     kb_expr_node *n = node(p, operand);
     /* A signed number is a literal, as Python's compiler folds it: axis=-1 is an integer, not
      * an operation on one. Negation cannot overflow: literals start in [0, INT64_MAX]. */
-    if (n->kind == KB_EXPR_INT || n->kind == KB_EXPR_FLOAT) {
-        if (op == '-') {
+    if (op != KB_OP_INVERT && (n->kind == KB_EXPR_INT || n->kind == KB_EXPR_FLOAT)) {
+        if (op == KB_OP_NEG) {
             if (n->kind == KB_EXPR_INT)
                 n->value.i = -n->value.i;
             else
@@ -250,38 +290,78 @@ static kb_status parse_unary(parser *p, int *out) {
     return kb_expr_add_child(p->expr, *out, operand);
 }
 
-static kb_status make_binary(parser *p, char op, int column, int left, int right, int *out) {
-    KB_TRY(add_node(p, KB_EXPR_BINARY, column, out));
-    node(p, *out)->op = op;
-    KB_TRY(kb_expr_add_child(p->expr, *out, left));
-    return kb_expr_add_child(p->expr, *out, right);
-}
+/* The binary operator of a token at one precedence level, or -1. */
+typedef int (*level_op)(kb_token_kind kind);
 
-static kb_status parse_product(parser *p, int *out) {
-    int left;
-    KB_TRY(parse_unary(p, &left));
-    while (p->tok.kind == KB_TOKEN_STAR || p->tok.kind == KB_TOKEN_SLASH) {
-        char op = p->tok.kind == KB_TOKEN_STAR ? '*' : '/';
-        int column = p->tok.column;
-        KB_TRY(advance(p));
-        int right;
-        KB_TRY(parse_unary(p, &right));
-        KB_TRY(make_binary(p, op, column, left, right, &left));
+static int product_op(kb_token_kind kind) {
+    switch (kind) {
+        case KB_TOKEN_STAR:
+            return KB_OP_MUL;
+        case KB_TOKEN_SLASH:
+            return KB_OP_DIV;
+        case KB_TOKEN_DSLASH:
+            return KB_OP_FLOORDIV;
+        case KB_TOKEN_PERCENT:
+            return KB_OP_MOD;
+        default:
+            return -1;
     }
-    *out = left;
-    return KB_OK;
 }
 
-static kb_status parse_sum(parser *p, int *out) {
+static int sum_op(kb_token_kind kind) {
+    return kind == KB_TOKEN_PLUS ? KB_OP_ADD : kind == KB_TOKEN_MINUS ? KB_OP_SUB : -1;
+}
+
+static int and_op(kb_token_kind kind) {
+    return kind == KB_TOKEN_AMP ? KB_OP_AND : -1;
+}
+
+static int or_op(kb_token_kind kind) {
+    return kind == KB_TOKEN_PIPE ? KB_OP_OR : -1;
+}
+
+static int compare_op(kb_token_kind kind) {
+    switch (kind) {
+        case KB_TOKEN_LT:
+            return KB_OP_LT;
+        case KB_TOKEN_LE:
+            return KB_OP_LE;
+        case KB_TOKEN_GT:
+            return KB_OP_GT;
+        case KB_TOKEN_GE:
+            return KB_OP_GE;
+        case KB_TOKEN_EQEQ:
+            return KB_OP_EQ;
+        case KB_TOKEN_NE:
+            return KB_OP_NE;
+        default:
+            return -1;
+    }
+}
+
+/* Python's levels, loosest first: comparisons, '|', '&', '+ -', '* / // %', unary, '**'.
+ * Each binary level groups from the left, in a loop, so that a+b+c+... costs no recursion. */
+static const level_op levels[] = {compare_op, or_op, and_op, sum_op, product_op};
+enum { LEVELS = sizeof levels / sizeof *levels };
+
+static kb_status parse_level(parser *p, int level, int *out) {
+    if (level == LEVELS)
+        return parse_unary(p, out);
     int left;
-    KB_TRY(parse_product(p, &left));
-    while (p->tok.kind == KB_TOKEN_PLUS || p->tok.kind == KB_TOKEN_MINUS) {
-        char op = p->tok.kind == KB_TOKEN_PLUS ? '+' : '-';
+    KB_TRY(parse_level(p, level + 1, &left));
+    int op;
+    int compared = 0;
+    while ((op = levels[level](p->tok.kind)) >= 0) {
+        /* Python chains a < b < c into (a < b) and (b < c), whose 'and' arrays refuse; so
+         * does kbench, and says how to write what was probably meant. */
+        if (level == 0 && compared++)
+            return kb_expr_fail_at(KB_EFORMAT, p->tok.column,
+                                   "chained comparison: use parentheses, as in (a < b) & (b < c)");
         int column = p->tok.column;
         KB_TRY(advance(p));
         int right;
-        KB_TRY(parse_product(p, &right));
-        KB_TRY(make_binary(p, op, column, left, right, &left));
+        KB_TRY(parse_level(p, level + 1, &right));
+        KB_TRY(make_binary(p, (kb_expr_op)op, column, left, right, &left));
     }
     *out = left;
     return KB_OK;
@@ -289,20 +369,71 @@ static kb_status parse_sum(parser *p, int *out) {
 
 static kb_status parse_expression(parser *p, int *out) {
     KB_TRY(enter(p));
-    KB_TRY(parse_sum(p, out));
+    KB_TRY(parse_level(p, 0, out));
     p->depth--;
     return KB_OK;
 }
 
+static bool ends_statement(kb_token_kind kind) {
+    return kind == KB_TOKEN_SEMICOLON || kind == KB_TOKEN_NEWLINE;
+}
+
+/* statement := NAME '=' expression | expression */
+static kb_status parse_statement(parser *p, int *out) {
+    kb_token_kind next = KB_TOKEN_END;
+    if (p->tok.kind == KB_TOKEN_NAME)
+        KB_TRY(peek(p, &next));
+    if (next != KB_TOKEN_EQUALS)
+        return parse_expression(p, out);
+    if (token_is(&p->tok, "True") || token_is(&p->tok, "False") || token_is(&p->tok, "None"))
+        return kb_expr_fail_at(KB_EFORMAT, p->tok.column, "cannot assign to %.*s", p->tok.length,
+                               p->tok.text);
+    KB_TRY(add_node(p, KB_EXPR_ASSIGN, p->tok.column, out));
+    const char *name = kb_expr_name_start(p->expr);
+    kb_expr_name_append(p->expr, p->tok.text, (size_t)p->tok.length);
+    kb_expr_name_finish(p->expr);
+    node(p, *out)->name = name;
+    KB_TRY(advance(p)); /* the name */
+    KB_TRY(advance(p)); /* = */
+    int value;
+    KB_TRY(parse_expression(p, &value));
+    return kb_expr_add_child(p->expr, *out, value);
+}
+
+/* program := statement ((';' | NEWLINE)+ statement)*, blank statements allowed around them.
+ * One statement is the root itself; several hang from a PROGRAM node, the last giving the
+ * value. */
 static kb_status parse_source(parser *p) {
     KB_TRY(advance(p));
-    if (p->tok.kind == KB_TOKEN_END)
+    int program = -1, first = -1, count = 0;
+    for (;;) {
+        while (ends_statement(p->tok.kind))
+            KB_TRY(advance(p));
+        if (p->tok.kind == KB_TOKEN_END)
+            break;
+        int statement;
+        KB_TRY(parse_statement(p, &statement));
+        if (++count == 1) {
+            first = statement;
+        } else {
+            if (count == 2) {
+                KB_TRY(add_node(p, KB_EXPR_PROGRAM, 1, &program));
+                KB_TRY(kb_expr_add_child(p->expr, program, first));
+            }
+            KB_TRY(kb_expr_add_child(p->expr, program, statement));
+        }
+        if (p->tok.kind == KB_TOKEN_RPAREN)
+            return kb_expr_fail_at(KB_EFORMAT, p->tok.column, "unmatched ')'");
+        if (p->tok.kind != KB_TOKEN_END && !ends_statement(p->tok.kind))
+            return unexpected(p);
+    }
+    if (count == 0)
         return kb_expr_fail_at(KB_EFORMAT, p->tok.column, "empty expression");
-    KB_TRY(parse_expression(p, &p->expr->root));
-    if (p->tok.kind == KB_TOKEN_RPAREN)
-        return kb_expr_fail_at(KB_EFORMAT, p->tok.column, "unmatched ')'");
-    if (p->tok.kind != KB_TOKEN_END)
-        return unexpected(p);
+    int last = count == 1 ? first : p->expr->nodes[program].last_child;
+    if (node(p, last)->kind == KB_EXPR_ASSIGN)
+        return kb_expr_fail_at(KB_EFORMAT, node(p, last)->column,
+                               "the last statement is an assignment: it gives no value");
+    p->expr->root = count == 1 ? first : program;
     return KB_OK;
 }
 

@@ -49,6 +49,11 @@
  *   vifS_lt(a, b)           signed compare, into a vmfS
  *   vifS_store(p, a)        to int32_t (f32) or int64_t (f64) lanes
  *   vifS_min_where(k, r)    the least lane of r among those k sets (k sets at least one)
+ *   vf32_sub, vf32_mul, vf32_div, vf32_sqrt
+ *                           as vf64's (AVX2, AVX-512, NEON: the elementwise kernels' levels)
+ *   vfS_neg(a), vfS_abs(a)  the sign bit flipped or cleared, NaN lanes included
+ *
+ * simd/vmath.h adds SLEEF's vector math (vfS_exp, vfS_log, ...) on the same targets.
  *
  * Everything that differs between instruction sets (masked loads or a copy where there are
  * none, how a float vector is split in halves, the horizontal fold) lives here, never in a

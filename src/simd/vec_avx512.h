@@ -91,6 +91,33 @@ static inline vf64 vf64_sqrt(vf64 a) {
 static inline vf64 vf64_div(vf64 a, vf64 b) {
     return _mm512_div_pd(a, b);
 }
+/* The rest of the elementwise arithmetic: float lanes beside the double ones above, and the
+ * sign operations, exact on every lane (NaN included: only the sign bit changes). AVX-512F
+ * has no float xor (that is AVX-512DQ, which the level requires: _mm512_xor_ps). */
+static inline vf32 vf32_sub(vf32 a, vf32 b) {
+    return _mm512_sub_ps(a, b);
+}
+static inline vf32 vf32_mul(vf32 a, vf32 b) {
+    return _mm512_mul_ps(a, b);
+}
+static inline vf32 vf32_div(vf32 a, vf32 b) {
+    return _mm512_div_ps(a, b);
+}
+static inline vf32 vf32_sqrt(vf32 a) {
+    return _mm512_sqrt_ps(a);
+}
+static inline vf32 vf32_neg(vf32 a) {
+    return _mm512_xor_ps(a, _mm512_set1_ps(-0.0f));
+}
+static inline vf64 vf64_neg(vf64 a) {
+    return _mm512_xor_pd(a, _mm512_set1_pd(-0.0));
+}
+static inline vf32 vf32_abs(vf32 a) {
+    return _mm512_abs_ps(a);
+}
+static inline vf64 vf64_abs(vf64 a) {
+    return _mm512_abs_pd(a);
+}
 /* a's lanes rounded to float (to nearest even) and stored. */
 static inline void vf64_store_f32(float *p, vf64 a) {
     _mm256_storeu_ps(p, _mm512_cvtpd_ps(a));

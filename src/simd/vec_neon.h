@@ -96,6 +96,32 @@ static inline vf64 vf64_sqrt(vf64 a) {
 static inline vf64 vf64_div(vf64 a, vf64 b) {
     return vdivq_f64(a, b);
 }
+/* The rest of the elementwise arithmetic: float lanes beside the double ones above, and the
+ * sign operations, exact on every lane (NaN included: only the sign bit changes). */
+static inline vf32 vf32_sub(vf32 a, vf32 b) {
+    return vsubq_f32(a, b);
+}
+static inline vf32 vf32_mul(vf32 a, vf32 b) {
+    return vmulq_f32(a, b);
+}
+static inline vf32 vf32_div(vf32 a, vf32 b) {
+    return vdivq_f32(a, b);
+}
+static inline vf32 vf32_sqrt(vf32 a) {
+    return vsqrtq_f32(a);
+}
+static inline vf32 vf32_neg(vf32 a) {
+    return vnegq_f32(a);
+}
+static inline vf64 vf64_neg(vf64 a) {
+    return vnegq_f64(a);
+}
+static inline vf32 vf32_abs(vf32 a) {
+    return vabsq_f32(a);
+}
+static inline vf64 vf64_abs(vf64 a) {
+    return vabsq_f64(a);
+}
 /* a's lanes rounded to float (to nearest even) and stored. */
 static inline void vf64_store_f32(float *p, vf64 a) {
     vst1_f32(p, vcvt_f32_f64(a));

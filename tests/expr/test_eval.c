@@ -92,8 +92,22 @@ static void semantic_errors_point_at_their_column(void **state) {
                  "argmin takes one axis or None, not a tuple of axes at column 16");
     expect_error("sum(x, axis=(0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0))",
                  "axis tuple has more than 32 entries at column 13");
-    expect_error("x + 1", "elementwise '+' is not supported yet at column 3");
-    expect_error("sum(-x)", "elementwise '-' is not supported yet at column 5");
+    expect_error("x + n", "operands could not be broadcast together with shapes (2,3) (2,3,4) "
+                          "at column 3");
+    expect_error("1 + sum(x, axis=1) * x",
+                 "operands could not be broadcast together with shapes (2,) (2,3) at column 20");
+    expect_error("where(x > 1, x)", "where takes 3 arguments, not 2 at column 1");
+    expect_error("exp(x, out=x)", "exp takes no keyword 'out' at column 8");
+    expect_error("astype(x, 'float33')", "unknown dtype 'float33' at column 11");
+    expect_error("x & 1", "bitwise_and is not supported for float64, int64 at column 3");
+    expect_error("-(x > 1)",
+                 "numpy boolean negative is not supported, use ~ or logical operations instead "
+                 "at column 1");
+    expect_error("astype(n, 'uint8') + 256",
+                 "Python integer 256 out of bounds for uint8 at column 20");
+    expect_error("n ** -1", "Integers to negative integer powers are not allowed at column 3");
+    expect_error("a = x; b", "unknown variable 'b' at column 8");
+    expect_error("x; y + 1; x", "unknown variable 'y' at column 4"); /* a statement dropped */
     expect_error("sum(None)", "expected an array, not None at column 5");
     expect_error("sum((1, 2))", "expected an array, not a tuple at column 5");
     expect_error("None", "expected an array, not None at column 1");
@@ -191,6 +205,54 @@ static void variables_and_literals_are_arrays(void **state) {
     kb_array_free(&out);
 }
 
+/* Statements, elementwise operations and Python scalars, against values computed by hand
+ * (NumPy is the reference of tests/cli/test_expr_differential.py). */
+static void elementwise_and_statements_evaluate(void **state) {
+    kb_array out;
+    assert_int_equal(eval("m = max(x, axis=1, keepdims=True)\nx - m", &out), KB_OK);
+    check_f64(&out, 2, (int64_t[]){2, 3}, (double[]){-2, -1, 0, -2, -1, 0});
+    kb_array_free(&out);
+
+    assert_int_equal(eval("x; y = x * 2; y - x", &out), KB_OK);
+    check_f64(&out, 2, (int64_t[]){2, 3}, x_data);
+    kb_array_free(&out);
+
+    /* int32 stays int32 beside Python ints; // and % floor, as Python's. */
+    assert_int_equal(eval("(n - 12) // 5 % 3", &out), KB_OK);
+    assert_int_equal(out.dtype, KB_INT32);
+    assert_int_equal(out.ndim, 3);
+    const int32_t *r = out.data;
+    for (int i = 0; i < 24; i++) {
+        int q = i - 12 >= 0 ? (i - 12) / 5 : -((12 - i + 4) / 5); /* floor((i - 12) / 5) */
+        assert_int_equal(r[i], ((q % 3) + 3) % 3);
+    }
+    kb_array_free(&out);
+
+    /* A bound scalar is weak: float32 * 0.5 is float32, int32 * 2 int32. */
+    float f_data[2] = {1, 3};
+    int64_t fs[1] = {2};
+    kb_array f;
+    assert_int_equal(kb_array_view(&f, KB_F32, 1, fs, NULL, f_data, KB_ARRAY_READONLY), KB_OK);
+    kb_expr_binding b[2] = {{"f", &f}, {"n", &n}};
+    kb_expr_scalar sc[2] = {{.name = "half", .dtype = KB_F64, .value.f = 0.5},
+                            {.name = "two", .dtype = KB_INT64, .value.i = 2}};
+    kb_expr_inputs in = {.bindings = b, .nbindings = 2, .scalars = sc, .nscalars = 2};
+    kb_expr *e;
+    assert_int_equal(kb_expr_parse("f * half + sum(n * two > 40)", &e), KB_OK);
+    assert_int_equal(kb_expr_eval_inputs(e, &in, &out), KB_OK);
+    kb_expr_free(e);
+    /* sum(...) is a strong int64 0-d array: float32 with int64 is float64, as in NumPy. */
+    assert_int_equal(out.dtype, KB_F64);
+    assert_true(((double *)out.data)[0] == 0.5 + 3 && ((double *)out.data)[1] == 1.5 + 3);
+    kb_array_free(&out);
+    assert_int_equal(kb_expr_parse("f * half", &e), KB_OK);
+    assert_int_equal(kb_expr_eval_inputs(e, &in, &out), KB_OK);
+    kb_expr_free(e);
+    assert_int_equal(out.dtype, KB_F32);
+    assert_true(((float *)out.data)[0] == 0.5f && ((float *)out.data)[1] == 1.5f);
+    kb_array_free(&out);
+}
+
 static void arguments_are_checked(void **state) {
     kb_expr *e;
     kb_array out;
@@ -211,6 +273,7 @@ int main(void) {
         cmocka_unit_test(reductions_evaluate),
         cmocka_unit_test(calls_nest),
         cmocka_unit_test(variables_and_literals_are_arrays),
+        cmocka_unit_test(elementwise_and_statements_evaluate),
         cmocka_unit_test(arguments_are_checked),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -97,9 +97,10 @@ static void expect_lex_error(const char *src, const char *message) {
 
 static void bad_tokens_are_refused_with_their_column(void **state) {
     expect_lex_error("x $", "unexpected character '$' at column 3");
-    expect_lex_error("\"s\"", "unexpected character '\"' at column 1");
+    expect_lex_error("'s", "unterminated string at column 1");
+    expect_lex_error("x ! y", "unexpected character '!' at column 3");
     expect_lex_error("a\x01", "unexpected character '\\x01' at column 2");
-    expect_lex_error("x\n", "unexpected character '\\x0a' at column 2");
+    expect_lex_error("x\v", "unexpected character '\\x0b' at column 2");
     expect_lex_error("\xc3\xa9", "unexpected character '\\xc3' at column 1");
     expect_lex_error("f(1e)", "malformed number '1e' at column 3");
     expect_lex_error("1e+", "malformed number '1e+' at column 1");
@@ -163,6 +164,22 @@ static void arithmetic_parses_with_precedence(void **state) {
     expect_graph("2 - 1", "(- (int 2) (int 1))");
     expect_graph("2*-1", "(* (int 2) (int -1))");
     expect_graph("-True", "(- (bool True))");
+    /* Python's levels: ** over unary over * / // % over + - over & over | over comparisons. */
+    expect_graph("-2**2", "(- (** (int 2) (int 2)))");
+    expect_graph("2**-1", "(** (int 2) (int -1))");
+    expect_graph("a**b**c", "(** (name a) (** (name b) (name c)))");
+    expect_graph("a // b % c * d", "(* (% (// (name a) (name b)) (name c)) (name d))");
+    expect_graph("a + b & c | d", "(| (& (+ (name a) (name b)) (name c)) (name d))");
+    expect_graph("a | b < c & d", "(< (| (name a) (name b)) (& (name c) (name d)))");
+    expect_graph("~a == b", "(== (~ (name a)) (name b))");
+    expect_graph("a != b", "(!= (name a) (name b))");
+    expect_graph("(a <= b) & (c >= d)", "(& (<= (name a) (name b)) (>= (name c) (name d)))");
+    expect_graph("astype(x, 'float32')", "(call astype (name x) (string float32))");
+    /* Statements: ';' or line breaks (blank inside parentheses), the last one the value. */
+    expect_graph("a = x; a", "(program (= a (name x)) (name a))");
+    expect_graph("a = x\nb = (a +\n 1)\n\nb # comment\n",
+                 "(program (= a (name x)) (= b (+ (name a) (int 1))) (name b))");
+    expect_graph("x;", "(name x)");
 }
 
 static void nodes_carry_columns(void **state) {
@@ -197,7 +214,7 @@ static void nodes_carry_columns(void **state) {
 
     assert_int_equal(kb_expr_parse("a +  b", &e), KB_OK);
     assert_int_equal(kb_expr_node_at(e, e->root)->column, 3); /* the operator */
-    assert_int_equal(kb_expr_node_at(e, e->root)->op, '+');
+    assert_int_equal(kb_expr_node_at(e, e->root)->op, KB_OP_ADD);
     kb_expr_free(e);
 }
 
@@ -234,7 +251,13 @@ static void syntax_errors_point_at_their_column(void **state) {
     expect_error("[x]", KB_EFORMAT, "unexpected '[' at column 1");
     expect_error("sum(x, axis=)", KB_EFORMAT, "unexpected ')' at column 13");
     expect_error("sum(x, =1)", KB_EFORMAT, "unexpected '=' at column 8");
-    expect_error("sum(x, axis==1)", KB_EFORMAT, "unexpected '=' at column 13");
+    expect_error("sum(x, axis=)", KB_EFORMAT, "unexpected ')' at column 13");
+    expect_error("a < b < c", KB_EFORMAT,
+                 "chained comparison: use parentheses, as in (a < b) & (b < c) at column 7");
+    expect_error("a = 1", KB_EFORMAT,
+                 "the last statement is an assignment: it gives no value at column 1");
+    expect_error("a = 1; True = 2; a", KB_EFORMAT, "cannot assign to True at column 8");
+    expect_error(";;", KB_EFORMAT, "empty expression at column 3");
     expect_error("1 +", KB_EFORMAT, "unexpected end of the expression at column 4");
     expect_error("sum(", KB_EFORMAT, "unexpected end of the expression at column 5");
     expect_error("sum(x,", KB_EFORMAT, "unexpected end of the expression at column 7");

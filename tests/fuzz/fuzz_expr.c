@@ -45,7 +45,10 @@ static void check_message(kb_status st) {
         __builtin_trap();
     if (st == KB_ENOMEM)
         return;
-    const char *tail = strstr(m, " at column ");
+    /* The last " at column ": a message may quote a string of the source that holds one. */
+    const char *tail = NULL;
+    for (const char *p = strstr(m, " at column "); p; p = strstr(p + 1, " at column "))
+        tail = p;
     if (!tail)
         __builtin_trap();
     const char *digits = tail + strlen(" at column ");

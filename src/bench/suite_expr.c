@@ -1,0 +1,253 @@
+/* The built-in `expr` suite: the eager expression evaluator (kb_expr_eval_inputs) timed on
+ * the expressions that matter in practice, in float32 and float64, with inputs the size of
+ * half the L2 cache and four times the last-level cache, at every SIMD level and thread count;
+ * NumPy and numexpr time the same source through baselines/runner.py. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/inputs.h"
+#include "bench/plan.h"
+#include "bench/suites.h"
+#include "core/internal.h"
+#include "kbench/expr.h"
+#include "kbench/machine.h"
+#include "kbench/threads.h"
+
+/* A case: its source, its variables (rows of the input), whether it works on rows of ROW
+ * elements (the reductions along the last axis) or on a flat array, and the traffic of its
+ * eager evaluation per element of one variable: the full-size arrays each operation reads and
+ * writes, in elements of the dtype (float) or of bool (one byte), and its operations. Arrays of
+ * one value per row (the reductions' keepdims results) are not counted: they are 1/ROW of the
+ * traffic and stay in cache. The sequences behind the counts are in docs/expressions.md. */
+typedef struct expr_case {
+    const char *name;
+    const char *source;
+    const char *vars[3];
+    int nvars;
+    bool rows;
+    double reads, writes, bool_reads, bool_writes, ops;
+} expr_case;
+
+enum { ROW = 1024 };
+
+static const expr_case cases[] = {
+    {"poly", "2*x**3 - 3*x**2 + x - 1", {"x"}, 1, false, 9, 7, 0, 0, 7},
+    {"fma", "a*b + c", {"a", "b", "c"}, 3, false, 4, 2, 0, 0, 2},
+    {"hypot", "sqrt(x**2 + y**2)", {"x", "y"}, 2, false, 5, 4, 0, 0, 4},
+    {"leaky_relu", "where(x > 0, x, 0.01*x)", {"x"}, 1, false, 4, 2, 1, 1, 3},
+    {"softmax",
+     "m = max(x, axis=-1, keepdims=True); e = exp(x - m); s = sum(e, axis=-1, keepdims=True); "
+     "e / s",
+     {"x"},
+     1,
+     true,
+     5,
+     3,
+     0,
+     0,
+     5},
+    {"layer_norm",
+     "m = mean(x, axis=-1, keepdims=True); d = x - m; v = mean(d*d, axis=-1, keepdims=True); "
+     "d / sqrt(v + 1e-5)",
+     {"x"},
+     1,
+     true,
+     5,
+     3,
+     0,
+     0,
+     5},
+    {"logsumexp",
+     "m = max(x, axis=-1, keepdims=True); e = exp(x - m); s = sum(e, axis=-1, keepdims=True); "
+     "m + log(s)",
+     {"x"},
+     1,
+     true,
+     4,
+     2,
+     0,
+     0,
+     4},
+    {"rms_norm",
+     "r = sqrt(mean(x*x, axis=-1, keepdims=True) + 1e-6); x / r",
+     {"x"},
+     1,
+     true,
+     3,
+     2,
+     0,
+     0,
+     3},
+    {"gelu_tanh",
+     "0.5*x*(1 + tanh(0.7978845608*(x + 0.044715*x**3)))",
+     {"x"},
+     1,
+     false,
+     10,
+     8,
+     0,
+     0,
+     8},
+};
+enum { NCASES = sizeof cases / sizeof *cases };
+
+typedef struct expr_data {
+    const expr_case *ec;
+    kb_expr *expr;
+    kb_array in;      /* (nvars, n) or (nvars, n / ROW, ROW) */
+    kb_array vars[3]; /* views of in's rows */
+    kb_expr_binding bindings[3];
+    kb_array out; /* the last call's result */
+} expr_data;
+
+static void expr_teardown_data(expr_data *d) {
+    kb_expr_free(d->expr);
+    kb_array_free(&d->in);
+    kb_array_free(&d->out);
+    free(d);
+}
+
+static const expr_case *find_case(const char *name) {
+    for (int i = 0; i < NCASES; i++)
+        if (strcmp(cases[i].name, name) == 0)
+            return &cases[i];
+    return NULL;
+}
+
+/* Elements per variable: half the L2 cache, or four times the last level (32 MiB when the
+ * machine reports none), over the variables, in whole rows. */
+static int64_t elements_for(const char *size, const expr_case *ec, kb_dtype dtype) {
+    kb_machine m;
+    kb_machine_probe(&m);
+    int64_t l2 = m.caches[KB_CACHE_L2].size, l3 = m.caches[KB_CACHE_L3].size;
+    int64_t llc = l3 > 0 ? l3 : l2 > 0 ? l2 : (int64_t)32 << 20;
+    int64_t bytes = strcmp(size, "L2") == 0 ? (l2 > 0 ? l2 : (int64_t)1 << 20) / 2 : 4 * llc;
+    int64_t n = bytes / (int64_t)kb_dtype_size(dtype) / ec->nvars;
+    n = n / ROW * ROW;
+    return n > ROW ? n : ROW;
+}
+
+static kb_status expr_setup(kb_bench_case *c) {
+    const char *name = kb_bench_param(c, "expr"), *dtype_name = kb_bench_param(c, "dtype");
+    const char *size = kb_bench_param(c, "size");
+    const expr_case *ec = name ? find_case(name) : NULL;
+    kb_dtype dtype;
+    if (!ec || !dtype_name || !size || kb_dtype_from_name(dtype_name, &dtype) != KB_OK)
+        return kb_bench_fail(c, KB_EINVAL, "an expr case needs a known expr, dtype and size");
+    expr_data *d = calloc(1, sizeof *d);
+    if (!d)
+        return kb_bench_fail(c, KB_ENOMEM, "out of memory");
+    d->ec = ec;
+    int64_t n = elements_for(size, ec, dtype);
+    int64_t shape[3] = {ec->nvars, ec->rows ? n / ROW : n, ROW};
+    int ndim = ec->rows ? 3 : 2;
+    kb_status st = kb_expr_parse(ec->source, &d->expr);
+    if (st == KB_OK)
+        st = kb_array_new(&d->in, dtype, ndim, shape, KB_ORDER_C);
+    if (st == KB_OK)
+        st = kb_bench_fill_uniform(&d->in, KB_BENCH_SEED, -1, 1);
+    for (int v = 0; v < ec->nvars && st == KB_OK; v++) {
+        char *row = (char *)d->in.data + v * d->in.strides[0];
+        st = kb_array_view(&d->vars[v], dtype, ndim - 1, shape + 1, d->in.strides + 1, row,
+                           KB_ARRAY_READONLY);
+        d->bindings[v] = (kb_expr_binding){ec->vars[v], &d->vars[v]};
+    }
+    if (st != KB_OK) {
+        kb_bench_fail(c, st, "%s", kb_last_error());
+        expr_teardown_data(d);
+        return st;
+    }
+    double item = (double)kb_dtype_size(dtype), elements = (double)n;
+    c->bytes_per_call =
+        elements * ((ec->reads + ec->writes) * item + ec->bool_reads + ec->bool_writes);
+    c->flops_per_call = elements * ec->ops;
+    c->traffic = KB_BW_TRIAD;
+    c->flop_type = dtype == KB_F64 ? KB_FLOP_F64 : KB_FLOP_F32;
+    c->working_set_bytes = elements * item * ec->nvars;
+    c->data = d;
+    return KB_OK;
+}
+
+static void expr_run(kb_bench_case *c, int64_t calls) {
+    expr_data *d = c->data;
+    kb_expr_inputs inputs = {.bindings = d->bindings, .nbindings = d->ec->nvars};
+    for (int64_t i = 0; i < calls; i++) {
+        kb_array_free(&d->out);
+        kb_status st = kb_expr_eval_inputs(d->expr, &inputs, &d->out);
+        if (st != KB_OK) {
+            kb_bench_fail(c, st, "%s", kb_last_error());
+            return;
+        }
+        kb_clobber_memory();
+    }
+}
+
+static void expr_teardown(kb_bench_case *c) {
+    expr_teardown_data(c->data);
+}
+
+/* The baselines evaluate the same source on the same input, whose rows are the variables.
+ * Results are of size about 1 (the inputs lie in [-1, 1]). */
+static kb_status expr_baseline_case(const kb_bench_case *c, kb_bench_baseline_case *out) {
+    const expr_data *d = c->data;
+    const expr_case *ec = d->ec;
+    char vars[64] = "";
+    for (int v = 0; v < ec->nvars; v++)
+        snprintf(vars + strlen(vars), sizeof vars - strlen(vars), "%s\"%s\"", v ? "," : "",
+                 ec->vars[v]);
+    int n = snprintf(out->spec, sizeof out->spec,
+                     "{\"kind\":\"expr\",\"source\":\"%s\",\"vars\":[%s]}", ec->source, vars);
+    if (n < 0 || (size_t)n >= sizeof out->spec)
+        return kb_fail(KB_EINVAL, "the expr case %s does not fit a baseline spec", ec->name);
+    out->input = &d->in;
+    out->output = &d->out;
+    out->atol = 1;
+    return KB_OK;
+}
+
+static double expr_cost(const kb_bench_case *c) {
+    const char *size = kb_bench_param(c, "size");
+    return size && strcmp(size, "DRAM") == 0 ? 4 : 1;
+}
+
+static const kb_bench_def expr_def = {
+    .name = "expr",
+    .setup = expr_setup,
+    .run = expr_run,
+    .teardown = expr_teardown,
+    .baseline_case = expr_baseline_case,
+    .cost = expr_cost,
+};
+
+kb_status kb_suite_expr_add(kb_bench_plan *plan, const char *suite) {
+    static const char *const names[] = {"expr", "dtype", "size", "simd", "threads"};
+    static const unsigned flags[] = {KB_BENCH_AXIS_BARE, KB_BENCH_AXIS_BARE, KB_BENCH_AXIS_BARE,
+                                     KB_BENCH_AXIS_IMPLEMENTATION, KB_BENCH_AXIS_IMPLEMENTATION};
+    static const char *const dtypes[] = {"f32", "f64"};
+    static const char *const sizes[] = {"L2", "DRAM"};
+    const char *simd[KB_SIMD_LEVEL_COUNT + 1];
+    int nsimd = 0;
+    simd[nsimd++] = "scalar";
+    if (kb_simd_best() != KB_SIMD_SCALAR)
+        simd[nsimd++] = kb_simd_name(kb_simd_best());
+    char all_cores[16];
+    int cores = kb_usable_cores();
+    snprintf(all_cores, sizeof all_cores, "%d", cores);
+    const char *threads[2] = {"1", all_cores};
+    int nthreads = cores > 1 ? 2 : 1;
+
+    int before = kb_bench_plan_size(plan);
+    kb_status st = KB_OK;
+    for (int e = 0; e < NCASES && st == KB_OK; e++)
+        for (int t = 0; t < 2 && st == KB_OK; t++)
+            for (int s = 0; s < 2 && st == KB_OK; s++)
+                for (int l = 0; l < nsimd && st == KB_OK; l++)
+                    for (int k = 0; k < nthreads && st == KB_OK; k++) {
+                        const char *values[] = {cases[e].name, dtypes[t], sizes[s], simd[l],
+                                                threads[k]};
+                        st = kb_plan_add_case(plan, &expr_def, 5, names, values, flags,
+                                              s == 1 ? 4 : 1);
+                    }
+    return kb_plan_finish_suite(plan, before, suite, st);
+}

@@ -1,0 +1,44 @@
+#ifndef KB_EXPR_ELEMENTWISE_H
+#define KB_EXPR_ELEMENTWISE_H
+
+#include <stdbool.h>
+
+#include "kbench/array.h"
+#include "kbench/expr.h"
+
+/* Values of expression nodes, and the elementwise operators and functions on them
+ * (elementwise.c).
+ *
+ * What the evaluator computes for a node: an array, owned or borrowed, and whether it is a
+ * Python scalar (a literal, a scalar binding, or arithmetic on those only), which promotion
+ * treats as weak (expr/promote.h). A weak value is a 0-d bool, int64 or float64 array. */
+typedef struct kb_expr_value {
+    kb_array array;
+    bool borrowed; /* a view of a binding or a variable; must not be written or freed */
+    bool weak;
+} kb_expr_value;
+
+static inline void kb_expr_value_free(kb_expr_value *v) {
+    if (!v->borrowed)
+        kb_array_free(&v->array);
+    v->borrowed = true; /* freed once */
+}
+
+/* The elementwise functions of the language (NumPy's and SciPy's names): abs, sqrt, ...,
+ * maximum, where, clip, astype. Whether name (with an optional "np." prefix) is one. */
+bool kb_expr_is_elementwise(const char *name);
+
+/* How many leading arguments of the function are arrays, to be evaluated (astype's second is
+ * a dtype); 0 for a name that is not an elementwise function. */
+int kb_expr_elementwise_arrays(const char *name);
+
+/* Calls the elementwise function of call node index on the values of its arguments, already
+ * evaluated (args, nargs; consumed: freed here). Keywords are refused. */
+kb_status kb_expr_call_elementwise(const kb_expr *expr, int index, kb_expr_value *args, int nargs,
+                                   kb_expr_value *out, kb_expr_warning warn, void *context);
+
+/* The operator of a UNARY or BINARY node on its operands' values (consumed). */
+kb_status kb_expr_operator(const kb_expr *expr, int index, kb_expr_value *args, kb_expr_value *out,
+                           kb_expr_warning warn, void *context);
+
+#endif

@@ -1,0 +1,128 @@
+#ifndef KB_KERNELS_EW_FLOAT_TARGET_H
+#define KB_KERNELS_EW_FLOAT_TARGET_H
+
+/* The float elementwise loops of a vector level, written once over the vector layer
+ * (simd/internal.h) and SLEEF's vector math (simd/vmath.h): a per-target file
+ * (ew_float_avx2.c, ...) defines KB_VEC_<TARGET>, includes this header under its target's
+ * flags (cmake/simd.cmake) and defines its table with KB_EW_FLOAT_TABLE. The ops of
+ * KB_EW_C_OPS stay C loops (ew_float_loops.h), compiled with the same flags.
+ *
+ * Every element goes through the same vector code: a block's last, partial vector is copied
+ * into a full one, computed, and copied back. So an element's result never depends on where a
+ * block or a thread's share of the array starts, and results are bit-identical for any
+ * thread count. */
+
+#include <string.h>
+
+#include "kernels/ew_float_loops.h"
+#include "simd/internal.h"
+#include "simd/vmath.h"
+
+/* One loop of n elements: BODY computes a vector r from the vectors a (and b) of the inputs. */
+#define VEC_LOOP(NAME, T, S, LANES, NIN, BODY)                                                     \
+    static void NAME(int64_t n, void *out, const void *const *in, unsigned *found) {               \
+        const T *x = in[0];                                                                        \
+        const T *y = NIN > 1 ? (const T *)in[1] : x;                                               \
+        T *o = out;                                                                                \
+        (void)found;                                                                               \
+        int64_t i = 0;                                                                             \
+        for (; i + LANES <= n; i += LANES) {                                                       \
+            v##S a = v##S##_load(x + i), b = v##S##_load(y + i);                                   \
+            (void)b;                                                                               \
+            v##S##_store(o + i, BODY);                                                             \
+        }                                                                                          \
+        if (i < n) {                                                                               \
+            T ta[LANES] = {0}, tb[LANES] = {0}, to[LANES];                                         \
+            memcpy(ta, x + i, (size_t)(n - i) * sizeof(T));                                        \
+            memcpy(tb, y + i, (size_t)(n - i) * sizeof(T));                                        \
+            v##S a = v##S##_load(ta), b = v##S##_load(tb);                                         \
+            (void)b;                                                                               \
+            v##S##_store(to, BODY);                                                                \
+            memcpy(o + i, to, (size_t)(n - i) * sizeof(T));                                        \
+        }                                                                                          \
+    }
+
+/* NumPy's maximum and minimum: NaN from either operand (all bits set here; NaN either way). */
+#define NAN_MAX(S) v##S##_nan_or(v##S##_max(a, b), a, b)
+#define NAN_MIN(S) v##S##_nan_or(v##S##_min(a, b), a, b)
+
+/* SciPy's expit without overflow: with e = exp(-|x|), 1 / (1 + e) for x >= 0 and e / (1 + e)
+ * below. */
+#define SIGMOID(S)                                                                                 \
+    v##S##_select(v##S##_div(v##S##_set1(1),                                                       \
+                             v##S##_add(v##S##_set1(1), v##S##_exp(v##S##_neg(v##S##_abs(a))))),   \
+                  v##S##_lt(a, v##S##_zero()),                                                     \
+                  v##S##_div(v##S##_exp(v##S##_neg(v##S##_abs(a))),                                \
+                             v##S##_add(v##S##_set1(1), v##S##_exp(v##S##_neg(v##S##_abs(a))))))
+
+/* SLEEF's log1p overflows to infinity above about 1e38 (float32) and 1e306 (float64), where
+ * log1p(x) is log(x) to within rounding. */
+#define LOG1P(S, BIG) v##S##_select(v##S##_log1p(a), v##S##_gt(a, v##S##_set1(BIG)), v##S##_log(a))
+
+/* SLEEF's sinh and cosh give infinity once exp(|x|) overflows (|x| > 88.7 in float32, 709.8
+ * in float64), short of where they do; there, with e = exp(|x| / 2), they are e * (e / 2),
+ * within 2.5 ULP. */
+#define SINH_BIG(S)                                                                                \
+    v##S##_mul(                                                                                    \
+        v##S##_exp(v##S##_mul(v##S##_abs(a), v##S##_set1(0.5))),                                   \
+        v##S##_mul(v##S##_exp(v##S##_mul(v##S##_abs(a), v##S##_set1(0.5))), v##S##_set1(0.5)))
+#define COSH(S, LIMIT)                                                                             \
+    v##S##_select(v##S##_cosh(a), v##S##_gt(v##S##_abs(a), v##S##_set1(LIMIT)), SINH_BIG(S))
+#define SINH(S, LIMIT)                                                                             \
+    v##S##_select(                                                                                 \
+        v##S##_sinh(a), v##S##_gt(v##S##_abs(a), v##S##_set1(LIMIT)),                              \
+        v##S##_select(SINH_BIG(S), v##S##_lt(a, v##S##_zero()), v##S##_neg(SINH_BIG(S))))
+
+/* Every vector loop of one type S (f32 or f64) with element T; EXP_MAX is where exp(x)
+ * overflows, BIG where log1p(x) is log(x). */
+#define VEC_LOOPS(S, T, LANES, EXP_MAX, BIG)                                                       \
+    VEC_LOOP(v_add_##S, T, S, LANES, 2, v##S##_add(a, b))                                          \
+    VEC_LOOP(v_sub_##S, T, S, LANES, 2, v##S##_sub(a, b))                                          \
+    VEC_LOOP(v_mul_##S, T, S, LANES, 2, v##S##_mul(a, b))                                          \
+    VEC_LOOP(v_div_##S, T, S, LANES, 2, v##S##_div(a, b))                                          \
+    VEC_LOOP(v_pow_##S, T, S, LANES, 2, v##S##_pow(a, b))                                          \
+    VEC_LOOP(v_max_##S, T, S, LANES, 2, NAN_MAX(S))                                                \
+    VEC_LOOP(v_min_##S, T, S, LANES, 2, NAN_MIN(S))                                                \
+    VEC_LOOP(v_neg_##S, T, S, LANES, 1, v##S##_neg(a))                                             \
+    VEC_LOOP(v_abs_##S, T, S, LANES, 1, v##S##_abs(a))                                             \
+    VEC_LOOP(v_sqrt_##S, T, S, LANES, 1, v##S##_sqrt(a))                                           \
+    VEC_LOOP(v_square_##S, T, S, LANES, 1, v##S##_mul(a, a))                                       \
+    VEC_LOOP(v_reciprocal_##S, T, S, LANES, 1, v##S##_div(v##S##_set1(1), a))                      \
+    VEC_LOOP(v_exp_##S, T, S, LANES, 1, v##S##_exp(a))                                             \
+    VEC_LOOP(v_expm1_##S, T, S, LANES, 1, v##S##_expm1(a))                                         \
+    VEC_LOOP(v_exp2_##S, T, S, LANES, 1, v##S##_exp2(a))                                           \
+    VEC_LOOP(v_log_##S, T, S, LANES, 1, v##S##_log(a))                                             \
+    VEC_LOOP(v_log1p_##S, T, S, LANES, 1, LOG1P(S, BIG))                                           \
+    VEC_LOOP(v_log2_##S, T, S, LANES, 1, v##S##_log2(a))                                           \
+    VEC_LOOP(v_log10_##S, T, S, LANES, 1, v##S##_log10(a))                                         \
+    VEC_LOOP(v_sin_##S, T, S, LANES, 1, v##S##_sin(a))                                             \
+    VEC_LOOP(v_cos_##S, T, S, LANES, 1, v##S##_cos(a))                                             \
+    VEC_LOOP(v_tan_##S, T, S, LANES, 1, v##S##_tan(a))                                             \
+    VEC_LOOP(v_arcsin_##S, T, S, LANES, 1, v##S##_arcsin(a))                                       \
+    VEC_LOOP(v_arccos_##S, T, S, LANES, 1, v##S##_arccos(a))                                       \
+    VEC_LOOP(v_arctan_##S, T, S, LANES, 1, v##S##_arctan(a))                                       \
+    VEC_LOOP(v_tanh_##S, T, S, LANES, 1, v##S##_tanh(a))                                           \
+    VEC_LOOP(v_sinh_##S, T, S, LANES, 1, SINH(S, EXP_MAX))                                         \
+    VEC_LOOP(v_cosh_##S, T, S, LANES, 1, COSH(S, EXP_MAX))                                         \
+    VEC_LOOP(v_erf_##S, T, S, LANES, 1, v##S##_erf(a))                                             \
+    VEC_LOOP(v_sigmoid_##S, T, S, LANES, 1, SIGMOID(S))
+
+VEC_LOOPS(f32, float, VF32_LANES, 88.0f, 1e30f)
+VEC_LOOPS(f64, double, VF64_LANES, 709.0, 1e300)
+
+#define KB_EW_V_ENTRY32(ENUM, name) [KB_EW_##ENUM] = v_##name##_f32,
+#define KB_EW_V_ENTRY64(ENUM, name) [KB_EW_##ENUM] = v_##name##_f64,
+#define KB_EW_C_ENTRY32(ENUM, name) [KB_EW_##ENUM] = c_##name##_f32,
+#define KB_EW_C_ENTRY64(ENUM, name) [KB_EW_##ENUM] = c_##name##_f64,
+
+/* Defines kb_ew_float_table_<level>(). */
+#define KB_EW_FLOAT_TABLE(level)                                                                   \
+    const kb_ew_float_table *kb_ew_float_table_##level(void) {                                     \
+        static const kb_ew_float_table table = {                                                   \
+            .f32 = {KB_EW_VECTOR_OPS(KB_EW_V_ENTRY32) KB_EW_C_OPS(KB_EW_C_ENTRY32)},               \
+            .f64 = {KB_EW_VECTOR_OPS(KB_EW_V_ENTRY64) KB_EW_C_OPS(KB_EW_C_ENTRY64)},               \
+        };                                                                                         \
+        return &table;                                                                             \
+    }
+
+#endif

@@ -41,8 +41,8 @@ def std(a: ArrayLike, axis: _Axis = None, *, ddof: float = 0, keepdims: bool = F
         out: Optional[NDArray[Any]] = None) -> _Result:
     """Standard deviation over the axes, as numpy.std."""
 def eval(expression: str, /, **arrays: ArrayLike) -> _Result:
-    """Evaluates a reduction written as in NumPy, as `kbench eval` does:
-    kbench.eval("std(x, axis=(0, 2), ddof=1)", x=a)."""
+    """Evaluates an expression written as in NumPy (docs/expressions.md), as `kbench eval`
+    does: kbench.eval("std(x, axis=(0, 2), ddof=1)", x=a), kbench.eval("a*b + c", a=a, b=b, c=c)."""
 def set_simd(level: _Level, /) -> None:
     """Sets the process-wide SIMD level; ValueError for a level this build or CPU lacks."""
 def get_simd() -> str:

@@ -132,8 +132,8 @@ kb_status kb_roofline_compute(const kb_roofline_input *in, const kb_roofline_pea
     const kb_roofline_figure *fig = &out->figure;
     bool plausible_mode =
         fig->highest > fig->value && fig->highest <= KB_ROOFLINE_MODE_RATIO * fig->value;
-    double of_highest = plausible_mode ? out->percent_of_bound * fig->value / fig->highest
-                                       : out->percent_of_bound;
+    double of_highest =
+        plausible_mode ? out->percent_of_bound * fig->value / fig->highest : out->percent_of_bound;
     if (out->percent_of_bound > 100.0 && of_highest > 100.0) {
         out->flags |= KB_ROOFLINE_IMPOSSIBLE;
     } else if (out->percent_of_bound > KB_ROOFLINE_HIGH_PERCENT || above_probe) {

@@ -7,6 +7,7 @@
 
 #include "kbench/half.h"
 #include "kernels/reduce_kernels.h"
+#include "kernels/reduce_narrow.h"
 
 #define ROW(T, x, i, stride) ((const T *)(const void *)((x) + (i) * (stride)))
 

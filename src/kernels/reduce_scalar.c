@@ -60,6 +60,18 @@
         return best;                                                                               \
     }                                                                                              \
                                                                                                    \
+    static void argmin_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,            \
+                                int64_t *out) {                                                    \
+        for (int64_t i = 0; i < rows; i++)                                                         \
+            out[i] = argmin_##S(ROW(T, x, i, stride), n);                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void argmax_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,            \
+                                int64_t *out) {                                                    \
+        for (int64_t i = 0; i < rows; i++)                                                         \
+            out[i] = argmax_##S(ROW(T, x, i, stride), n);                                          \
+    }                                                                                              \
+                                                                                                   \
     static void sqdev_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,             \
                                const double *c, double *acc) {                                     \
         for (int64_t i = 0; i < rows; i++) {                                                       \

@@ -275,6 +275,14 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
         fail_msg("%s argmin/argmax_%s n=%lld (%s): got %lld/%lld, want %lld/%lld", name, ty,
                  (long long)n, kind_names[k], (long long)amin, (long long)amax, (long long)r.argmin,
                  (long long)r.argmax);
+    /* The run as a single row of the rows forms. */
+    int64_t row_amin, row_amax, size = f32 ? 4 : 8;
+    (f32 ? t->argmin_rows_f32 : t->argmin_rows_f64)(x, 1, n * size, n, &row_amin);
+    (f32 ? t->argmax_rows_f32 : t->argmax_rows_f64)(x, 1, n * size, n, &row_amax);
+    if (row_amin != r.argmin || row_amax != r.argmax)
+        fail_msg("%s argmin/argmax_rows_%s n=%lld (%s): got %lld/%lld, want %lld/%lld", name, ty,
+                 (long long)n, kind_names[k], (long long)row_amin, (long long)row_amax,
+                 (long long)r.argmin, (long long)r.argmax);
 }
 
 static void run_case(bool f32, int64_t n, kind k) {

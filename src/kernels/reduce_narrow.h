@@ -19,33 +19,31 @@
 
 #include "kbench/reduce.h"
 
-/* The rows' extremes under CMP (< or >) into val; nan |= whether a row held a NaN. */
+/* Row r's extreme under CMP (< or >) into m, without NaN rules; f = whether the row held a NaN. */
+#define NARROW_FOLD(T, N, CMP)                                                                     \
+    T m = r[0];                                                                                    \
+    int f = r[0] != r[0];                                                                          \
+    for (int j = 1; j < N; j++) {                                                                  \
+        T v = r[j];                                                                                \
+        f |= v != v;                                                                               \
+        m = v CMP m ? v : m;                                                                       \
+    }
+
+/* The rows' extremes into val; nan |= whether a row held a NaN. */
 #define NARROW_EXTREME(T, N, CMP)                                                                  \
     for (int64_t i = 0; i < rows; i++) {                                                           \
         const T *r = x + i * N;                                                                    \
-        T m = r[0];                                                                                \
-        int f = r[0] != r[0];                                                                      \
-        for (int j = 1; j < N; j++) {                                                              \
-            T v = r[j];                                                                            \
-            f |= v != v;                                                                           \
-            m = v CMP m ? v : m;                                                                   \
-        }                                                                                          \
+        NARROW_FOLD(T, N, CMP)                                                                     \
         val[i] = m;                                                                                \
         nan |= f;                                                                                  \
     }
 
-/* The first index of each row's extreme under CMP into idx: the extreme first, then a select
- * chain from the back, which vectorizes where a running (value, index) pair did not. */
+/* The first index of each row's extreme into idx: the extreme first, then a select chain from
+ * the back, which vectorizes where a running (value, index) pair did not. */
 #define NARROW_ARG(T, N, CMP)                                                                      \
     for (int64_t i = 0; i < rows; i++) {                                                           \
         const T *r = x + i * N;                                                                    \
-        T m = r[0];                                                                                \
-        int f = r[0] != r[0];                                                                      \
-        for (int j = 1; j < N; j++) {                                                              \
-            T v = r[j];                                                                            \
-            f |= v != v;                                                                           \
-            m = v CMP m ? v : m;                                                                   \
-        }                                                                                          \
+        NARROW_FOLD(T, N, CMP)                                                                     \
         int64_t k = N - 1;                                                                         \
         for (int j = N - 2; j >= 0; j--)                                                           \
             k = r[j] == m ? j : k;                                                                 \

@@ -1,0 +1,649 @@
+/* The fused evaluator: plans an expression, then runs each kernel of the plan over tiles of
+ * its iteration, every op of a tile through the elementwise kernels' loops and the
+ * reductions' run kernels, threads over tiles (docs/fusion.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/array_uninit.h"
+#include "core/internal.h"
+#include "expr/eager.h"
+#include "expr/plan.h"
+#include "expr/view_call.h"
+#include "kbench/simd.h"
+#include "kbench/threads.h"
+#include "kernels/reduce_kernels.h"
+#include "kernels/reduce_partial.h"
+
+/* Below this many elements a kernel runs on one thread: a team costs more than it saves. */
+#define PARALLEL_MIN ((int64_t)1 << 16)
+
+/* A buffer a kernel reads or writes, addressed over its iteration: byte strides along the
+ * rows' dimensions (kept) and along the row's (reduced), 0 where it is broadcast. */
+typedef struct place {
+    char *data;
+    kb_dtype dtype;
+    int64_t kstride[KB_MAX_DIMS];
+    int64_t rstride[KB_MAX_DIMS];
+} place;
+
+typedef struct kernel_run {
+    const kb_pgraph *g;
+    int k;
+    int nk, nr;
+    int64_t kshape[KB_MAX_DIMS], rshape[KB_MAX_DIMS];
+    int64_t rows, m, chunk, nchunks;
+    bool phased;
+    int *order; /* the kernel's nodes, in topological order */
+    int norder;
+    int *slot;     /* per graph node: its value's slot in a thread's buffers, or -1 */
+    place *places; /* per graph node read from or written to memory */
+    bool *placed;
+    kb_ew_loop *loops; /* per slot */
+    int nconst;        /* constant operands of element nodes, prefilled per thread */
+    int *const_slot;   /* per slot * 3 + operand: its prefilled buffer, or -1 */
+    const kb_reduce_kernels *rk;
+    kb_partial *partials; /* per slot of a reduction: rows * nchunks, streaming kernels */
+    int64_t *partial_at;  /* per slot: offset into partials, or -1 */
+    unsigned *seen;       /* per slot of a reduction: NAN_RESULT | NAN_INPUT, over all rows */
+} kernel_run;
+
+/* What a reduction saw, for NumPy's "invalid value encountered in reduce": a NaN result, and
+ * a NaN among its operand's elements (which makes the NaN expected). */
+enum { NAN_RESULT = 1, NAN_INPUT = 2 };
+
+/* A thread's buffers: a chunk of every value of the kernel, one value per row for row
+ * values, three operand buffers, and the prefilled constants. */
+typedef struct buffers {
+    char *values;
+    char *rowvals;
+    char *scratch;
+    char *consts;
+    int64_t *base;  /* per graph node with a place: its offset at the current row */
+    unsigned *seen; /* per slot: what this thread's reductions saw */
+} buffers;
+
+enum { ITEM = 8 };
+
+static char *value_of(const kernel_run *x, buffers *b, int node) {
+    return b->values + (size_t)x->slot[node] * (size_t)x->chunk * ITEM;
+}
+
+static char *rowval_of(const kernel_run *x, buffers *b, int node) {
+    return b->rowvals + (size_t)x->slot[node] * ITEM;
+}
+
+static char *scratch_of(const kernel_run *x, buffers *b, int i) {
+    return b->scratch + (size_t)i * (size_t)x->chunk * ITEM;
+}
+
+/* The place of array a (broadcast to the kernel's iteration from the right). */
+static void make_place(const kernel_run *x, const kb_array *a, place *p) {
+    const kb_pkernel *K = &x->g->kernels[x->k];
+    p->data = a->data;
+    p->dtype = a->dtype;
+    int nk = 0, nr = 0;
+    for (int d = 0; d < K->ndim; d++) {
+        int j = d - (K->ndim - a->ndim);
+        int64_t stride = (j < 0 || a->shape[j] == 1) ? 0 : a->strides[j];
+        if (K->has_reduce && !K->reduced[d])
+            p->kstride[nk++] = stride;
+        else
+            p->rstride[nr++] = stride;
+    }
+}
+
+/* The place of a flat row value: its dimensions are the rows' (aligned from the right, as a
+ * reduction without keepdims leaves them), and it has one value per row. */
+static void flat_place(const kernel_run *x, const kb_array *a, place *p) {
+    p->data = a->data;
+    p->dtype = a->dtype;
+    for (int d = 0; d < x->nk; d++) {
+        int j = d - (x->nk - a->ndim);
+        p->kstride[d] = (j < 0 || a->shape[j] == 1) ? 0 : a->strides[j];
+    }
+    for (int d = 0; d < x->nr; d++)
+        p->rstride[d] = 0;
+}
+
+/* Elements [j0, j0 + n) of a row of p, whose first element is at byte offset base, as a
+ * contiguous run of want: p's own memory when it is one already, else cast into buf. */
+static const void *gather(const kernel_run *x, const place *p, int64_t base, int64_t j0, int64_t n,
+                          kb_dtype want, void *buf) {
+    const char *at = p->data + base;
+    if (x->nr == 0)
+        return kb_ew_cast(want, buf, p->dtype, at, 0, 1) == KB_OK ? buf : NULL;
+    int64_t idx[KB_MAX_DIMS];
+    int64_t rest = j0;
+    for (int d = x->nr - 1; d >= 0; d--) {
+        idx[d] = rest % x->rshape[d];
+        rest /= x->rshape[d];
+        at += idx[d] * p->rstride[d];
+    }
+    int last = x->nr - 1;
+    int64_t size = (int64_t)kb_dtype_size(want);
+    if (p->dtype == want && p->rstride[last] == size && x->rshape[last] - idx[last] >= n)
+        return at;
+    int64_t done = 0;
+    while (done < n) {
+        int64_t run = x->rshape[last] - idx[last];
+        if (run > n - done)
+            run = n - done;
+        if (kb_ew_cast(want, (char *)buf + done * size, p->dtype, at, p->rstride[last], run) !=
+            KB_OK)
+            return NULL;
+        done += run;
+        at += run * p->rstride[last];
+        idx[last] += run;
+        for (int d = last; d > 0 && idx[d] == x->rshape[d]; d--) {
+            at -= idx[d] * p->rstride[d];
+            idx[d] = 0;
+            idx[d - 1]++;
+            at += p->rstride[d - 1];
+        }
+    }
+    return buf;
+}
+
+/* Writes n elements of a value, from element j0 of the row at base, into its place. */
+static void scatter(const kernel_run *x, const place *p, int64_t base, int64_t j0, int64_t n,
+                    const char *from) {
+    size_t size = kb_dtype_size(p->dtype);
+    char *at = p->data + base;
+    if (x->nr == 0) {
+        memcpy(at, from, size);
+        return;
+    }
+    int64_t idx[KB_MAX_DIMS], rest = j0;
+    for (int d = x->nr - 1; d >= 0; d--) {
+        idx[d] = rest % x->rshape[d];
+        rest /= x->rshape[d];
+        at += idx[d] * p->rstride[d];
+    }
+    int last = x->nr - 1;
+    int64_t done = 0;
+    while (done < n) {
+        int64_t run = x->rshape[last] - idx[last];
+        if (run > n - done)
+            run = n - done;
+        if (p->rstride[last] == (int64_t)size) {
+            memcpy(at, from + done * (int64_t)size, (size_t)run * size);
+        } else {
+            for (int64_t i = 0; i < run; i++)
+                memcpy(at + i * p->rstride[last], from + (done + i) * (int64_t)size, size);
+        }
+        done += run;
+        at += run * p->rstride[last];
+        idx[last] += run;
+        for (int d = last; d > 0 && idx[d] == x->rshape[d]; d--) {
+            at -= idx[d] * p->rstride[d];
+            idx[d] = 0;
+            idx[d - 1]++;
+            at += p->rstride[d - 1];
+        }
+    }
+}
+
+/* The offsets of every place at row r. */
+static void row_bases(const kernel_run *x, buffers *b, int64_t r) {
+    int64_t idx[KB_MAX_DIMS], rest = r;
+    for (int d = x->nk - 1; d >= 0; d--) {
+        idx[d] = rest % x->kshape[d];
+        rest /= x->kshape[d];
+    }
+    for (int i = 0; i < x->g->count; i++) {
+        if (!x->placed[i])
+            continue;
+        int64_t base = 0;
+        for (int d = 0; d < x->nk; d++)
+            base += idx[d] * x->places[i].kstride[d];
+        b->base[i] = base;
+    }
+}
+
+/* Operand a of node at chunk [j0, j0 + n) of the current row (n is 1 for a row value), as a
+ * contiguous run of want. */
+static const void *operand(const kernel_run *x, buffers *b, int node, int a, int64_t j0, int64_t n,
+                           kb_dtype want) {
+    const kb_pgraph *g = x->g;
+    const kb_pnode *o = &g->nodes[g->nodes[node].in[a]];
+    int oi = g->nodes[node].in[a];
+    void *buf = scratch_of(x, b, a);
+    if (o->kind == KB_PNODE_CONST) {
+        int c = n > 1 || !g->nodes[node].row ? x->const_slot[x->slot[node] * 3 + a] : -1;
+        if (c >= 0)
+            return b->consts + (size_t)c * (size_t)x->chunk * ITEM;
+        return kb_ew_cast(want, buf, o->dtype, (const char *)&o->value, 0, n) == KB_OK ? buf : NULL;
+    }
+    if (x->slot[oi] >= 0) {
+        bool broadcast = o->row && !g->nodes[node].row;
+        const char *v = o->row ? rowval_of(x, b, oi) : value_of(x, b, oi);
+        if (!broadcast && o->dtype == want)
+            return v;
+        return kb_ew_cast(want, buf, o->dtype, v, broadcast ? 0 : (int64_t)kb_dtype_size(o->dtype),
+                          n) == KB_OK
+                   ? buf
+                   : NULL;
+    }
+    return gather(x, &x->places[oi], b->base[oi], j0, n, want, buf);
+}
+
+/* Node (an elementwise op) over n elements into its value buffer (a row value: n is 1). */
+static bool run_ew(const kernel_run *x, buffers *b, int node, int64_t j0, int64_t n) {
+    const kb_pnode *p = &x->g->nodes[node];
+    const void *ins[3];
+    for (int a = 0; a < p->nin; a++) {
+        kb_dtype want = p->op == KB_EW_WHERE && a == 0 ? KB_BOOL : p->loop;
+        if (!(ins[a] = operand(x, b, node, a, j0, n, want)))
+            return false;
+    }
+    unsigned found = 0;
+    x->loops[x->slot[node]](n, p->row ? rowval_of(x, b, node) : value_of(x, b, node), ins, &found);
+    return true;
+}
+
+/* The partial of a reduction over n <= KB_REDUCE_BLOCK contiguous elements of type t. */
+static double reduce_run(const kernel_run *x, kb_reduce_op op, kb_dtype t, const void *v,
+                         int64_t n) {
+    bool f32 = t == KB_F32;
+    switch (op) {
+        case KB_REDUCE_MAX:
+            return f32 ? (double)x->rk->max_f32(v, n) : x->rk->max_f64(v, n);
+        case KB_REDUCE_MIN:
+            return f32 ? (double)x->rk->min_f32(v, n) : x->rk->min_f64(v, n);
+        case KB_REDUCE_PROD: {
+            double p = 1;
+            for (int64_t i = 0; i < n; i++)
+                p *= f32 ? (double)((const float *)v)[i] : ((const double *)v)[i];
+            return p;
+        }
+        default:
+            return x->rk->sum[f32 ? KB_SUM_F32 : KB_SUM_F64].run(v, n, false);
+    }
+}
+
+/* A reduction's value from its merged partial, in its dtype, into its row value. */
+static void reduce_store(const kernel_run *x, buffers *b, int node, double a) {
+    const kb_pnode *p = &x->g->nodes[node];
+    if (p->reduce == KB_REDUCE_MEAN)
+        a /= (double)x->m;
+    if (p->dtype == KB_F32) {
+        float f = (float)a;
+        memcpy(rowval_of(x, b, node), &f, sizeof f);
+    } else {
+        memcpy(rowval_of(x, b, node), &a, sizeof a);
+    }
+}
+
+/* Writes a node's value for the chunk (or its row value) to memory, when it is an output. */
+static void write_out(const kernel_run *x, buffers *b, int node, int64_t j0, int64_t n) {
+    const kb_pnode *p = &x->g->nodes[node];
+    if (!p->output)
+        return;
+    if (p->row)
+        memcpy(x->places[node].data + b->base[node], rowval_of(x, b, node),
+               kb_dtype_size(p->dtype));
+    else
+        scatter(x, &x->places[node], b->base[node], j0, n, value_of(x, b, node));
+}
+
+/* A reduction over the operand's chunk [j0, j0 + n), in runs of at most KB_REDUCE_BLOCK
+ * merged pairwise: the same tree for a whole row (phased) and for its chunks (streaming). */
+static bool reduce_chunk(const kernel_run *x, buffers *b, int node, int64_t j0, int64_t n,
+                         kb_partial *out) {
+    const kb_pnode *p = &x->g->nodes[node];
+    kb_dtype t = x->g->nodes[p->in[0]].dtype;
+    const char *v = operand(x, b, node, 0, j0, n, t);
+    if (!v)
+        return false;
+    kb_partial storage[KB_PAIRWISE_DEPTH];
+    kb_pairwise pw;
+    kb_pairwise_init(&pw, p->reduce, 1, storage);
+    for (int64_t s = 0; s < n; s += KB_REDUCE_BLOCK) {
+        int64_t len = n - s < KB_REDUCE_BLOCK ? n - s : KB_REDUCE_BLOCK;
+        kb_partial part = {.a =
+                               reduce_run(x, p->reduce, t, v + s * (int64_t)kb_dtype_size(t), len)};
+        kb_pairwise_push(&pw, &part);
+    }
+    *out = *kb_pairwise_finish(&pw);
+    /* the partial's index, unused by these ops, says whether a NaN came from the operand */
+    out->index = 0;
+    for (int64_t i = 0; isnan(out->a) && i < n && !out->index; i++)
+        out->index = t == KB_F32 ? isnan(((const float *)(const void *)v)[i])
+                                 : isnan(((const double *)(const void *)v)[i]);
+    return true;
+}
+
+/* One task: chunk q of row r. Phased kernels have one chunk per row and compute the row
+ * values as they come; streaming ones leave the reductions' partials and the row values to
+ * finish_rows. */
+static bool run_task(const kernel_run *x, buffers *b, int64_t r, int64_t q) {
+    int64_t j0 = q * x->chunk;
+    int64_t n = x->m - j0 < x->chunk ? x->m - j0 : x->chunk;
+    row_bases(x, b, r);
+    for (int i = 0; i < x->norder; i++) {
+        int node = x->order[i];
+        const kb_pnode *p = &x->g->nodes[node];
+        if (p->kind == KB_PNODE_REDUCE) {
+            kb_partial part;
+            if (!reduce_chunk(x, b, node, j0, n, &part))
+                return false;
+            if (x->phased) {
+                b->seen[x->slot[node]] |=
+                    (isnan(part.a) ? NAN_RESULT : 0u) | (part.index ? NAN_INPUT : 0u);
+                reduce_store(x, b, node, part.a);
+                write_out(x, b, node, j0, n);
+            } else {
+                x->partials[x->partial_at[x->slot[node]] + r * x->nchunks + q] = part;
+            }
+        } else if (p->row) {
+            if (x->phased) {
+                if (!run_ew(x, b, node, 0, 1))
+                    return false;
+                write_out(x, b, node, j0, n);
+            }
+        } else {
+            if (!run_ew(x, b, node, j0, n))
+                return false;
+            write_out(x, b, node, j0, n);
+        }
+    }
+    return true;
+}
+
+/* Streaming kernels, after the chunks: each row's reductions merged over its chunks in a fixed
+ * order, then the ops on row values. */
+static bool finish_rows(const kernel_run *x, buffers *b) {
+    for (int64_t r = 0; r < x->rows; r++) {
+        row_bases(x, b, r);
+        for (int i = 0; i < x->norder; i++) {
+            int node = x->order[i];
+            const kb_pnode *p = &x->g->nodes[node];
+            if (!p->row)
+                continue;
+            if (p->kind == KB_PNODE_REDUCE) {
+                kb_partial storage[KB_PAIRWISE_DEPTH];
+                kb_pairwise pw;
+                kb_pairwise_init(&pw, p->reduce, 1, storage);
+                const kb_partial *parts =
+                    x->partials + x->partial_at[x->slot[node]] + r * x->nchunks;
+                for (int64_t q = 0; q < x->nchunks; q++) {
+                    kb_pairwise_push(&pw, &parts[q]);
+                    b->seen[x->slot[node]] |= parts[q].index ? NAN_INPUT : 0u;
+                }
+                double a = kb_pairwise_finish(&pw)->a;
+                b->seen[x->slot[node]] |= isnan(a) ? NAN_RESULT : 0u;
+                reduce_store(x, b, node, a);
+            } else if (!run_ew(x, b, node, 0, 1)) {
+                return false;
+            }
+            write_out(x, b, node, 0, 1);
+        }
+    }
+    return true;
+}
+
+static void buffers_free(buffers *b) {
+    free(b->values);
+    free(b->rowvals);
+    free(b->scratch);
+    free(b->consts);
+    free(b->base);
+    free(b->seen);
+}
+
+static bool buffers_new(const kernel_run *x, buffers *b) {
+    size_t chunk = (size_t)x->chunk * ITEM;
+    int nslots = x->norder > 0 ? x->norder : 1;
+    memset(b, 0, sizeof *b);
+    b->values = aligned_alloc(64, (size_t)nslots * chunk);
+    b->rowvals = malloc((size_t)nslots * ITEM);
+    b->scratch = aligned_alloc(64, 3 * chunk);
+    b->consts = aligned_alloc(64, (size_t)(x->nconst > 0 ? x->nconst : 1) * chunk);
+    b->base = calloc((size_t)x->g->count, sizeof *b->base);
+    b->seen = calloc((size_t)nslots, sizeof *b->seen);
+    if (!b->values || !b->rowvals || !b->scratch || !b->consts || !b->base || !b->seen) {
+        buffers_free(b);
+        return false;
+    }
+    /* the constants of element ops, filled once */
+    for (int i = 0; i < x->norder; i++) {
+        const kb_pnode *p = &x->g->nodes[x->order[i]];
+        for (int a = 0; a < p->nin; a++) {
+            int c = x->const_slot[i * 3 + a];
+            if (c < 0)
+                continue;
+            const kb_pnode *o = &x->g->nodes[p->in[a]];
+            kb_dtype want = p->op == KB_EW_WHERE && a == 0 ? KB_BOOL : p->loop;
+            if (kb_ew_cast(want, b->consts + (size_t)c * chunk, o->dtype, (const char *)&o->value,
+                           0, x->chunk) != KB_OK) {
+                buffers_free(b);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static kb_status run_kernel(kernel_run *x, int threads) {
+    int64_t tasks = x->phased ? x->rows : x->rows * x->nchunks;
+    int parallel = threads > 1 && x->rows * x->m >= PARALLEL_MIN && tasks > 1;
+    bool failed = false;
+#pragma omp parallel num_threads(threads) if (parallel) reduction(|| : failed)
+    {
+        buffers b;
+        if (!buffers_new(x, &b)) {
+            failed = true;
+        } else {
+#pragma omp for schedule(static)
+            for (int64_t t = 0; t < tasks; t++) {
+                if (failed)
+                    continue;
+                bool ok = x->phased ? run_task(x, &b, t, 0)
+                                    : run_task(x, &b, t / x->nchunks, t % x->nchunks);
+                failed |= !ok;
+            }
+#pragma omp critical(kb_fused_seen)
+            for (int i = 0; i < x->norder; i++)
+                x->seen[i] |= b.seen[i];
+            buffers_free(&b);
+        }
+    }
+    if (!failed && !x->phased) {
+        buffers b;
+        if (!buffers_new(x, &b))
+            return kb_fail(KB_ENOMEM, "out of memory for a fused kernel");
+        failed = !finish_rows(x, &b);
+        for (int i = 0; i < x->norder; i++)
+            x->seen[i] |= b.seen[i];
+        buffers_free(&b);
+    }
+    if (failed)
+        return kb_fail(KB_ENOMEM, "out of memory for a fused kernel, or a failed cast");
+    return KB_OK;
+}
+
+/* The array a node reads: a binding's view, a materialised value, or a view of one. */
+static kb_array array_of(const kb_pgraph *g, const kb_array *arrays, int node) {
+    const kb_pnode *o = &g->nodes[node];
+    if (o->kind == KB_PNODE_INPUT && o->source < 0)
+        return o->view;
+    if (o->kind == KB_PNODE_INPUT) {
+        kb_array a = arrays[o->source];
+        kb_expr_view_apply(&a, o->perm);
+        return a;
+    }
+    return arrays[node];
+}
+
+static kb_status prepare(kernel_run *x, const kb_array *arrays, int threads) {
+    const kb_pgraph *g = x->g;
+    const kb_pkernel *K = &g->kernels[x->k];
+    x->rows = x->m = 1;
+    x->nk = x->nr = 0;
+    for (int d = 0; d < K->ndim; d++) {
+        if (K->has_reduce && !K->reduced[d]) {
+            x->kshape[x->nk++] = K->shape[d];
+            x->rows *= K->shape[d];
+        } else {
+            x->rshape[x->nr++] = K->shape[d];
+            x->m *= K->shape[d];
+        }
+    }
+    x->phased = K->phased;
+    x->norder = 0;
+    for (int i = 0; i < g->count; i++) {
+        x->slot[i] = -1;
+        x->placed[i] = false;
+    }
+    for (int i = 0; i < g->count; i++)
+        if (g->nodes[i].kernel == x->k) {
+            x->slot[i] = x->norder;
+            x->order[x->norder++] = i;
+        }
+    for (int i = 0; i < x->norder; i++)
+        x->seen[i] = 0;
+    int values = x->norder + 3;
+    x->nconst = 0;
+    for (int i = 0; i < x->norder; i++) {
+        const kb_pnode *p = &g->nodes[x->order[i]];
+        for (int a = 0; a < 3; a++) {
+            bool c = a < p->nin && !p->row && g->nodes[p->in[a]].kind == KB_PNODE_CONST;
+            x->const_slot[i * 3 + a] = c ? x->nconst++ : -1;
+        }
+    }
+    values += x->nconst;
+    if (x->phased) {
+        x->chunk = x->m;
+    } else {
+        int64_t tile = kb_pgraph_row_budget(values);
+        int64_t chunk = 256;
+        while (chunk * 2 <= tile && chunk * 2 <= KB_REDUCE_BLOCK)
+            chunk *= 2;
+        x->chunk = x->m < chunk ? x->m : chunk;
+    }
+    x->nchunks = (x->m + x->chunk - 1) / x->chunk;
+    (void)threads;
+    /* the places of what the kernel reads from memory, and of what it writes */
+    for (int i = 0; i < x->norder; i++) {
+        int node = x->order[i];
+        const kb_pnode *p = &g->nodes[node];
+        for (int a = 0; a < p->nin; a++) {
+            int o = p->in[a];
+            if (x->slot[o] >= 0 || g->nodes[o].kind == KB_PNODE_CONST || x->placed[o])
+                continue;
+            kb_array a_ = array_of(g, arrays, o);
+            make_place(x, &a_, &x->places[o]);
+            x->placed[o] = true;
+        }
+        if (p->output) {
+            if (p->flat)
+                flat_place(x, &arrays[node], &x->places[node]);
+            else
+                make_place(x, &arrays[node], &x->places[node]);
+            x->placed[node] = true;
+        }
+        if (p->kind == KB_PNODE_EW) {
+            kb_simd_level level;
+            KB_TRY(kb_simd_current(&level));
+            x->loops[i] = kb_ew_float_loop(p->op, p->loop, level);
+            if (!x->loops[i])
+                return kb_fail(KB_EUNSUPPORTED, "no float loop for op %d", (int)p->op);
+        }
+    }
+    /* streaming reductions keep a partial per row and chunk */
+    int64_t total = 0;
+    for (int i = 0; i < x->norder; i++) {
+        x->partial_at[i] = -1;
+        if (!x->phased && g->nodes[x->order[i]].kind == KB_PNODE_REDUCE) {
+            x->partial_at[i] = total;
+            total += x->rows * x->nchunks;
+        }
+    }
+    free(x->partials);
+    x->partials = NULL;
+    if (total > 0 && !(x->partials = malloc((size_t)total * sizeof *x->partials)))
+        return kb_fail(KB_ENOMEM, "out of memory for a fused kernel");
+    return KB_OK;
+}
+
+/* NumPy's warning of a sum, prod or mean whose result is NaN without a NaN in its operand
+ * (inf - inf, 0 * inf), as the eager evaluator gives it. */
+static void warn_kernel(const kernel_run *x, const kb_expr_inputs *inputs) {
+    for (int i = 0; inputs->warn && i < x->norder; i++) {
+        const kb_pnode *p = &x->g->nodes[x->order[i]];
+        bool sums = p->reduce == KB_REDUCE_SUM || p->reduce == KB_REDUCE_PROD ||
+                    p->reduce == KB_REDUCE_MEAN;
+        if (p->kind == KB_PNODE_REDUCE && sums && x->seen[i] == NAN_RESULT)
+            inputs->warn("invalid value encountered in reduce", inputs->context);
+    }
+}
+
+/* Runs the planned graph: allocates every written buffer, then the kernels in order. */
+static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_array *outs) {
+    kb_simd_level level;
+    int threads = 1;
+    KB_TRY(kb_simd_current(&level));
+    KB_TRY(kb_threads_current(&threads));
+    kb_array *arrays = calloc((size_t)g->count, sizeof *arrays);
+    kernel_run x = {.g = g, .rk = kb_reduce_kernels_for(level)};
+    x.order = malloc((size_t)g->count * sizeof *x.order);
+    x.slot = malloc((size_t)g->count * sizeof *x.slot);
+    x.places = calloc((size_t)g->count, sizeof *x.places);
+    x.placed = calloc((size_t)g->count, sizeof *x.placed);
+    x.loops = calloc((size_t)g->count, sizeof *x.loops);
+    x.const_slot = malloc((size_t)g->count * 3 * sizeof *x.const_slot);
+    x.partial_at = malloc((size_t)g->count * sizeof *x.partial_at);
+    x.seen = malloc((size_t)g->count * sizeof *x.seen);
+    kb_status st = KB_OK;
+    if (!arrays || !x.order || !x.slot || !x.places || !x.placed || !x.loops || !x.const_slot ||
+        !x.partial_at || !x.seen)
+        st = kb_fail(KB_ENOMEM, "out of memory for a fused evaluation");
+    for (int i = 0; i < g->count && st == KB_OK; i++)
+        if (g->nodes[i].output)
+            st = kb_array_new_uninit(&arrays[i], g->nodes[i].dtype, g->nodes[i].ndim,
+                                     g->nodes[i].shape, KB_ORDER_C);
+    for (int k = 0; k < g->nkernels && st == KB_OK; k++) {
+        x.k = k;
+        if ((st = prepare(&x, arrays, threads)) == KB_OK && (st = run_kernel(&x, threads)) == KB_OK)
+            warn_kernel(&x, inputs);
+    }
+    for (int i = 0; arrays && i < g->count; i++) {
+        if (st == KB_OK && g->nodes[i].result >= 0)
+            outs[g->nodes[i].result] = arrays[i];
+        else
+            kb_array_free(&arrays[i]);
+    }
+    free(arrays);
+    free(x.order);
+    free(x.slot);
+    free(x.places);
+    free(x.placed);
+    free(x.loops);
+    free(x.const_slot);
+    free(x.partial_at);
+    free(x.partials);
+    free(x.seen);
+    return st;
+}
+
+kb_status kb_expr_eval_fused(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
+                             int nouts) {
+    for (int i = 0; i < nouts; i++)
+        memset(&outs[i], 0, sizeof outs[i]);
+    KB_TRY(kb_expr_check_inputs(expr, inputs, nouts));
+    kb_pgraph g;
+    kb_status st = kb_pgraph_build(expr, inputs, &g);
+    if (st == KB_OK) {
+        st = kb_pgraph_fuse(&g);
+        if (st == KB_OK)
+            st = run_graph(&g, inputs, outs);
+        kb_pgraph_free(&g);
+        return st;
+    }
+    if (st == KB_ENOMEM)
+        return st;
+    /* What the planner does not take, and every error, goes to the eager evaluator: its
+     * messages point at the expression. */
+    return kb_expr_eval_eager(expr, inputs, NULL, outs, nouts);
+}

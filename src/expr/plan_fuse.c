@@ -221,12 +221,14 @@ kb_status kb_pgraph_fuse(kb_pgraph *g) {
             place(g, n, candidate, row, flat, phased);
             continue;
         }
-        /* Rule 2: a node with no computed operand in a kernel it fits joins the latest kernel
-         * that reads one of its input buffers (siblings share the pass over their input). */
+        /* Rule 2: a node with no computed operand joins the latest kernel it fits that reads
+         * one of its input buffers (siblings share the pass over their input), else the latest
+         * kernel it fits (independent chains of one shape share a pass). */
         int joined = -1;
-        for (int k = g->nkernels - 1; k >= 0 && joined < 0 && candidate < 0; k--)
-            if (shares_input(g, n, k) && fits(g, n, k, &row, &flat, &phased))
-                joined = k;
+        for (int pass = 0; pass < 2 && joined < 0 && candidate < 0; pass++)
+            for (int k = g->nkernels - 1; k >= 0 && joined < 0; k--)
+                if ((pass == 1 || shares_input(g, n, k)) && fits(g, n, k, &row, &flat, &phased))
+                    joined = k;
         if (joined >= 0) {
             place(g, n, joined, row, flat, phased);
             continue;

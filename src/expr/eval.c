@@ -337,10 +337,13 @@ kb_status kb_expr_check_inputs(const kb_expr *expr, const kb_expr_inputs *inputs
         const kb_expr_node *last = kb_expr_node_at(expr, kb_expr_result_node(expr));
         return kb_expr_fail_at(KB_EINVAL, last->column, "an empty tuple gives no result");
     }
-    if (nouts != count)
-        return kb_fail(KB_EINVAL, "the expression gives %d result%s, not %d%s", count,
-                       count == 1 ? "" : "s", nouts,
-                       nouts == 1 ? ": evaluate it with kb_expr_eval_results" : "");
+    if (nouts != count) {
+        const kb_expr_node *last = kb_expr_node_at(expr, kb_expr_result_node(expr));
+        return kb_expr_fail_at(KB_EINVAL, last->column,
+                               "the expression gives %d result%s, not %d%s", count,
+                               count == 1 ? "" : "s", nouts,
+                               nouts == 1 ? " (evaluate it with kb_expr_eval_results)" : "");
+    }
     return KB_OK;
 }
 

@@ -122,8 +122,8 @@ static void tuples_give_several_results(void **state) {
         kb_array one;
         assert_int_equal(kb_expr_eval_inputs(e, &in, &one), KB_EINVAL);
         assert_string_equal(kb_last_error(),
-                            "the expression gives 2 results, not 1: evaluate it with "
-                            "kb_expr_eval_results");
+                            "the expression gives 2 results, not 1 (evaluate it with "
+                            "kb_expr_eval_results) at column 1");
         assert_null(one.data);
     }
     kb_expr_inputs bad = {.bindings = bindings, .nbindings = 2, .mode = (kb_expr_mode)7};

@@ -608,8 +608,8 @@ kb_status kb_expr_ew_steps(const kb_expr *expr, int index, kb_expr_value *args, 
     if (r == CLIP) {
         if (kb_dtype_is_integer(res.loop))
             return kb_fail(KB_EUNSUPPORTED, "integer clip is not fused");
-        steps[0] = (kb_expr_ew_step){KB_EW_MAXIMUM, 2, {0, 1, 0}, res.loop, res.out};
-        steps[1] = (kb_expr_ew_step){KB_EW_MINIMUM, 2, {-1, 2, 0}, res.loop, res.out};
+        steps[0] = (kb_expr_ew_step){"clip", KB_EW_MAXIMUM, 2, {0, 1, 0}, res.loop, res.out};
+        steps[1] = (kb_expr_ew_step){"clip", KB_EW_MINIMUM, 2, {-1, 2, 0}, res.loop, res.out};
         *nsteps = 2;
         return KB_OK;
     }
@@ -617,7 +617,7 @@ kb_status kb_expr_ew_steps(const kb_expr *expr, int index, kb_expr_value *args, 
         op = KB_EW_SQUARE;
         used = 1;
     }
-    steps[0] = (kb_expr_ew_step){op, used, {0, 1, 2}, res.loop, res.out};
+    steps[0] = (kb_expr_ew_step){ufunc, op, used, {0, 1, 2}, res.loop, res.out};
     *nsteps = 1;
     return KB_OK;
 }

@@ -47,6 +47,7 @@ kb_status kb_expr_operator(const kb_expr *expr, int index, kb_expr_value *args, 
  * operands, each an argument of the node (its index) or -1 for the previous step's result,
  * computed in loop (each operand cast to it, where's condition to bool) into out. */
 typedef struct kb_expr_ew_step {
+    const char *ufunc; /* its name, as the eager evaluator's plans give it */
     kb_ew_op op;
     int nin;
     int operand[3];

@@ -183,21 +183,7 @@ static kb_status elementwise(builder *b, int index, int *out) {
         n->nin = st->nin;
         memcpy(n->in, in, sizeof in);
         KB_TRY(broadcast(b->g, n, in, st->nin));
-        const char *name = e->kind == KB_EXPR_CALL ? e->name : NULL;
-        if (name && strncmp(name, "np.", 3) == 0)
-            name += 3;
-        if (st->op == KB_EW_SQUARE)
-            name = "square";
-        else if (st->op == KB_EW_MAXIMUM && nsteps == 2)
-            name = "clip.max";
-        else if (st->op == KB_EW_MINIMUM && nsteps == 2)
-            name = "clip.min";
-        snprintf(n->label, sizeof n->label, "%s",
-                 name                       ? name
-                 : e->kind == KB_EXPR_UNARY ? "neg"
-                                            : kb_expr_op_text(e->op));
-        if (!name && e->kind == KB_EXPR_UNARY && e->op != KB_OP_NEG)
-            snprintf(n->label, sizeof n->label, "%s", e->op == KB_OP_POS ? "pos" : "invert");
+        snprintf(n->label, sizeof n->label, "%s", st->ufunc);
         previous = node;
     }
     *out = previous;

@@ -50,7 +50,7 @@ static void fused_softmax_is_one_kernel(void **state) {
     assert_string_equal(p.note, "");
     assert_int_equal(p.nkernels, 1);
     const kb_expr_kernel *k = &p.kernels[0];
-    assert_string_equal(k->ops, "max, -, exp, sum, /");
+    assert_string_equal(k->ops, "max, subtract, exp, sum, divide");
     assert_int_equal(k->nreads, 1);
     assert_string_equal(k->reads[0].name, "x");
     assert_int_equal(k->reads[0].dtype, KB_F32);

@@ -60,6 +60,7 @@ typedef struct buffers {
     char *scratch;
     char *consts;
     int64_t *base;  /* per graph node with a place: its offset at the current row */
+    char **at;      /* per slot: where the chunk\'s values are (the value buffer, or the output) */
     unsigned *seen; /* per slot: what this thread's reductions saw */
 } buffers;
 
@@ -106,6 +107,25 @@ static void flat_place(const kernel_run *x, const kb_array *a, place *p) {
         p->rstride[d] = 0;
 }
 
+/* Where elements [j0, j0 + n) of the row of p at byte offset base are, when they are one
+ * contiguous run of p's type; NULL otherwise. */
+static char *contiguous(const kernel_run *x, const place *p, int64_t base, int64_t j0, int64_t n) {
+    if (x->nr == 0)
+        return n == 1 ? p->data + base : NULL;
+    char *at = p->data + base;
+    int64_t rest = j0, first_last = 0;
+    for (int d = x->nr - 1; d >= 0; d--) {
+        int64_t i = rest % x->rshape[d];
+        if (d == x->nr - 1)
+            first_last = i;
+        rest /= x->rshape[d];
+        at += i * p->rstride[d];
+    }
+    int last = x->nr - 1;
+    bool dense = p->rstride[last] == (int64_t)kb_dtype_size(p->dtype);
+    return dense && x->rshape[last] - first_last >= n ? at : NULL;
+}
+
 /* Elements [j0, j0 + n) of a row of p, whose first element is at byte offset base, as a
  * contiguous run of want: p's own memory when it is one already, else cast into buf. */
 static const void *gather(const kernel_run *x, const place *p, int64_t base, int64_t j0, int64_t n,
@@ -113,6 +133,9 @@ static const void *gather(const kernel_run *x, const place *p, int64_t base, int
     const char *at = p->data + base;
     if (x->nr == 0)
         return kb_ew_cast(want, buf, p->dtype, at, 0, 1) == KB_OK ? buf : NULL;
+    const char *in_place = p->dtype == want ? contiguous(x, p, base, j0, n) : NULL;
+    if (in_place)
+        return in_place;
     int64_t idx[KB_MAX_DIMS];
     int64_t rest = j0;
     for (int d = x->nr - 1; d >= 0; d--) {
@@ -122,8 +145,6 @@ static const void *gather(const kernel_run *x, const place *p, int64_t base, int
     }
     int last = x->nr - 1;
     int64_t size = (int64_t)kb_dtype_size(want);
-    if (p->dtype == want && p->rstride[last] == size && x->rshape[last] - idx[last] >= n)
-        return at;
     int64_t done = 0;
     while (done < n) {
         int64_t run = x->rshape[last] - idx[last];
@@ -217,7 +238,7 @@ static const void *operand(const kernel_run *x, buffers *b, int node, int a, int
     }
     if (x->slot[oi] >= 0) {
         bool broadcast = o->row && !g->nodes[node].row;
-        const char *v = o->row ? rowval_of(x, b, oi) : value_of(x, b, oi);
+        const char *v = o->row ? rowval_of(x, b, oi) : b->at[x->slot[oi]];
         if (!broadcast && o->dtype == want)
             return v;
         return kb_ew_cast(want, buf, o->dtype, v, broadcast ? 0 : (int64_t)kb_dtype_size(o->dtype),
@@ -237,8 +258,14 @@ static bool run_ew(const kernel_run *x, buffers *b, int node, int64_t j0, int64_
         if (!(ins[a] = operand(x, b, node, a, j0, n, want)))
             return false;
     }
+    /* an output computed straight into its buffer, where the chunk is one run of it */
+    char *out = p->row ? rowval_of(x, b, node) : value_of(x, b, node);
+    if (!p->row) {
+        char *direct = p->output ? contiguous(x, &x->places[node], b->base[node], j0, n) : NULL;
+        b->at[x->slot[node]] = out = direct ? direct : out;
+    }
     unsigned found = 0;
-    x->loops[x->slot[node]](n, p->row ? rowval_of(x, b, node) : value_of(x, b, node), ins, &found);
+    x->loops[x->slot[node]](n, out, ins, &found);
     return true;
 }
 
@@ -283,7 +310,7 @@ static void write_out(const kernel_run *x, buffers *b, int node, int64_t j0, int
     if (p->row)
         memcpy(x->places[node].data + b->base[node], rowval_of(x, b, node),
                kb_dtype_size(p->dtype));
-    else
+    else if (b->at[x->slot[node]] == value_of(x, b, node))
         scatter(x, &x->places[node], b->base[node], j0, n, value_of(x, b, node));
 }
 
@@ -390,6 +417,7 @@ static void buffers_free(buffers *b) {
     free(b->consts);
     free(b->base);
     free(b->seen);
+    free(b->at);
 }
 
 static bool buffers_new(const kernel_run *x, buffers *b) {
@@ -402,7 +430,8 @@ static bool buffers_new(const kernel_run *x, buffers *b) {
     b->consts = aligned_alloc(64, (size_t)(x->nconst > 0 ? x->nconst : 1) * chunk);
     b->base = calloc((size_t)x->g->count, sizeof *b->base);
     b->seen = calloc((size_t)nslots, sizeof *b->seen);
-    if (!b->values || !b->rowvals || !b->scratch || !b->consts || !b->base || !b->seen) {
+    b->at = calloc((size_t)nslots, sizeof *b->at);
+    if (!b->values || !b->rowvals || !b->scratch || !b->consts || !b->base || !b->seen || !b->at) {
         buffers_free(b);
         return false;
     }

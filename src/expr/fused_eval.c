@@ -10,6 +10,7 @@
 #include "expr/eager.h"
 #include "expr/plan.h"
 #include "expr/view_call.h"
+#include "kbench/memory.h"
 #include "kbench/simd.h"
 #include "kbench/threads.h"
 #include "kernels/reduce_kernels.h"
@@ -411,10 +412,10 @@ static bool finish_rows(const kernel_run *x, buffers *b) {
 }
 
 static void buffers_free(buffers *b) {
-    free(b->values);
+    kb_aligned_free(b->values);
     free(b->rowvals);
-    free(b->scratch);
-    free(b->consts);
+    kb_aligned_free(b->scratch);
+    kb_aligned_free(b->consts);
     free(b->base);
     free(b->seen);
     free(b->at);
@@ -424,10 +425,10 @@ static bool buffers_new(const kernel_run *x, buffers *b) {
     size_t chunk = (size_t)x->chunk * ITEM;
     int nslots = x->norder > 0 ? x->norder : 1;
     memset(b, 0, sizeof *b);
-    b->values = aligned_alloc(64, (size_t)nslots * chunk);
+    b->values = kb_aligned_alloc((size_t)nslots * chunk);
     b->rowvals = malloc((size_t)nslots * ITEM);
-    b->scratch = aligned_alloc(64, 3 * chunk);
-    b->consts = aligned_alloc(64, (size_t)(x->nconst > 0 ? x->nconst : 1) * chunk);
+    b->scratch = kb_aligned_alloc(3 * chunk);
+    b->consts = kb_aligned_alloc((size_t)(x->nconst > 0 ? x->nconst : 1) * chunk);
     b->base = calloc((size_t)x->g->count, sizeof *b->base);
     b->seen = calloc((size_t)nslots, sizeof *b->seen);
     b->at = calloc((size_t)nslots, sizeof *b->at);

@@ -158,7 +158,8 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
     const kb_option table[] = {
         {KB_OPTION_FLAG, 0, "eager", NULL, &o->eager,
          .help = "evaluate eagerly, each operation into a temporary as NumPy does, rather than "
-                 "by the fused plan (the default; docs/fusion.md)"},
+                 "by the fused plan (the default: as few passes over memory as the planner's rules "
+                 "allow)"},
         {KB_OPTION_OPTIONAL, 0, "explain", "FORMAT", &o->explain, validate_explain,
          .implicit = "text",
          .help = "print the plan instead of the result: its kernels, their ops, loops and the "
@@ -179,8 +180,9 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
     const kb_program program = {
         .name = command,
         .synopsis =
-            "usage: kbench eval EXPRESSION [NAME=FILE|NAME=NUMBER ...] [-o FILE ...] [--eager]\n"
-            "                   [--explain[=FORMAT]] [--simd LEVEL] [--threads N] [--as D]\n"
+            "usage: kbench eval EXPRESSION [NAME=FILE|NAME=NUMBER ...] [-o FILE ...]\n"
+            "                   [--eager] [--explain[=FORMAT]] [--simd LEVEL] [--threads N]\n"
+            "                   [--as D]\n"
             "\n"
             "Evaluates an expression written as in NumPy on arrays read from .npy files, with\n"
             "NumPy 2's broadcasting, types and results, and writes the result to a .npy file\n"

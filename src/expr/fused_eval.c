@@ -40,9 +40,10 @@ typedef struct kernel_run {
     int *slot;     /* per graph node: its value's slot in a thread's buffers, or -1 */
     place *places; /* per graph node read from or written to memory */
     bool *placed;
-    kb_ew_loop *loops; /* per slot */
-    int nconst;        /* constant operands of element nodes, prefilled per thread */
-    int *const_slot;   /* per slot * 3 + operand: its prefilled buffer, or -1 */
+    kb_ew_loop *loops;               /* per slot */
+    kb_ew_loop *subtract, *exponent; /* per slot of an online sum: x - max, then exp */
+    int nconst;                      /* constant operands of element nodes, prefilled per thread */
+    int *const_slot;                 /* per slot * 3 + operand: its prefilled buffer, or -1 */
     const kb_reduce_kernels *rk;
     kb_partial *partials; /* per slot of a reduction: rows * nchunks, streaming kernels */
     int64_t *partial_at;  /* per slot: offset into partials, or -1 */
@@ -270,6 +271,47 @@ static bool run_ew(const kernel_run *x, buffers *b, int node, int64_t j0, int64_
     return true;
 }
 
+/* Folds the partial (b: a maximum, a: the sum of exp(x - b)) of the elements after acc's into
+ * acc: both sums rescaled to the larger maximum. A maximum of -inf contributes nothing (all its
+ * elements are -inf), NaN propagates. */
+static void online_merge(kb_partial *acc, const kb_partial *later) {
+    if (isnan(acc->b) || isnan(later->b)) {
+        acc->a = acc->b = NAN;
+        return;
+    }
+    double m = acc->b > later->b ? acc->b : later->b;
+    double sum = 0;
+    if (acc->b != -INFINITY)
+        sum += acc->a * exp(acc->b - m);
+    if (later->b != -INFINITY)
+        sum += later->a * exp(later->b - m);
+    acc->a = sum;
+    acc->b = m;
+    acc->index |= later->index;
+}
+
+/* The online partial of n <= KB_REDUCE_BLOCK contiguous elements v of type t: their maximum, and
+ * the sum of exp(v - maximum) through the level's loops, in b's last two operand buffers. */
+static kb_partial online_run(const kernel_run *x, buffers *b, int node, kb_dtype t, const char *v,
+                             int64_t n) {
+    kb_partial part = {.b = t == KB_F32 ? (double)x->rk->max_f32((const void *)v, n)
+                                        : x->rk->max_f64((const void *)v, n)};
+    if (isnan(part.b) || part.b == -INFINITY || part.b == INFINITY) {
+        part.a = part.b == -INFINITY ? 0 : NAN; /* as exp(x - max) sums there: NaN, or nothing */
+        return part;
+    }
+    char *shift = scratch_of(x, b, 1), *e = scratch_of(x, b, 2);
+    if (kb_ew_cast(t, shift, KB_F64, (const char *)&part.b, 0, n) != KB_OK)
+        return (kb_partial){.a = NAN, .b = NAN};
+    const void *ins[2] = {v, shift};
+    unsigned found = 0;
+    x->subtract[x->slot[node]](n, e, ins, &found);
+    ins[0] = e;
+    x->exponent[x->slot[node]](n, e, ins, &found);
+    part.a = x->rk->sum[t == KB_F32 ? KB_SUM_F32 : KB_SUM_F64].run(e, n, false);
+    return part;
+}
+
 /* The partial of a reduction over n <= KB_REDUCE_BLOCK contiguous elements of type t. */
 static double reduce_run(const kernel_run *x, kb_reduce_op op, kb_dtype t, const void *v,
                          int64_t n) {
@@ -324,16 +366,27 @@ static bool reduce_chunk(const kernel_run *x, buffers *b, int node, int64_t j0, 
     const char *v = operand(x, b, node, 0, j0, n, t);
     if (!v)
         return false;
-    kb_partial storage[KB_PAIRWISE_DEPTH];
-    kb_pairwise pw;
-    kb_pairwise_init(&pw, p->reduce, 1, storage);
-    for (int64_t s = 0; s < n; s += KB_REDUCE_BLOCK) {
-        int64_t len = n - s < KB_REDUCE_BLOCK ? n - s : KB_REDUCE_BLOCK;
-        kb_partial part = {.a =
-                               reduce_run(x, p->reduce, t, v + s * (int64_t)kb_dtype_size(t), len)};
-        kb_pairwise_push(&pw, &part);
+    if (p->online) {
+        for (int64_t s = 0; s < n; s += KB_REDUCE_BLOCK) {
+            int64_t len = n - s < KB_REDUCE_BLOCK ? n - s : KB_REDUCE_BLOCK;
+            kb_partial part = online_run(x, b, node, t, v + s * (int64_t)kb_dtype_size(t), len);
+            if (s == 0)
+                *out = part;
+            else
+                online_merge(out, &part);
+        }
+    } else {
+        kb_partial storage[KB_PAIRWISE_DEPTH];
+        kb_pairwise pw;
+        kb_pairwise_init(&pw, p->reduce, 1, storage);
+        for (int64_t s = 0; s < n; s += KB_REDUCE_BLOCK) {
+            int64_t len = n - s < KB_REDUCE_BLOCK ? n - s : KB_REDUCE_BLOCK;
+            kb_partial part = {
+                .a = reduce_run(x, p->reduce, t, v + s * (int64_t)kb_dtype_size(t), len)};
+            kb_pairwise_push(&pw, &part);
+        }
+        *out = *kb_pairwise_finish(&pw);
     }
-    *out = *kb_pairwise_finish(&pw);
     /* the partial's index, unused by these ops, says whether a NaN came from the operand */
     out->index = 0;
     for (int64_t i = 0; isnan(out->a) && i < n && !out->index; i++)
@@ -357,6 +410,8 @@ static bool run_task(const kernel_run *x, buffers *b, int64_t r, int64_t q) {
             if (!reduce_chunk(x, b, node, j0, n, &part))
                 return false;
             if (x->phased) {
+                if (p->online && part.b == -INFINITY)
+                    part.a = NAN;
                 b->seen[x->slot[node]] |=
                     (isnan(part.a) ? NAN_RESULT : 0u) | (part.index ? NAN_INPUT : 0u);
                 reduce_store(x, b, node, part.a);
@@ -395,11 +450,17 @@ static bool finish_rows(const kernel_run *x, buffers *b) {
                 kb_pairwise_init(&pw, p->reduce, 1, storage);
                 const kb_partial *parts =
                     x->partials + x->partial_at[x->slot[node]] + r * x->nchunks;
+                kb_partial online = parts[0];
                 for (int64_t q = 0; q < x->nchunks; q++) {
-                    kb_pairwise_push(&pw, &parts[q]);
+                    if (!p->online)
+                        kb_pairwise_push(&pw, &parts[q]);
+                    else if (q > 0)
+                        online_merge(&online, &parts[q]);
                     b->seen[x->slot[node]] |= parts[q].index ? NAN_INPUT : 0u;
                 }
-                double a = kb_pairwise_finish(&pw)->a;
+                double a = !p->online              ? kb_pairwise_finish(&pw)->a
+                           : online.b == -INFINITY ? NAN /* exp(-inf - -inf), as eager */
+                                                   : online.a;
                 b->seen[x->slot[node]] |= isnan(a) ? NAN_RESULT : 0u;
                 reduce_store(x, b, node, a);
             } else if (!run_ew(x, b, node, 0, 1)) {
@@ -573,12 +634,17 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays, int threads) {
                 make_place(x, &arrays[node], &x->places[node]);
             x->placed[node] = true;
         }
+        kb_simd_level level;
+        KB_TRY(kb_simd_current(&level));
         if (p->kind == KB_PNODE_EW) {
-            kb_simd_level level;
-            KB_TRY(kb_simd_current(&level));
             x->loops[i] = kb_ew_float_loop(p->op, p->loop, level);
             if (!x->loops[i])
                 return kb_fail(KB_EUNSUPPORTED, "no float loop for op %d", (int)p->op);
+        }
+        if (p->online) {
+            kb_dtype t = g->nodes[p->in[0]].dtype;
+            x->subtract[i] = kb_ew_float_loop(KB_EW_SUB, t, level);
+            x->exponent[i] = kb_ew_float_loop(KB_EW_EXP, t, level);
         }
     }
     /* streaming reductions keep a partial per row and chunk */
@@ -598,13 +664,14 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays, int threads) {
 }
 
 /* NumPy's warning of a sum, prod or mean whose result is NaN without a NaN in its operand
- * (inf - inf, 0 * inf), as the eager evaluator gives it. */
+ * (inf - inf, 0 * inf), as the eager evaluator gives it. An online sum of exp(x - max) is NaN
+ * only where exp(x - max) is (a NaN, or a row whose max is infinite): never a warning. */
 static void warn_kernel(const kernel_run *x, const kb_expr_inputs *inputs) {
     for (int i = 0; inputs->warn && i < x->norder; i++) {
         const kb_pnode *p = &x->g->nodes[x->order[i]];
         bool sums = p->reduce == KB_REDUCE_SUM || p->reduce == KB_REDUCE_PROD ||
                     p->reduce == KB_REDUCE_MEAN;
-        if (p->kind == KB_PNODE_REDUCE && sums && x->seen[i] == NAN_RESULT)
+        if (p->kind == KB_PNODE_REDUCE && sums && !p->online && x->seen[i] == NAN_RESULT)
             inputs->warn("invalid value encountered in reduce", inputs->context);
     }
 }
@@ -622,12 +689,14 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     x.places = calloc((size_t)g->count, sizeof *x.places);
     x.placed = calloc((size_t)g->count, sizeof *x.placed);
     x.loops = calloc((size_t)g->count, sizeof *x.loops);
+    x.subtract = calloc((size_t)g->count, sizeof *x.subtract);
+    x.exponent = calloc((size_t)g->count, sizeof *x.exponent);
     x.const_slot = malloc((size_t)g->count * 3 * sizeof *x.const_slot);
     x.partial_at = malloc((size_t)g->count * sizeof *x.partial_at);
     x.seen = malloc((size_t)g->count * sizeof *x.seen);
     kb_status st = KB_OK;
-    if (!arrays || !x.order || !x.slot || !x.places || !x.placed || !x.loops || !x.const_slot ||
-        !x.partial_at || !x.seen)
+    if (!arrays || !x.order || !x.slot || !x.places || !x.placed || !x.loops || !x.subtract ||
+        !x.exponent || !x.const_slot || !x.partial_at || !x.seen)
         st = kb_fail(KB_ENOMEM, "out of memory for a fused evaluation");
     for (int i = 0; i < g->count && st == KB_OK; i++)
         if (g->nodes[i].output)
@@ -650,6 +719,8 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     free(x.places);
     free(x.placed);
     free(x.loops);
+    free(x.subtract);
+    free(x.exponent);
     free(x.const_slot);
     free(x.partial_at);
     free(x.partials);

@@ -58,8 +58,12 @@ typedef struct kb_pnode {
     /* REDUCE: in[0] is the operand */
     kb_reduce_op reduce;
     bool axis[KB_MAX_DIMS]; /* over the operand's dimensions */
+    /* A sum of exp(in[0] - m), m = in[1] the max of in[0] over the same axes, computed in one
+     * pass by a running maximum and a rescaled sum (rows too long to keep in cache). */
+    bool online;
 
     /* Planning */
+    bool dead;         /* no result depends on it (after the online rewrite) */
     int kernel;        /* -1 for INPUT and CONST */
     bool row;          /* one value per row of its kernel (a reduction, or ops on those) */
     bool flat;         /* a row value shaped as the rows' dimensions alone (a reduction

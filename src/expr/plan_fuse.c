@@ -201,10 +201,66 @@ static void place(kb_pgraph *g, kb_pnode *n, int k, bool row, bool flat, bool ph
     }
 }
 
+/* Rule 0: s = sum(exp(X - m)) with m = max(X) over the same axes (keepdims), the softmax's
+ * and logsumexp's denominator, over rows too long for a phased kernel, becomes one streaming
+ * reduction of X by a running maximum and a rescaled sum: it needs no finished m, so it shares
+ * m's pass, and the ops that use exp(X - m) recompute it in the next pass. */
+static void rewrite_online(kb_pgraph *g) {
+    int values = 6; /* an upper bound of any kernel's values per element */
+    for (int i = 0; i < g->count; i++)
+        values += computed(&g->nodes[i]) ? 1 + g->nodes[i].nin : 0;
+    for (int i = 0; i < g->count; i++) {
+        kb_pnode *s = &g->nodes[i];
+        if (s->kind != KB_PNODE_REDUCE || s->reduce != KB_REDUCE_SUM)
+            continue;
+        const kb_pnode *e = &g->nodes[s->in[0]];
+        if (e->kind != KB_PNODE_EW || e->op != KB_EW_EXP)
+            continue;
+        const kb_pnode *d = &g->nodes[e->in[0]];
+        if (d->kind != KB_PNODE_EW || d->op != KB_EW_SUB)
+            continue;
+        const kb_pnode *X = &g->nodes[d->in[0]], *m = &g->nodes[d->in[1]];
+        if (m->kind != KB_PNODE_REDUCE || m->reduce != KB_REDUCE_MAX || m->in[0] != d->in[0] ||
+            m->ndim != X->ndim || X->ndim != e->ndim || X->dtype != e->dtype ||
+            d->loop != X->dtype || memcmp(m->axis, s->axis, sizeof s->axis) != 0)
+            continue;
+        int64_t row = 1;
+        for (int a = 0; a < X->ndim; a++)
+            if (s->axis[a])
+                row *= X->shape[a];
+        if (row <= kb_pgraph_row_budget(values))
+            continue;
+        s->online = true;
+        s->nin = 2;
+        s->in[1] = d->in[1];
+        s->in[0] = d->in[0];
+        snprintf(s->label, sizeof s->label, "sum(exp) online");
+    }
+}
+
+/* Marks the nodes no result depends on. */
+static void mark_dead(kb_pgraph *g) {
+    for (int i = 0; i < g->count; i++)
+        g->nodes[i].dead = true;
+    for (int r = 0; r < g->nresults; r++)
+        g->nodes[g->results[r]].dead = false;
+    for (int i = g->count - 1; i >= 0; i--) {
+        const kb_pnode *n = &g->nodes[i];
+        if (n->dead)
+            continue;
+        for (int a = 0; a < n->nin; a++)
+            g->nodes[n->in[a]].dead = false;
+        if (n->kind == KB_PNODE_INPUT && n->source >= 0)
+            g->nodes[n->source].dead = false;
+    }
+}
+
 kb_status kb_pgraph_fuse(kb_pgraph *g) {
+    rewrite_online(g);
+    mark_dead(g);
     for (int i = 0; i < g->count; i++) {
         kb_pnode *n = &g->nodes[i];
-        if (!computed(n))
+        if (!computed(n) || n->dead)
             continue;
         /* Rule 1: a node joins the latest kernel that computes one of its operands, if its
          * shape fits that kernel's iteration (elementwise over it, one value per row of it, or

@@ -143,6 +143,25 @@ def suite(tmp):
             same(name, got[0], run_numpy(source, arrays), rtol=1e-5)
 
 
+def long_rows(tmp):
+    """Rows too long to keep in cache (400 KB each, beyond any core's half L2 over the kernel's
+    values): the softmax's denominator by a running max and a rescaled sum, in m's pass."""
+    rows, n = 4, 100000
+    x = RNG.uniform(-3, 3, (rows, n)).astype(np.float32)
+    xb = save(tmp, "x", x, "long")
+    want_m = x.max(axis=1, keepdims=True)
+    want_s = np.exp(x - want_m).sum(axis=1, keepdims=True)
+    # kernel 0 reads x, writes m and s (one per row); kernel 1 reads x, m and s, writes e / s
+    golden("long softmax", SUITE["softmax"][0], [xb], 2, 3 * rows * n + 4 * rows)
+    # one kernel: x read once, m + log(s) written, one value per row
+    golden("long logsumexp", SUITE["logsumexp"][0], [xb], 1, rows * n + rows)
+    for name, want in (("softmax", np.exp(x - want_m) / want_s),
+                       ("logsumexp", want_m + np.log(want_s))):
+        got = evaluate(SUITE[name][0], [xb], [os.path.join(tmp, "long_out.npy")])
+        if got:
+            same("long " + name, got[0], want, rtol=1e-5)
+
+
 def views_and_tuples(tmp):
     """transpose, permute and tuples of results against NumPy, fused and eager."""
     a = RNG.standard_normal((3, 4, 5))
@@ -220,6 +239,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         inductor_table(tmp)
         suite(tmp)
+        long_rows(tmp)
         views_and_tuples(tmp)
         explain_text_and_usage(tmp)
     return finish("fusion golden")

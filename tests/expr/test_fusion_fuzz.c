@@ -167,10 +167,27 @@ static void full(gen *g, int depth, bool reduced_below) {
     }
 }
 
-/* A program: an optional assignment, then one result or a tuple of two. */
+/* A softmax or logsumexp (or both) along the rows of an elementwise value: phased kernels
+ * where a row fits the cache, a running max and rescaled sum where it does not (2 x 40000). */
+static void softmax(gen *g) {
+    put(g, "X = ");
+    full(g, 1 + pick(g, 2), true); /* no exp of what the rows sum: it could overflow */
+    put(g, "; m = max(X, axis=-1, keepdims=True); e = exp(X - m); "
+           "s = sum(e, axis=-1, keepdims=True); ");
+    static const char *const results[] = {"e / s", "m + log(s)", "(e / s, m + log(s))"};
+    put(g, "%s", results[pick(g, 3)]);
+    if (g->cols > g->longest)
+        g->longest = g->cols;
+}
+
+/* A program: an optional assignment, then one result or a tuple of two; or a softmax. */
 static void program(gen *g) {
     g->used = 0;
     g->longest = 0;
+    if (pick(g, 6) == 0) {
+        softmax(g);
+        return;
+    }
     g->buf[0] = '\0';
     int depth = 1 + pick(g, 4);
     bool assign = pick(g, 3) == 0;

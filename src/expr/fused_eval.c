@@ -8,6 +8,7 @@
 #include "core/array_uninit.h"
 #include "core/internal.h"
 #include "expr/eager.h"
+#include "expr/fused_place.h"
 #include "expr/plan.h"
 #include "expr/view_call.h"
 #include "kbench/memory.h"
@@ -19,26 +20,16 @@
 /* Below this many elements a kernel runs on one thread: a team costs more than it saves. */
 #define PARALLEL_MIN ((int64_t)1 << 16)
 
-/* A buffer a kernel reads or writes, addressed over its iteration: byte strides along the
- * rows' dimensions (kept) and along the row's (reduced), 0 where it is broadcast. */
-typedef struct place {
-    char *data;
-    kb_dtype dtype;
-    int64_t kstride[KB_MAX_DIMS];
-    int64_t rstride[KB_MAX_DIMS];
-} place;
-
 typedef struct kernel_run {
     const kb_pgraph *g;
     int k;
-    int nk, nr;
-    int64_t kshape[KB_MAX_DIMS], rshape[KB_MAX_DIMS];
-    int64_t rows, m, chunk, nchunks;
+    kb_fused_iter it;
+    int64_t chunk, nchunks;
     bool phased;
     int *order; /* the kernel's nodes, in topological order */
     int norder;
-    int *slot;     /* per graph node: its value's slot in a thread's buffers, or -1 */
-    place *places; /* per graph node read from or written to memory */
+    int *slot;              /* per graph node: its value's slot in a thread's buffers, or -1 */
+    kb_fused_place *places; /* per graph node read from or written to memory */
     bool *placed;
     kb_ew_loop *loops;               /* per slot */
     kb_ew_loop *subtract, *exponent; /* per slot of an online sum: x - max, then exp */
@@ -80,148 +71,13 @@ static char *scratch_of(const kernel_run *x, buffers *b, int i) {
     return b->scratch + (size_t)i * (size_t)x->chunk * ITEM;
 }
 
-/* The place of array a (broadcast to the kernel's iteration from the right). */
-static void make_place(const kernel_run *x, const kb_array *a, place *p) {
-    const kb_pkernel *K = &x->g->kernels[x->k];
-    p->data = a->data;
-    p->dtype = a->dtype;
-    int nk = 0, nr = 0;
-    for (int d = 0; d < K->ndim; d++) {
-        int j = d - (K->ndim - a->ndim);
-        int64_t stride = (j < 0 || a->shape[j] == 1) ? 0 : a->strides[j];
-        if (K->has_reduce && !K->reduced[d])
-            p->kstride[nk++] = stride;
-        else
-            p->rstride[nr++] = stride;
-    }
-}
-
-/* The place of a flat row value: its dimensions are the rows' (aligned from the right, as a
- * reduction without keepdims leaves them), and it has one value per row. */
-static void flat_place(const kernel_run *x, const kb_array *a, place *p) {
-    p->data = a->data;
-    p->dtype = a->dtype;
-    for (int d = 0; d < x->nk; d++) {
-        int j = d - (x->nk - a->ndim);
-        p->kstride[d] = (j < 0 || a->shape[j] == 1) ? 0 : a->strides[j];
-    }
-    for (int d = 0; d < x->nr; d++)
-        p->rstride[d] = 0;
-}
-
-/* Where elements [j0, j0 + n) of the row of p at byte offset base are, when they are one
- * contiguous run of p's type; NULL otherwise. */
-static char *contiguous(const kernel_run *x, const place *p, int64_t base, int64_t j0, int64_t n) {
-    if (x->nr == 0)
-        return n == 1 ? p->data + base : NULL;
-    char *at = p->data + base;
-    int64_t rest = j0, first_last = 0;
-    for (int d = x->nr - 1; d >= 0; d--) {
-        int64_t i = rest % x->rshape[d];
-        if (d == x->nr - 1)
-            first_last = i;
-        rest /= x->rshape[d];
-        at += i * p->rstride[d];
-    }
-    int last = x->nr - 1;
-    bool dense = p->rstride[last] == (int64_t)kb_dtype_size(p->dtype);
-    return dense && x->rshape[last] - first_last >= n ? at : NULL;
-}
-
-/* Elements [j0, j0 + n) of a row of p, whose first element is at byte offset base, as a
- * contiguous run of want: p's own memory when it is one already, else cast into buf. */
-static const void *gather(const kernel_run *x, const place *p, int64_t base, int64_t j0, int64_t n,
-                          kb_dtype want, void *buf) {
-    const char *at = p->data + base;
-    if (x->nr == 0)
-        return kb_ew_cast(want, buf, p->dtype, at, 0, 1) == KB_OK ? buf : NULL;
-    const char *in_place = p->dtype == want ? contiguous(x, p, base, j0, n) : NULL;
-    if (in_place)
-        return in_place;
-    int64_t idx[KB_MAX_DIMS];
-    int64_t rest = j0;
-    for (int d = x->nr - 1; d >= 0; d--) {
-        idx[d] = rest % x->rshape[d];
-        rest /= x->rshape[d];
-        at += idx[d] * p->rstride[d];
-    }
-    int last = x->nr - 1;
-    int64_t size = (int64_t)kb_dtype_size(want);
-    int64_t done = 0;
-    while (done < n) {
-        int64_t run = x->rshape[last] - idx[last];
-        if (run > n - done)
-            run = n - done;
-        if (kb_ew_cast(want, (char *)buf + done * size, p->dtype, at, p->rstride[last], run) !=
-            KB_OK)
-            return NULL;
-        done += run;
-        at += run * p->rstride[last];
-        idx[last] += run;
-        for (int d = last; d > 0 && idx[d] == x->rshape[d]; d--) {
-            at -= idx[d] * p->rstride[d];
-            idx[d] = 0;
-            idx[d - 1]++;
-            at += p->rstride[d - 1];
-        }
-    }
-    return buf;
-}
-
-/* Writes n elements of a value, from element j0 of the row at base, into its place. */
-static void scatter(const kernel_run *x, const place *p, int64_t base, int64_t j0, int64_t n,
-                    const char *from) {
-    size_t size = kb_dtype_size(p->dtype);
-    char *at = p->data + base;
-    if (x->nr == 0) {
-        memcpy(at, from, size);
-        return;
-    }
-    int64_t idx[KB_MAX_DIMS], rest = j0;
-    for (int d = x->nr - 1; d >= 0; d--) {
-        idx[d] = rest % x->rshape[d];
-        rest /= x->rshape[d];
-        at += idx[d] * p->rstride[d];
-    }
-    int last = x->nr - 1;
-    int64_t done = 0;
-    while (done < n) {
-        int64_t run = x->rshape[last] - idx[last];
-        if (run > n - done)
-            run = n - done;
-        if (p->rstride[last] == (int64_t)size) {
-            memcpy(at, from + done * (int64_t)size, (size_t)run * size);
-        } else {
-            for (int64_t i = 0; i < run; i++)
-                memcpy(at + i * p->rstride[last], from + (done + i) * (int64_t)size, size);
-        }
-        done += run;
-        at += run * p->rstride[last];
-        idx[last] += run;
-        for (int d = last; d > 0 && idx[d] == x->rshape[d]; d--) {
-            at -= idx[d] * p->rstride[d];
-            idx[d] = 0;
-            idx[d - 1]++;
-            at += p->rstride[d - 1];
-        }
-    }
-}
-
 /* The offsets of every place at row r. */
 static void row_bases(const kernel_run *x, buffers *b, int64_t r) {
-    int64_t idx[KB_MAX_DIMS], rest = r;
-    for (int d = x->nk - 1; d >= 0; d--) {
-        idx[d] = rest % x->kshape[d];
-        rest /= x->kshape[d];
-    }
-    for (int i = 0; i < x->g->count; i++) {
-        if (!x->placed[i])
-            continue;
-        int64_t base = 0;
-        for (int d = 0; d < x->nk; d++)
-            base += idx[d] * x->places[i].kstride[d];
-        b->base[i] = base;
-    }
+    int64_t idx[KB_MAX_DIMS];
+    kb_fused_row_index(&x->it, r, idx);
+    for (int i = 0; i < x->g->count; i++)
+        if (x->placed[i])
+            b->base[i] = kb_fused_row_offset(&x->it, &x->places[i], idx);
 }
 
 /* Operand a of node at chunk [j0, j0 + n) of the current row (n is 1 for a row value), as a
@@ -248,7 +104,7 @@ static const void *operand(const kernel_run *x, buffers *b, int node, int a, int
                    ? buf
                    : NULL;
     }
-    return gather(x, &x->places[oi], b->base[oi], j0, n, want, buf);
+    return kb_fused_gather(&x->it, &x->places[oi], b->base[oi], j0, n, want, buf);
 }
 
 /* Node (an elementwise op) over n elements into its value buffer (a row value: n is 1). */
@@ -263,7 +119,8 @@ static bool run_ew(const kernel_run *x, buffers *b, int node, int64_t j0, int64_
     /* an output computed straight into its buffer, where the chunk is one run of it */
     char *out = p->row ? rowval_of(x, b, node) : value_of(x, b, node);
     if (!p->row) {
-        char *direct = p->output ? contiguous(x, &x->places[node], b->base[node], j0, n) : NULL;
+        char *direct =
+            p->output ? kb_fused_contiguous(&x->it, &x->places[node], b->base[node], j0, n) : NULL;
         b->at[x->slot[node]] = out = direct ? direct : out;
     }
     unsigned found = 0;
@@ -336,7 +193,7 @@ static double reduce_run(const kernel_run *x, kb_reduce_op op, kb_dtype t, const
 static void reduce_store(const kernel_run *x, buffers *b, int node, double a) {
     const kb_pnode *p = &x->g->nodes[node];
     if (p->reduce == KB_REDUCE_MEAN)
-        a /= (double)x->m;
+        a /= (double)x->it.m;
     if (p->dtype == KB_F32) {
         float f = (float)a;
         memcpy(rowval_of(x, b, node), &f, sizeof f);
@@ -354,7 +211,7 @@ static void write_out(const kernel_run *x, buffers *b, int node, int64_t j0, int
         memcpy(x->places[node].data + b->base[node], rowval_of(x, b, node),
                kb_dtype_size(p->dtype));
     else if (b->at[x->slot[node]] == value_of(x, b, node))
-        scatter(x, &x->places[node], b->base[node], j0, n, value_of(x, b, node));
+        kb_fused_scatter(&x->it, &x->places[node], b->base[node], j0, n, value_of(x, b, node));
 }
 
 /* A reduction over the operand's chunk [j0, j0 + n), in runs of at most KB_REDUCE_BLOCK
@@ -400,7 +257,7 @@ static bool reduce_chunk(const kernel_run *x, buffers *b, int node, int64_t j0, 
  * finish_rows. */
 static bool run_task(const kernel_run *x, buffers *b, int64_t r, int64_t q) {
     int64_t j0 = q * x->chunk;
-    int64_t n = x->m - j0 < x->chunk ? x->m - j0 : x->chunk;
+    int64_t n = x->it.m - j0 < x->chunk ? x->it.m - j0 : x->chunk;
     row_bases(x, b, r);
     for (int i = 0; i < x->norder; i++) {
         int node = x->order[i];
@@ -437,7 +294,7 @@ static bool run_task(const kernel_run *x, buffers *b, int64_t r, int64_t q) {
 /* Streaming kernels, after the chunks: each row's reductions merged over its chunks in a fixed
  * order, then the ops on row values. */
 static bool finish_rows(const kernel_run *x, buffers *b) {
-    for (int64_t r = 0; r < x->rows; r++) {
+    for (int64_t r = 0; r < x->it.rows; r++) {
         row_bases(x, b, r);
         for (int i = 0; i < x->norder; i++) {
             int node = x->order[i];
@@ -517,8 +374,8 @@ static bool buffers_new(const kernel_run *x, buffers *b) {
 }
 
 static kb_status run_kernel(kernel_run *x, int threads) {
-    int64_t tasks = x->phased ? x->rows : x->rows * x->nchunks;
-    int parallel = threads > 1 && x->rows * x->m >= PARALLEL_MIN && tasks > 1;
+    int64_t tasks = x->phased ? x->it.rows : x->it.rows * x->nchunks;
+    int parallel = threads > 1 && x->it.rows * x->it.m >= PARALLEL_MIN && tasks > 1;
     bool failed = false;
 #pragma omp parallel num_threads(threads) if (parallel) reduction(|| : failed)
     {
@@ -567,20 +424,12 @@ static kb_array array_of(const kb_pgraph *g, const kb_array *arrays, int node) {
     return arrays[node];
 }
 
-static kb_status prepare(kernel_run *x, const kb_array *arrays, int threads) {
+/* Kernel x->k's iteration (rows, row length, chunk), its nodes' slots and loops, the places
+ * of what it reads and writes, and its reductions' partials. */
+static kb_status prepare(kernel_run *x, const kb_array *arrays) {
     const kb_pgraph *g = x->g;
     const kb_pkernel *K = &g->kernels[x->k];
-    x->rows = x->m = 1;
-    x->nk = x->nr = 0;
-    for (int d = 0; d < K->ndim; d++) {
-        if (K->has_reduce && !K->reduced[d]) {
-            x->kshape[x->nk++] = K->shape[d];
-            x->rows *= K->shape[d];
-        } else {
-            x->rshape[x->nr++] = K->shape[d];
-            x->m *= K->shape[d];
-        }
-    }
+    kb_fused_iter_init(&x->it, K);
     x->phased = K->phased;
     x->norder = 0;
     for (int i = 0; i < g->count; i++) {
@@ -605,16 +454,15 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays, int threads) {
     }
     values += x->nconst;
     if (x->phased) {
-        x->chunk = x->m;
+        x->chunk = x->it.m;
     } else {
         int64_t tile = kb_pgraph_row_budget(values);
         int64_t chunk = 256;
         while (chunk * 2 <= tile && chunk * 2 <= KB_REDUCE_BLOCK)
             chunk *= 2;
-        x->chunk = x->m < chunk ? x->m : chunk;
+        x->chunk = x->it.m < chunk ? x->it.m : chunk;
     }
-    x->nchunks = (x->m + x->chunk - 1) / x->chunk;
-    (void)threads;
+    x->nchunks = (x->it.m + x->chunk - 1) / x->chunk;
     /* the places of what the kernel reads from memory, and of what it writes */
     for (int i = 0; i < x->norder; i++) {
         int node = x->order[i];
@@ -624,14 +472,14 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays, int threads) {
             if (x->slot[o] >= 0 || g->nodes[o].kind == KB_PNODE_CONST || x->placed[o])
                 continue;
             kb_array a_ = array_of(g, arrays, o);
-            make_place(x, &a_, &x->places[o]);
+            kb_fused_place_of(K, &a_, &x->places[o]);
             x->placed[o] = true;
         }
         if (p->output) {
             if (p->flat)
-                flat_place(x, &arrays[node], &x->places[node]);
+                kb_fused_place_flat(&x->it, &arrays[node], &x->places[node]);
             else
-                make_place(x, &arrays[node], &x->places[node]);
+                kb_fused_place_of(K, &arrays[node], &x->places[node]);
             x->placed[node] = true;
         }
         kb_simd_level level;
@@ -653,7 +501,7 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays, int threads) {
         x->partial_at[i] = -1;
         if (!x->phased && g->nodes[x->order[i]].kind == KB_PNODE_REDUCE) {
             x->partial_at[i] = total;
-            total += x->rows * x->nchunks;
+            total += x->it.rows * x->nchunks;
         }
     }
     free(x->partials);
@@ -704,7 +552,7 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
                                      g->nodes[i].shape, KB_ORDER_C);
     for (int k = 0; k < g->nkernels && st == KB_OK; k++) {
         x.k = k;
-        if ((st = prepare(&x, arrays, threads)) == KB_OK && (st = run_kernel(&x, threads)) == KB_OK)
+        if ((st = prepare(&x, arrays)) == KB_OK && (st = run_kernel(&x, threads)) == KB_OK)
             warn_kernel(&x, inputs);
     }
     for (int i = 0; arrays && i < g->count; i++) {

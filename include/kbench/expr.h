@@ -119,6 +119,14 @@ int kb_expr_result_count(const kb_expr *expr);
 kb_status kb_expr_eval_results(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
                                int nouts);
 
+/* Evaluates an expression into arrays the caller allocated, one per result, each of the
+ * result's dtype and shape (any strides, writable), which must not overlap the inputs. A fused
+ * evaluation writes its results there and allocates none; an eager one (or a fused one that
+ * falls back to eager) evaluates into new arrays and copies them. KB_EINVAL when an array's
+ * dtype or shape is not its result's. */
+kb_status kb_expr_eval_into(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
+                            int nouts);
+
 /* The memory traffic of one buffer in one kernel: an input read (a variable, or a temporary
  * an earlier kernel wrote) or an output written. Each buffer counts once per kernel, with all
  * its elements, however many times and in whatever order the kernel reads it: a (10,)

@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "expr/eager.h"
 #include "expr/fused_place.h"
+#include "expr/plan_build.h"
 #include "expr/plan.h"
 #include "expr/view_call.h"
 #include "kbench/memory.h"
@@ -525,7 +526,8 @@ static void warn_kernel(const kernel_run *x, const kb_expr_inputs *inputs) {
 }
 
 /* Runs the planned graph: allocates every written buffer, then the kernels in order. */
-static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_array *outs) {
+static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_array *outs,
+                           bool into) {
     kb_simd_level level;
     int threads = 1;
     KB_TRY(kb_simd_current(&level));
@@ -546,17 +548,23 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     if (!arrays || !x.order || !x.slot || !x.places || !x.placed || !x.loops || !x.subtract ||
         !x.exponent || !x.const_slot || !x.partial_at || !x.seen)
         st = kb_fail(KB_ENOMEM, "out of memory for a fused evaluation");
-    for (int i = 0; i < g->count && st == KB_OK; i++)
-        if (g->nodes[i].output)
-            st = kb_array_new_uninit(&arrays[i], g->nodes[i].dtype, g->nodes[i].ndim,
-                                     g->nodes[i].shape, KB_ORDER_C);
+    for (int i = 0; i < g->count && st == KB_OK; i++) {
+        const kb_pnode *n = &g->nodes[i];
+        if (into && n->result >= 0) { /* the caller's array, written in place, not owned */
+            arrays[i] = outs[n->result];
+            arrays[i].owned = NULL;
+            arrays[i].owned_size = 0;
+        } else if (n->output) {
+            st = kb_array_new_uninit(&arrays[i], n->dtype, n->ndim, n->shape, KB_ORDER_C);
+        }
+    }
     for (int k = 0; k < g->nkernels && st == KB_OK; k++) {
         x.k = k;
         if ((st = prepare(&x, arrays)) == KB_OK && (st = run_kernel(&x, threads)) == KB_OK)
             warn_kernel(&x, inputs);
     }
     for (int i = 0; arrays && i < g->count; i++) {
-        if (st == KB_OK && g->nodes[i].result >= 0)
+        if (st == KB_OK && g->nodes[i].result >= 0 && !into)
             outs[g->nodes[i].result] = arrays[i];
         else
             kb_array_free(&arrays[i]);
@@ -576,17 +584,60 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     return st;
 }
 
-kb_status kb_expr_eval_fused(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
-                             int nouts) {
-    for (int i = 0; i < nouts; i++)
-        memset(&outs[i], 0, sizeof outs[i]);
+/* Whether the caller's arrays have the results' dtypes and shapes. */
+static kb_status check_into(const kb_pgraph *g, const kb_array *outs) {
+    for (int r = 0; r < g->nresults; r++) {
+        const kb_pnode *n = &g->nodes[g->results[r]];
+        const kb_array *o = &outs[r];
+        bool same = o->data && o->dtype == n->dtype && o->ndim == n->ndim &&
+                    !(o->flags & KB_ARRAY_READONLY) &&
+                    memcmp(o->shape, n->shape, sizeof(int64_t) * (size_t)n->ndim) == 0;
+        if (!same) {
+            char want[96], got[96];
+            kb_plan_shape_text(want, sizeof want, n->ndim, n->shape);
+            kb_plan_shape_text(got, sizeof got, o->ndim, o->shape);
+            return kb_fail(KB_EINVAL, "result %d is %s %s; its array is %s %s%s", r,
+                           kb_dtype_name(n->dtype), want, kb_dtype_name(o->dtype), got,
+                           o->flags & KB_ARRAY_READONLY ? ", read-only" : "");
+        }
+    }
+    return KB_OK;
+}
+
+/* The eager evaluation into the caller's arrays: into new ones, then copied. */
+static kb_status eager_into(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
+                            int nouts) {
+    kb_array *results = calloc((size_t)(nouts > 0 ? nouts : 1), sizeof *results);
+    if (!results)
+        return kb_fail(KB_ENOMEM, "out of memory for an expression's results");
+    kb_status st = kb_expr_eval_eager(expr, inputs, NULL, results, nouts);
+    for (int r = 0; r < nouts && st == KB_OK; r++) {
+        const kb_array *o = &outs[r], *e = &results[r];
+        if (!o->data || o->dtype != e->dtype || o->ndim != e->ndim ||
+            (o->flags & KB_ARRAY_READONLY) ||
+            memcmp(o->shape, e->shape, sizeof(int64_t) * (size_t)e->ndim) != 0)
+            st = kb_fail(KB_EINVAL, "result %d's array is not of its dtype and shape", r);
+        else
+            st = kb_array_copy(&outs[r], e);
+    }
+    for (int r = 0; r < nouts; r++)
+        kb_array_free(&results[r]);
+    free(results);
+    return st;
+}
+
+/* The fused evaluation, into new arrays or (into) the caller's. */
+static kb_status eval_fused(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
+                            int nouts, bool into) {
     KB_TRY(kb_expr_check_inputs(expr, inputs, nouts));
     kb_pgraph g;
     kb_status st = kb_pgraph_build(expr, inputs, &g);
     if (st == KB_OK) {
         st = kb_pgraph_fuse(&g);
+        if (st == KB_OK && into)
+            st = check_into(&g, outs);
         if (st == KB_OK)
-            st = run_graph(&g, inputs, outs);
+            st = run_graph(&g, inputs, outs, into);
         kb_pgraph_free(&g);
         return st;
     }
@@ -594,5 +645,23 @@ kb_status kb_expr_eval_fused(const kb_expr *expr, const kb_expr_inputs *inputs, 
         return st;
     /* What the planner does not take, and every error, goes to the eager evaluator: its
      * messages point at the expression. */
-    return kb_expr_eval_eager(expr, inputs, NULL, outs, nouts);
+    return into ? eager_into(expr, inputs, outs, nouts)
+                : kb_expr_eval_eager(expr, inputs, NULL, outs, nouts);
+}
+
+kb_status kb_expr_eval_fused(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
+                             int nouts) {
+    for (int i = 0; i < nouts; i++)
+        memset(&outs[i], 0, sizeof outs[i]);
+    return eval_fused(expr, inputs, outs, nouts, false);
+}
+
+kb_status kb_expr_eval_into(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
+                            int nouts) {
+    if (nouts > 0 && !outs)
+        return kb_fail(KB_EINVAL, "kb_expr_eval_into: no arrays");
+    if (inputs && inputs->mode == KB_EXPR_FUSED)
+        return eval_fused(expr, inputs, outs, nouts, true);
+    KB_TRY(kb_expr_check_inputs(expr, inputs, nouts));
+    return eager_into(expr, inputs, outs, nouts);
 }

@@ -1,5 +1,6 @@
 /* kb_expr_explain's plans as C sees them (the struct behind --explain), tuples of results
- * through kb_expr_eval_results, and the refusals of both; numbers worked out by hand.
+ * through kb_expr_eval_results, results into the caller's arrays (kb_expr_eval_into), and the
+ * refusals of each; numbers worked out by hand.
  * tests/cli/test_fusion_golden.py holds the CLI's plans to the issue's golden table. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,12 +138,50 @@ static void tuples_give_several_results(void **state) {
     kb_expr_free(e);
 }
 
+/* Results written into the caller's arrays, here column-major views, equal the results of a
+ * plain evaluation; arrays of another shape, dtype or read-only are refused. */
+static void results_go_into_given_arrays(void **state) {
+    (void)state;
+    kb_expr *e;
+    assert_int_equal(kb_expr_parse("(x * 2 - transpose(x), sum(exp(x - max(x, axis=1, "
+                                   "keepdims=True)), axis=1))",
+                                   &e),
+                     KB_OK);
+    for (int mode = 0; mode < 2; mode++) {
+        kb_expr_inputs in = {.bindings = bindings, .nbindings = 2, .mode = (kb_expr_mode)mode};
+        kb_array want[2], into[2];
+        assert_int_equal(kb_expr_eval_results(e, &in, want, 2), KB_OK);
+        int64_t square[2] = {10, 10}, row[1] = {10};
+        assert_int_equal(kb_array_new(&into[0], KB_F32, 2, square, KB_ORDER_F), KB_OK);
+        assert_int_equal(kb_array_new(&into[1], KB_F32, 1, row, KB_ORDER_C), KB_OK);
+        assert_int_equal(kb_expr_eval_into(e, &in, into, 2), KB_OK);
+        for (int r = 0; r < 10; r++) {
+            for (int c = 0; c < 10; c++)
+                assert_true(((float *)into[0].data)[c * 10 + r] ==
+                            ((float *)want[0].data)[r * 10 + c]);
+            assert_true(((float *)into[1].data)[r] == ((float *)want[1].data)[r]);
+        }
+        kb_array_free(&into[1]);
+        assert_int_equal(kb_array_new(&into[1], KB_F64, 1, row, KB_ORDER_C), KB_OK);
+        assert_int_equal(kb_expr_eval_into(e, &in, into, 2), KB_EINVAL);
+        if (mode == KB_EXPR_FUSED)
+            assert_string_equal(kb_last_error(), "result 1 is float32 (10,); its array is "
+                                                 "float64 (10,)");
+        kb_array_free(&into[0]);
+        kb_array_free(&into[1]);
+        kb_array_free(&want[0]);
+        kb_array_free(&want[1]);
+    }
+    kb_expr_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fused_softmax_is_one_kernel),
         cmocka_unit_test(eager_softmax_is_five_kernels),
         cmocka_unit_test(unfused_expressions_say_why),
         cmocka_unit_test(tuples_give_several_results),
+        cmocka_unit_test(results_go_into_given_arrays),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -36,6 +36,8 @@ static int pick(gen *g, int n) {
     return (int)(kb_rng_next(&g->rng) % (uint64_t)n);
 }
 
+static void put(gen *g, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
 static void put(gen *g, const char *format, ...) {
     va_list ap;
     va_start(ap, format);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/array_uninit.h"
+#include "core/cache_size.h"
 #include "core/internal.h"
 #include "expr/eager.h"
 #include "expr/fused_place.h"
@@ -457,7 +458,14 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
     if (x->phased) {
         x->chunk = x->it.m;
     } else {
-        int64_t tile = kb_pgraph_row_budget(values);
+        /* A tile's values in the L1 cache: at 4096 elements (the L2 budget) a*b + c in L2 ran
+         * 2.8 times slower than at 1024 (71 against 25 us per call for 87040 float32
+         * elements, one thread, Zen 5 with 32 KiB of L1). */
+        int64_t item = 4;
+        for (int i = 0; i < x->norder; i++)
+            if (kb_dtype_size(g->nodes[x->order[i]].dtype) > (size_t)item)
+                item = (int64_t)kb_dtype_size(g->nodes[x->order[i]].dtype);
+        int64_t tile = kb_cache_l1d_bytes() / item / values;
         int64_t chunk = 256;
         while (chunk * 2 <= tile && chunk * 2 <= KB_REDUCE_BLOCK)
             chunk *= 2;

@@ -23,6 +23,8 @@ static const struct suite {
     {"mean_axis0", "mean along axis 0: square, tall, wide; f32, f64, int32, f16",
      kb_suite_mean_axis0_add},
     {"expr", "the eager expression evaluator: softmax, GELU, ...; f32, f64", kb_suite_expr_add},
+    {"ew", "single elementwise ops (add, mul, sqrt, exp, ...) into an output; f32, f64",
+     kb_suite_ew_add},
     {"selftest", "the harness itself: an empty loop body and an empty function call",
      kb_suite_selftest_add},
     /* For kbench's own tests (tests/cli/test_run.py runs them to check how failures are
@@ -38,7 +40,8 @@ static const struct suite {
 enum { nsuites = sizeof suites / sizeof suites[0] };
 
 /* The table's names again but the last, as the NULL-terminated list callers iterate over. */
-static const char *const names[] = {"quick", "reduce", "mean_axis0", "expr", "selftest", NULL};
+static const char *const names[] = {"quick", "reduce",   "mean_axis0", "expr",
+                                    "ew",    "selftest", NULL};
 _Static_assert(sizeof names / sizeof names[0] == nsuites - 1, "one name per suite for users");
 
 const char *const *kb_bench_suite_names(void) {
@@ -60,6 +63,6 @@ kb_status kb_bench_plan_add_suite(kb_bench_plan *plan, const char *suite) {
         if (strcmp(suites[i].name, suite) == 0)
             return suites[i].add(plan, suite);
     return kb_fail(KB_EINVAL,
-                   "unknown suite '%s' (expected quick, reduce, mean_axis0, expr or selftest)",
+                   "unknown suite '%s' (expected quick, reduce, mean_axis0, expr, ew or selftest)",
                    suite);
 }

@@ -7,6 +7,7 @@
 kb_status kb_suite_reduce_add(kb_bench_plan *plan, const char *suite, int quick);
 kb_status kb_suite_mean_axis0_add(kb_bench_plan *plan, const char *suite);
 kb_status kb_suite_expr_add(kb_bench_plan *plan, const char *suite);
+kb_status kb_suite_ew_add(kb_bench_plan *plan, const char *suite);
 kb_status kb_suite_selftest_add(kb_bench_plan *plan, const char *suite);
 kb_status kb_suite_failing_add(kb_bench_plan *plan, const char *suite);
 kb_status kb_suite_plausibility_add(kb_bench_plan *plan, const char *suite);

@@ -102,6 +102,13 @@ kb_ew_loop kb_ew_float_loop(kb_ew_op op, kb_dtype dtype, kb_simd_level level);
 kb_status kb_ew_apply(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype loop_dtype,
                       kb_dtype out_dtype, kb_array *out, unsigned *found);
 
+/* kb_ew_apply into an existing array out (C-contiguous, not read-only) of the operands'
+ * broadcast shape, whose dtype is the result's: for callers that reuse an output, such as the
+ * `ew` benchmark suite, which times the op alone. Fails as kb_ew_apply does, and when out's shape
+ * is not the broadcast shape; out's contents are then unspecified. */
+kb_status kb_ew_apply_into(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype loop_dtype,
+                           kb_array *out, unsigned *found);
+
 /* Casts n elements at src (byte stride src_stride, 0 for one value repeated) to a contiguous
  * dst, as NumPy's astype does; fails on NaN and out-of-range floats to integers. */
 kb_status kb_ew_cast(kb_dtype dst_dtype, void *dst, kb_dtype src_dtype, const char *src,

@@ -171,11 +171,11 @@ static kb_status run_block(const job *jb, int64_t r, int64_t j0, int64_t n, unsi
 }
 
 static kb_status apply_to(const job *jbp, int nin, const kb_array *const *in, kb_dtype loop_dtype,
-                          kb_dtype out_dtype, kb_array *out, unsigned *found);
+                          kb_dtype out_dtype, kb_array *out, bool allocate, unsigned *found);
 
-kb_status kb_ew_apply(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype loop_dtype,
-                      kb_dtype out_dtype, kb_array *out, unsigned *found) {
-    memset(out, 0, sizeof *out);
+/* kb_ew_apply and kb_ew_apply_into: the loop chosen, then float16's operands rounded. */
+static kb_status apply(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype loop_dtype,
+                       kb_dtype out_dtype, kb_array *out, bool allocate, unsigned *found) {
     *found = 0;
     if (nin != kb_ew_arity(op) || nin > MAX_OPERANDS)
         return kb_fail(KB_EINVAL, "elementwise op %d takes %d operands, not %d", (int)op,
@@ -212,19 +212,54 @@ kb_status kb_ew_apply(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype 
         operands[i] = r;
     }
     if (st == KB_OK)
-        st = apply_to(&jb, nin, operands, loop_dtype, out_dtype, out, found);
+        st = apply_to(&jb, nin, operands, loop_dtype, out_dtype, out, allocate, found);
     for (int i = 0; i < nrounded; i++)
         kb_array_free(&rounded[i]);
     return st;
 }
 
+kb_status kb_ew_apply(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype loop_dtype,
+                      kb_dtype out_dtype, kb_array *out, unsigned *found) {
+    memset(out, 0, sizeof *out);
+    return apply(op, nin, in, loop_dtype, out_dtype, out, true, found);
+}
+
+kb_status kb_ew_apply_into(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype loop_dtype,
+                           kb_array *out, unsigned *found) {
+    *found = 0;
+    if (out->flags & KB_ARRAY_READONLY)
+        return kb_fail(KB_EINVAL, "the output of an elementwise op is read-only");
+    /* The blocks write whole contiguous runs of the output (run_block). */
+    if (!kb_array_is_c_contiguous(out))
+        return kb_fail(KB_EINVAL, "the output of an elementwise op must be C-contiguous");
+    return apply(op, nin, in, loop_dtype, out->dtype, out, false, found);
+}
+
+/* Whether out has the broadcast shape of the layout, before it is collapsed. */
+static kb_status check_out_shape(const layout *l, const kb_array *out) {
+    bool same = out->ndim == l->ndim;
+    for (int d = 0; same && d < l->ndim; d++)
+        same = out->shape[d] == l->shape[d];
+    if (same)
+        return KB_OK;
+    char want[256], have[256];
+    kb_array broadcast = {.ndim = l->ndim};
+    memcpy(broadcast.shape, l->shape, sizeof(int64_t) * (size_t)l->ndim);
+    shape_text(want, sizeof want, &broadcast);
+    shape_text(have, sizeof have, out);
+    return kb_fail(KB_EINVAL, "output of shape %s for operands broadcast to shape %s", have, want);
+}
+
 /* kb_ew_apply once the loop is chosen. */
 static kb_status apply_to(const job *jbp, int nin, const kb_array *const *in, kb_dtype loop_dtype,
-                          kb_dtype out_dtype, kb_array *out, unsigned *found) {
+                          kb_dtype out_dtype, kb_array *out, bool allocate, unsigned *found) {
     job jb = *jbp;
     layout l;
     KB_TRY(make_layout(nin, in, out, &l));
-    KB_TRY(kb_array_new_uninit(out, out_dtype, l.ndim, l.shape, KB_ORDER_C));
+    if (allocate)
+        KB_TRY(kb_array_new_uninit(out, out_dtype, l.ndim, l.shape, KB_ORDER_C));
+    else
+        KB_TRY(check_out_shape(&l, out));
     for (int d = 0; d < l.ndim; d++)
         l.strides[nin][d] = out->strides[d];
     l.out = out->data;
@@ -259,7 +294,8 @@ static kb_status apply_to(const job *jbp, int nin, const kb_array *const *in, kb
     *found = seen;
     if (failed != KB_OK) {
         /* The cast's own message was left in the thread that failed. */
-        kb_array_free(out);
+        if (allocate)
+            kb_array_free(out);
         return kb_fail(failed, "cannot cast to %s: a value is NaN, infinite or out of range",
                        kb_dtype_name(loop_dtype));
     }

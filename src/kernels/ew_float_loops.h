@@ -148,12 +148,18 @@
     PREDICATE(c_isnan_##S, T, isnan(a))                                                            \
     PREDICATE(c_isfinite_##S, T, isfinite(a))                                                      \
     UNUSED static void c_where_##S(int64_t n, void *out, const void *const *in, unsigned *found) { \
-        const bool *c = in[0];                                                                     \
+        /* The condition's bool bytes (0 or 1) read as unsigned char, and both branches loaded     \
+         * for every element: GCC then vectorizes the select as a blend. With bool, or with the    \
+         * conditional loads of c[i] ? x[i] : y[i], it stays a branch per element, mispredicted    \
+         * on random conditions (a tenth of the DRAM bandwidth; docs/performance.md). */           \
+        const unsigned char *c = in[0];                                                            \
         const T *x = in[1], *y = in[2];                                                            \
         T *o = out;                                                                                \
         (void)found;                                                                               \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            o[i] = c[i] ? x[i] : y[i];                                                             \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            T a = x[i], b = y[i];                                                                  \
+            o[i] = c[i] ? a : b;                                                                   \
+        }                                                                                          \
     }
 
 FLOAT_LOOPS(f32, float, f)

@@ -20,8 +20,8 @@
 #include "kbench/threads.h"
 #include "kernels/ew.h"
 
-/* Odd lengths: a partial last vector, and one beyond the driver's one-thread limit. */
-static const int64_t lengths[] = {1, 7, 1029, 200003};
+/* Odd lengths: a partial last vector, and one beyond the driver's one-thread limit (2^16). */
+static const int64_t lengths[] = {1, 7, 1029, 70001};
 
 /* The reference of op on element i of x, y and the condition c. */
 static double reference(kb_ew_op op, double x, double y, bool c) {

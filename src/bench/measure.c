@@ -360,11 +360,12 @@ static int thread_counts(const kb_impl *impls, int n, int *counts) {
     return k;
 }
 
-/* NumPy and numexpr run once per group; PyTorch, JAX, kbench through Python and another
- * kbench at each of its thread counts. */
+/* NumPy and numexpr run once per group; PyTorch (eager and compiled), JAX, kbench through
+ * Python and another kbench at each of its thread counts. */
 static bool per_thread_count(unsigned library) {
-    return library == KB_BASELINE_TORCH || library == KB_BASELINE_JAX ||
-           library == KB_BASELINE_PYTHON_MODULE || library == KB_BASELINE_KBENCH;
+    return library == KB_BASELINE_TORCH || library == KB_BASELINE_TORCH_COMPILE ||
+           library == KB_BASELINE_JAX || library == KB_BASELINE_PYTHON_MODULE ||
+           library == KB_BASELINE_KBENCH;
 }
 
 /* The runner that times a library. */

@@ -397,24 +397,24 @@ def torch_reduction(np, case, a, library):
          "var": torch.var, "std": torch.std}[op]
     if op in ("var", "std"):
         dim["correction"] = 0
-    call = fresh_function(["t"], ["return f(t, **dim)"], {"f": f, "dim": dim})
 
     def to_numpy(r):
         r = r.detach()
         return r.view(torch.int16).numpy().view(a.dtype) if bfloat16 else r.numpy()
-    return torch, call, t, to_numpy
+    return torch, f, dim, t, to_numpy
 
 
 def torch_callable(np, case, a, threads):
-    torch, call, t, to_numpy = torch_reduction(np, case, a, "torch")
+    torch, f, dim, t, to_numpy = torch_reduction(np, case, a, "torch")
     threads = threads or torch.get_num_threads()
-    return Case("torch", threads, lambda: call(t),
+    return Case("torch", threads, lambda: f(t, **dim),
                 lambda: torch.set_num_threads(threads)), to_numpy
 
 
 def torch_compile_callable(np, case, a, threads):
-    torch, call, t, to_numpy = torch_reduction(np, case, a, "torch-compile")
+    torch, f, dim, t, to_numpy = torch_reduction(np, case, a, "torch-compile")
     threads = threads or torch.get_num_threads()
+    call = fresh_function(["t"], ["return f(t, **dim)"], {"f": f, "dim": dim})
     compiled = torch_compiled(torch, call, threads)
     return Case("torch-compile", threads, lambda: compiled(t),
                 lambda: torch.set_num_threads(threads)), to_numpy
@@ -612,12 +612,14 @@ def torch_expr_namespace(torch):
     """The language's functions as PyTorch's: NumPy's names where PyTorch has them, its own
     where it differs (amax for max, clamp for clip, round for rint, which rounds half to
     even as rint does), and the reductions' NumPy parameters (axis, keepdims, ddof) as
-    PyTorch's (dim, keepdim, correction)."""
+    PyTorch's (dim, keepdim, correction). The elementwise functions are PyTorch's own, called
+    directly, so that eager PyTorch pays no wrapper of kbench's; a Python scalar where one
+    wants a tensor (sqrt(2.0)) is a TypeError, reported as not supported."""
     def tensors(f):
-        # maximum, minimum and the unary functions take tensors; the language allows Python
-        # scalars, which become 0-d tensors (weak in PyTorch's promotion, as NEP 50 says).
-        def call(*args):
-            return f(*[a if isinstance(a, torch.Tensor) else torch.as_tensor(a) for a in args])
+        # maximum(x, 0): PyTorch's takes tensors only, and a user passes a 0-d tensor (weak in
+        # PyTorch's promotion, as a Python scalar in NEP 50).
+        def call(a, b):
+            return f(*[v if isinstance(v, torch.Tensor) else torch.as_tensor(v) for v in (a, b)])
         return call
 
     def reduction(f, all_dims=True, moments=False):
@@ -630,12 +632,12 @@ def torch_expr_namespace(torch):
             return f(x, dim=dim, keepdim=keepdims, **kwargs)
         return call
 
-    ns = {name: tensors(getattr(torch, name)) for name in
+    ns = {name: getattr(torch, name) for name in
           ["abs", "sqrt", "square", "reciprocal", "exp", "expm1", "exp2", "log", "log1p", "log2",
            "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "tanh", "sinh", "cosh",
-           "floor", "ceil", "sign", "isnan", "isfinite", "sigmoid", "erf", "maximum",
-           "minimum"]}
-    ns.update(rint=tensors(torch.round), clip=torch.clamp, where=torch.where,
+           "floor", "ceil", "sign", "isnan", "isfinite", "sigmoid", "erf"]}
+    ns.update(maximum=tensors(torch.maximum), minimum=tensors(torch.minimum), rint=torch.round,
+              clip=torch.clamp, where=torch.where,
               sum=reduction(torch.sum), prod=reduction(torch.prod, all_dims=False),
               mean=reduction(torch.mean), min=reduction(torch.amin),
               max=reduction(torch.amax), argmin=reduction(torch.argmin, all_dims=False),

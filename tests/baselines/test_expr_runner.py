@@ -1,6 +1,7 @@
 """baselines/runner.py's expression baselines through its protocol: PyTorch eager, torch.compile
 and JAX evaluate programs of kbench's expression language (the `expr` suite's kinds: elementwise
-chains, where, row softmax and layer norm with keepdims reductions) on the rows of one input,
+chains, where, row softmax and layer norm with keepdims reductions; maximum, clip, var with ddof,
+argmax over all axes) on the rows of one input,
 and their results match a float64 NumPy reference within kbench's float32 check; torch.compile
 and JAX at one and two threads hold cases of one group at once, and torch.compile also computes
 reductions; a program that calls a function a library lacks, or a dtype it has no kernel for,
@@ -46,6 +47,15 @@ CASES = [
     ("where(x > 0, x, 0.01*x)", ["x"], "one", lambda x: np.where(x > 0, x, 0.01 * x), False),
     (SOFTMAX, ["x"], "rows", softmax, True),
     (LAYER_NORM, ["x"], "rows", layer_norm, False),
+    # PyTorch's maximum and minimum take tensors: the translation passes the scalar as one.
+    ("maximum(x, 0) * minimum(x, 0.5) + clip(x, -0.2, 0.2)", ["x"], "one",
+     lambda x: np.maximum(x, 0) * np.minimum(x, 0.5) + np.clip(x, -0.2, 0.2), False),
+    # ddof as PyTorch's correction, all axes as every dim; argmax and argmin over all axes
+    # with keepdims, which PyTorch's take as no dim and a reshape.
+    ("var(x, axis=-1, ddof=1) + std(x, axis=None)", ["x"], "rows",
+     lambda x: x.var(axis=-1, ddof=1) + x.std(), False),
+    ("argmax(x, axis=None, keepdims=True) + argmin(x, axis=-1)", ["x"], "rows",
+     lambda x: np.argmax(x, keepdims=True) + np.argmin(x, axis=-1), False),
 ]
 
 
@@ -90,7 +100,11 @@ def inputs(tmp):
 
 
 def close_to(got, want, what):
-    """kbench's float32 check (docs/baselines.md): within 1e-4 x (mean magnitude + 1)."""
+    """kbench's float32 check (docs/baselines.md): within 1e-4 x (mean magnitude + 1); an
+    integer result (argmax) exactly."""
+    if want.dtype.kind == "i":
+        check(got.dtype == np.int64 and np.array_equal(got, want), f"{what}: {got}, not {want}")
+        return
     if not check(got.dtype == np.float32 and got.shape == want.shape,
                  f"{what}: {got.dtype} {got.shape}, not float32 {want.shape}"):
         return
@@ -112,7 +126,8 @@ def expressions(runner, paths, libraries):
                                 case=expr(source, names), input=paths[which], output=out,
                                 threads=1)
             if not check(reply.get("ok") and reply["threads"] == 1
-                         and reply["result_dtype"] == "float32", f"{what}: {reply}"):
+                         and reply["result_dtype"] == ("int64" if want.dtype.kind == "i"
+                                                       else "float32"), f"{what}: {reply}"):
                 continue
             close_to(np.load(out), want, what)
             run = runner.send(cmd="run", id=f"{library}/threads=1", calls=2, samples=2,

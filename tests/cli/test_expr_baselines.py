@@ -2,8 +2,9 @@
 """End-to-end checks of the `expr` suite against `--baseline torch`, `--baseline torch-compile`
 and `--baseline jax`: each joins every group at each of its thread counts
 (<group>/baseline=torch-compile/threads=N), computes the same expression on the same input with
-its result checked against kbench's, and is compared with kbench's cases of its thread count in
-the speedup report; an expression a baseline cannot express is listed as not supported, not
+its result checked against kbench's, is held to the least traffic of the case (not kbench's
+eager count, which a fusing library beats), and is compared with kbench's cases of its thread
+count in the speedup report; an expression a baseline cannot express is listed as not supported, not
 timed, and the run does not fail; torch-compile computes the reduce suite's cases too; a
 missing PyTorch fails the run with the command that installs it. Timings are never checked.
 
@@ -20,6 +21,7 @@ from harness import check, finish, kbench
 
 RUNNER = Path(__file__).resolve().parents[2] / "baselines" / "runner.py"
 PEERS = ["torch", "torch-compile", "jax"]
+VARIABLES = {"fma": 3, "softmax": 1}
 # fma at both thread counts, softmax (reductions with keepdims) at one: tiny (half of L2).
 FILTER = ("^expr/fma/f32/L2/simd=scalar/threads=[0-9]+$"
           "|^expr/softmax/f32/L2/simd=scalar/threads=1$")
@@ -60,6 +62,12 @@ def peers_run(tmp):
             check(c["implementation"] == {"baseline": lib, "threads": threads}
                   and c["threads"] == int(threads) and c["group"] == group,
                   f"{name}: {c['implementation']} {c['threads']}")
+            # Held to the least traffic (input read once, result written once), not kbench's
+            # eager count: fma's and softmax's result is one variable's size.
+            nvars = VARIABLES[own["params"]["expr"]]
+            least = own["working_set_bytes"] * (nvars + 1) / nvars
+            check(c["bytes_per_call"] == least < own["bytes_per_call"],
+                  f"{name}: bytes {c['bytes_per_call']}, not {least}")
     libraries = results["context"]["baselines"]["runner"]["libraries"]
     compiled = libraries.get("torch-compile") or {}
     check(compiled.get("backend") == "inductor" and compiled.get("version"),

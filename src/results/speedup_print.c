@@ -14,14 +14,18 @@ static const char *label_of(const kb_bench_result *r) {
     return strncmp(impl, "baseline=", 9) == 0 ? impl + 9 : impl;
 }
 
+/* What a case computes, by which its speedups are also averaged: a reduction's op, an
+ * expression's name (the expr suite); NULL for a case of neither. */
 static const char *op_of(const kb_bench_result *r) {
     for (int i = 0; i < r->nparams; i++)
-        if (strcmp(r->params[i].name, "op") == 0)
+        if (strcmp(r->params[i].name, "op") == 0 || strcmp(r->params[i].name, "expr") == 0)
             return r->params[i].value;
-    return "all";
+    return NULL;
 }
 
-enum { MAX_MEANS = 128 };
+/* Six libraries (five and the best) at two thread counts, overall and for each of the nine
+ * ops or expressions of a suite, are 120; a run of both suites has more. */
+enum { MAX_MEANS = 512 };
 
 /* A geometric mean being gathered: of the speedups of one implementation over one library,
  * for one op ("" for all ops). */
@@ -33,6 +37,8 @@ typedef struct mean {
 
 static void add(mean *means, int *n, const char *library, const char *impl, const char *op,
                 double ratio) {
+    if (!op)
+        return;
     for (int i = 0; i < *n; i++)
         if (strcmp(means[i].library, library) == 0 && strcmp(means[i].impl, impl) == 0 &&
             strcmp(means[i].op, op) == 0) {

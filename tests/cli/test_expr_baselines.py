@@ -22,8 +22,9 @@ from harness import check, finish, kbench
 RUNNER = Path(__file__).resolve().parents[2] / "baselines" / "runner.py"
 PEERS = ["torch", "torch-compile", "jax"]
 VARIABLES = {"fma": 3, "softmax": 1}
-# fma at both thread counts, softmax (reductions with keepdims) at one: tiny (half of L2).
-FILTER = ("^expr/fma/f32/L2/simd=scalar/threads=[0-9]+$"
+# fma at both thread counts and both levels, softmax (reductions with keepdims) at one: tiny
+# (half of L2).
+FILTER = ("^expr/fma/f32/L2/simd=(scalar|auto)/threads=[0-9]+$"
           "|^expr/softmax/f32/L2/simd=scalar/threads=1$")
 
 
@@ -82,6 +83,17 @@ def peers_run(tmp):
         check(rows.get(own["name"]) == want, f"{own['name']} compared with {rows.get(own['name'])}")
     check("torch-compile/threads=1" in r.stdout and "torch-compile/threads=1" in
           Path(md).read_text(), "the table and the markdown name torch-compile")
+    # simd=auto's speedups are averaged, overall and per expression, over each library and
+    # the best of each case, and held against simd=scalar.
+    if any(c["params"]["simd"] == "auto" for c in ours):
+        means = {(m["baseline"], m["implementation"], m["op"]): m["cases"]
+                 for m in results["speedups"]["geometric_means"]}
+        want = {(lib, "simd=auto/threads=1", op): 1 for lib in PEERS + ["best"]
+                for op in (None, "fma")}
+        check(all(means.get(k) == n for k, n in want.items()),
+              f"geometric means: {sorted(means, key=str)}")
+        auto = [row for row in results["speedups"]["rows"] if "/simd=auto/" in row["case"]]
+        check(auto and all(row["over_scalar"] for row in auto), "auto over scalar")
 
 
 def inexpressible(tmp):

@@ -821,6 +821,9 @@ def setup_case(np, library, cid, request, state):
         raise Failure("setup needs \"output\", the path the result is saved to")
     table = EXPR_CALLABLES if kind == "expr" else CALLABLES
     make = table.get(library) if isinstance(library, str) else None
+    if make is None and library in LIBRARIES:
+        raise Failure(f"{LIBRARY_TITLES[library]} has no baseline of {kind} cases",
+                      unsupported=True)
     if make is None:
         raise Failure(f"unknown baseline library {json.dumps(library)} "
                       f"(known: {', '.join(LIBRARIES)})", unsupported=True)

@@ -187,6 +187,11 @@ def not_expressible(runner, paths, libraries):
                             input=u32, output=os.path.join(paths["dir"], "t.npy"))
         check(reply.get("ok") is False and reply.get("unsupported") is True
               and "not implemented for 'UInt32'" in reply["error"], f"torch uint32: {reply}")
+    reply = runner.send(cmd="setup", library="python", case=expr("x + 1", ["x"]),
+                        input=paths["one"], output=os.path.join(paths["dir"], "k.npy"))
+    check(reply == {"ok": False, "unsupported": True,
+                    "error": "kbench's Python module has no baseline of expr cases"},
+          f"python expr: {reply}")
     reply = runner.send(cmd="setup", library="numpy", case=expr("x +", ["x"]),
                         input=paths["one"], output=os.path.join(paths["dir"], "t.npy"))
     check(reply.get("ok") is False and "not Python syntax" in reply["error"]

@@ -22,11 +22,12 @@ extern "C" {
  * sign maximum minimum clip where isnan isfinite, astype(x, 'float32')), SciPy's sigmoid and
  * erf, and the reductions sum, prod, mean, min, max, argmin, argmax, var and std with NumPy's
  * parameters (axis, keepdims, ddof; dtype and out only as None), anywhere in an expression;
- * an optional "np." prefix on every name. Statements are separated by ';' or line breaks;
- * NAME = value assigns, and the last statement's value is the result. A number is a Python
- * scalar (int64, float64; True and False are bool), weak in promotion as NEP 50 says. The
- * semantics are NumPy 2's: broadcasting, result types, integer wrapping, division by zero,
- * NaN and infinity.
+ * transpose(x[, axes]) and permute_dims(x, axes) (or permute), views that reorder the axes;
+ * an optional "np." prefix on every name. The last statement may be a tuple of results. Statements
+ * are separated by ';' or line breaks; NAME = value assigns, and the last statement's value is the
+ * result. A number is a Python scalar (int64, float64; True and False are bool), weak in promotion
+ * as NEP 50 says. The semantics are NumPy 2's: broadcasting, result types, integer wrapping,
+ * division by zero, NaN and infinity.
  *
  * An error in the expression fails with a one-line message that ends with " at column N"
  * (1-based, counted in bytes of the source) and points at the offending token, such as
@@ -85,6 +86,13 @@ typedef struct kb_expr_scalar {
     } value;
 } kb_expr_scalar;
 
+/* How an expression is evaluated (docs/fusion.md). FUSED, the default, groups the operations
+ * into as few kernels as the planner's rules allow and runs each kernel over cache-sized tiles,
+ * materialising only what the rules require; an expression outside what the fused executor
+ * computes (docs/fusion.md says which) is evaluated eagerly. EAGER computes each operation into
+ * a temporary, as NumPy does: the reference the fused results are tested against. */
+typedef enum kb_expr_mode { KB_EXPR_FUSED, KB_EXPR_EAGER } kb_expr_mode;
+
 /* Everything an evaluation reads besides the expression; zero-initialize, then set what is
  * used. A name is looked up among the expression's own assignments, then the arrays, then the
  * scalars. */
@@ -95,10 +103,69 @@ typedef struct kb_expr_inputs {
     int nscalars;
     kb_expr_warning warn; /* NULL: no warnings */
     void *context;        /* passed to warn */
+    kb_expr_mode mode;    /* KB_EXPR_FUSED unless set */
 } kb_expr_inputs;
 
-/* kb_expr_eval with scalars as well as arrays. */
+/* kb_expr_eval with scalars as well as arrays. Fails on an expression whose result is a tuple
+ * (use kb_expr_eval_results). */
 kb_status kb_expr_eval_inputs(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *out);
+
+/* The number of results: the elements of a tuple written as the last statement, such as
+ * (sum(a, axis=1), max(a, axis=1)), or 1. */
+int kb_expr_result_count(const kb_expr *expr);
+
+/* Evaluates an expression into nouts new arrays (nouts == kb_expr_result_count(expr)), which
+ * the caller frees with kb_array_free; on failure none is left allocated. */
+kb_status kb_expr_eval_results(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
+                               int nouts);
+
+/* Evaluates an expression into arrays the caller allocated, one per result, each of the
+ * result's dtype and shape (any strides, writable), which must not overlap the inputs. A fused
+ * evaluation writes its results there and allocates none; an eager one (or a fused one that
+ * falls back to eager) evaluates into new arrays and copies them. KB_EINVAL when an array's
+ * dtype or shape is not its result's. */
+kb_status kb_expr_eval_into(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
+                            int nouts);
+
+/* The memory traffic of one buffer in one kernel: an input read (a variable, or a temporary
+ * an earlier kernel wrote) or an output written. Each buffer counts once per kernel, with all
+ * its elements, however many times and in whatever order the kernel reads it: a (10,)
+ * operand broadcast over a (10, 10) kernel counts 10, x and transpose(x) in one kernel count x
+ * once. Python scalars are constants of the kernel, not traffic. */
+typedef struct kb_expr_traffic {
+    char name[32]; /* the variable's name, "tN" for temporaries, "outN" for results */
+    kb_dtype dtype;
+    int64_t elements;
+    int64_t bytes;
+} kb_expr_traffic;
+
+/* One kernel of a plan: one pass over its loops, reading and writing the buffers listed. */
+typedef struct kb_expr_kernel {
+    char ops[256];   /* the operations in order, such as "max, sub, exp, sum, div" */
+    char loops[256]; /* the iteration, such as "10 rows x 10, row in cache" */
+    int nreads, nwrites;
+    kb_expr_traffic *reads, *writes;
+    int64_t elements_read, elements_written, bytes_read, bytes_written;
+} kb_expr_kernel;
+
+/* A plan: its kernels in the order they run, and their total traffic. numel is the elements
+ * read plus the elements written over all kernels, as TorchInductor's tests count them. */
+typedef struct kb_expr_plan {
+    kb_expr_mode mode;
+    char note[256]; /* why a fused evaluation fell back to eager; "" otherwise */
+    int nkernels;
+    kb_expr_kernel *kernels;
+    int64_t numel;
+    int64_t bytes;
+} kb_expr_plan;
+
+/* The plan an evaluation of the expression on these inputs runs, in inputs->mode, without
+ * evaluating a fused plan (an eager plan, or a fused one that falls back to eager, is traced
+ * from an evaluation). Freed with kb_expr_plan_free. */
+kb_status kb_expr_explain(const kb_expr *expr, const kb_expr_inputs *inputs, kb_expr_plan *out);
+
+/* Frees what kb_expr_explain allocated; a zeroed plan is allowed. */
+void kb_expr_plan_free(kb_expr_plan *plan);
 
 #ifdef __cplusplus
 }

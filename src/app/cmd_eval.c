@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/commands.h"
+#include "app/explain_print.h"
 #include "app/options.h"
 #include "app/print_array.h"
 #include "app/usage.h"
@@ -22,7 +23,8 @@ static const char *const command = "kbench eval";
 
 typedef struct options {
     const char *expression;
-    const char *output;
+    kb_arg_list outputs; /* -o FILE, one per result */
+    const char *explain; /* NULL, "text" or "json" */
     const char *simd;
     int threads; /* 0: not given */
     kb_dtype as; /* void items of the inputs read as; KB_DTYPE_COUNT: none */
@@ -143,15 +145,29 @@ static kb_status parse_threads(const char *name, const char *value, void *target
     return KB_OK;
 }
 
+static kb_status validate_explain(const char *name, const char *value, void *target) {
+    if (strcmp(value, "text") != 0 && strcmp(value, "json") != 0)
+        return kb_option_bad(name, value, "text or json");
+    *(const char **)target = value;
+    return KB_OK;
+}
+
 /* True when the evaluation goes on; otherwise *status is the exit status (after the help, or
  * a message). */
 static bool parse_options(int argc, char **argv, options *o, int *status) {
     const kb_option table[] = {
         {KB_OPTION_FLAG, 0, "eager", NULL, &o->eager,
-         .help = "evaluate eagerly, each operation into a temporary as NumPy does (the only "
-                 "evaluator so far, hence the default)"},
-        {KB_OPTION_STRING, 'o', "output", "FILE", &o->output,
-         .help = "write the result to FILE (.npy) instead of printing it", .once = true},
+         .help = "evaluate eagerly, each operation into a temporary as NumPy does, rather than "
+                 "by the fused plan (the default: as few passes over memory as the planner's rules "
+                 "allow)"},
+        {KB_OPTION_OPTIONAL, 0, "explain", "FORMAT", &o->explain, validate_explain,
+         .implicit = "text",
+         .help = "print the plan instead of the result: its kernels, their ops, loops and the "
+                 "elements and bytes each reads and writes, and the total numel; FORMAT is text "
+                 "(the default) or json"},
+        {KB_OPTION_REPEATED, 'o', "output", "FILE", &o->outputs,
+         .help = "write the result to FILE (.npy) instead of printing it; a tuple of results "
+                 "takes one -o per result, in order"},
         {KB_OPTION_STRING, 0, "simd", "LEVEL", &o->simd,
          .help = "auto, scalar, avx2, avx512, neon or sve (default: KB_SIMD, or auto)"},
         {KB_OPTION_STRING, 0, "threads", "N", &o->threads, parse_threads,
@@ -164,8 +180,9 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
     const kb_program program = {
         .name = command,
         .synopsis =
-            "usage: kbench eval EXPRESSION [NAME=FILE|NAME=NUMBER ...] [-o FILE] [--eager]\n"
-            "                   [--simd LEVEL] [--threads N] [--as D]\n"
+            "usage: kbench eval EXPRESSION [NAME=FILE|NAME=NUMBER ...] [-o FILE ...]\n"
+            "                   [--eager] [--explain[=FORMAT]] [--simd LEVEL] [--threads N]\n"
+            "                   [--as D]\n"
             "\n"
             "Evaluates an expression written as in NumPy on arrays read from .npy files, with\n"
             "NumPy 2's broadcasting, types and results, and writes the result to a .npy file\n"
@@ -175,10 +192,12 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
             "                     NumPy's elementwise functions (exp, sqrt, where, clip,\n"
             "                     astype, ...; np. prefix optional), sigmoid and erf, and\n"
             "                     the reductions sum, prod, mean, min, max, argmin, argmax,\n"
-            "                     var and std with NumPy's arguments (axis, keepdims, ddof);\n"
+            "                     var and std with NumPy's arguments (axis, keepdims, ddof),\n"
+            "                     transpose(x[, axes]) and permute_dims(x, axes);\n"
             "                     statements separated by ';' or line breaks, NAME = value\n"
-            "                     assigns, the last one is the result. NumPy's\n"
-            "                     RuntimeWarnings go to stderr\n"
+            "                     assigns, the last one is the result (a tuple of results,\n"
+            "                     such as (sum(a, axis=1), max(a, axis=1)), gives several).\n"
+            "                     NumPy's RuntimeWarnings go to stderr\n"
             "  NAME=FILE          binds the variable NAME to the array in the .npy FILE\n"
             "  NAME=NUMBER        binds NAME to a Python scalar (3, 0.5, True, inf, nan),\n"
             "                     weak in promotion as NumPy 2 takes Python scalars\n"
@@ -192,6 +211,8 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
             "  kbench eval 'a * x + y' a=0.5 x=x.npy y=y.npy -o axpy.npy\n"
             "  kbench eval 'm = max(x, axis=1, keepdims=True); e = exp(x - m);\n"
             "               e / sum(e, axis=1, keepdims=True)' x=logits.npy\n"
+            "  kbench eval --explain=json 'x + transpose(x)' x=square.npy\n"
+            "  kbench eval '(sum(a, axis=1), max(a, axis=1))' a=a.npy -o sum.npy -o max.npy\n"
             "\n"
             "exit status: 0 success, 1 failure (unreadable file, error in the expression),\n"
             "2 bad usage.\n",
@@ -203,6 +224,11 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
         return false;
     }
     o->expression = o->arguments.items[0];
+    if (o->explain && o->outputs.count > 0) {
+        *status =
+            kb_usage_error(command, "--explain prints the plan, not a result to write with -o");
+        return false;
+    }
     /* At most one binding per argument. */
     o->texts = calloc((size_t)o->arguments.count, sizeof *o->texts);
     o->bindings = calloc((size_t)o->arguments.count, sizeof *o->bindings);
@@ -244,6 +270,49 @@ static void print_warning(const char *message, void *context) {
     fprintf(stderr, "%s: RuntimeWarning: %s\n", command, message);
 }
 
+static int explain(const options *o, const kb_expr *expr, const kb_expr_inputs *in) {
+    /* an eager plan is traced from an evaluation, whose warnings are not the plan's */
+    kb_expr_inputs quiet = *in;
+    quiet.warn = NULL;
+    kb_expr_plan plan;
+    if (kb_expr_explain(expr, &quiet, &plan) != KB_OK)
+        return kb_report_failure(command);
+    kb_status st = strcmp(o->explain, "json") == 0 ? kb_explain_print_json(&plan, stdout)
+                                                   : kb_explain_print_text(&plan, stdout);
+    kb_expr_plan_free(&plan);
+    return st == KB_OK ? KB_EXIT_OK : kb_report_failure(command);
+}
+
+/* The results, written to the -o files in order or printed one after the other. */
+static int evaluate_results(const options *o, const kb_expr *expr, const kb_expr_inputs *in) {
+    int count = kb_expr_result_count(expr);
+    if (o->outputs.count > 0 && o->outputs.count != count)
+        return kb_usage_error(
+            command, "the expression gives %d result%s: give -o %d time%s, not %d", count,
+            count == 1 ? "" : "s", count, count == 1 ? "" : "s", o->outputs.count);
+    kb_array *results = calloc((size_t)(count > 0 ? count : 1), sizeof *results);
+    if (!results) {
+        fprintf(stderr, "%s: out of memory\n", command);
+        return KB_EXIT_FAILURE;
+    }
+    int status = KB_EXIT_OK;
+    if (kb_expr_eval_results(expr, in, results, count) != KB_OK) {
+        status = kb_report_failure(command);
+        count = 0;
+    }
+    for (int i = 0; i < count && status == KB_EXIT_OK; i++) {
+        kb_status st = o->outputs.count > 0
+                           ? kb_npy_write(o->outputs.items[i], &results[i], KB_ORDER_C, 0)
+                           : kb_print_array(stdout, &results[i]);
+        if (st != KB_OK)
+            status = kb_report_failure(command);
+    }
+    for (int i = 0; i < count; i++)
+        kb_array_free(&results[i]);
+    free(results);
+    return status;
+}
+
 static int evaluate(const options *o, kb_array *inputs) {
     kb_expr *expr;
     if (kb_expr_parse(o->expression, &expr) != KB_OK)
@@ -257,21 +326,16 @@ static int evaluate(const options *o, kb_array *inputs) {
         }
         o->bindings[loaded].array = &inputs[loaded];
     }
-    kb_array result = {0};
     kb_expr_inputs in = {.bindings = o->bindings,
                          .nbindings = o->nbindings,
                          .scalars = o->scalars,
                          .nscalars = o->nscalars,
-                         .warn = print_warning};
-    if (status == KB_EXIT_OK && kb_expr_eval_inputs(expr, &in, &result) != KB_OK)
-        status = kb_report_failure(command);
-    if (status == KB_EXIT_OK) {
-        kb_status st = o->output ? kb_npy_write(o->output, &result, KB_ORDER_C, 0)
-                                 : kb_print_array(stdout, &result);
-        if (st != KB_OK)
-            status = kb_report_failure(command);
-    }
-    kb_array_free(&result);
+                         .warn = print_warning,
+                         .mode = o->eager ? KB_EXPR_EAGER : KB_EXPR_FUSED};
+    if (status == KB_EXIT_OK && o->explain)
+        status = explain(o, expr, &in);
+    else if (status == KB_EXIT_OK)
+        status = evaluate_results(o, expr, &in);
     for (int i = 0; i < loaded; i++)
         kb_array_free(&inputs[i]);
     kb_expr_free(expr);
@@ -301,5 +365,6 @@ int kb_cmd_eval(int argc, char **argv) {
     free(o.scalar_texts);
     free(o.scalars);
     kb_arg_list_free(&o.arguments);
+    kb_arg_list_free(&o.outputs);
     return status;
 }

@@ -70,8 +70,9 @@ kb_status kb_option_report_format(const char *name, const char *value, void *tar
     return KB_OK;
 }
 
+/* Whether the option's value may be the next argument. */
 static bool takes_value(const kb_option *o) {
-    return o->kind != KB_OPTION_FLAG;
+    return o->kind != KB_OPTION_FLAG && o->kind != KB_OPTION_OPTIONAL;
 }
 
 /* "-" is an argument (standard input, by custom); "--" is seen before this is asked. */
@@ -154,6 +155,12 @@ static kb_status store(const kb_option *o, const char *name, const char *value) 
         case KB_OPTION_INT:
         case KB_OPTION_DOUBLE:
             return store_number(o, name, value);
+        case KB_OPTION_OPTIONAL:
+            value = value ? value : o->implicit;
+            if (o->validate)
+                return o->validate(name, value, o->target);
+            *(const char **)o->target = value;
+            return KB_OK;
         case KB_OPTION_STRING:
             if (o->once && *(const char **)o->target)
                 return kb_fail(KB_EINVAL, "%s given twice ('%s', then '%s'); give it once", name,
@@ -203,7 +210,7 @@ kb_status kb_options_parse(const kb_option *table, unsigned flags, int argc, cha
             snprintf(name, sizeof name, "--%s", o->long_name);
         else
             snprintf(name, sizeof name, "-%c", o->short_name);
-        if (!takes_value(o) && value)
+        if (o->kind == KB_OPTION_FLAG && value)
             return kb_fail(KB_EINVAL, "option '%s' takes no value", name);
         if (takes_value(o) && !value) {
             if (i + 1 >= argc)
@@ -228,6 +235,8 @@ static int names_text(const kb_option *o, char *buf, size_t size) {
         n = snprintf(buf, size, "    --%s", o->long_name);
     if (takes_value(o) && o->value_name && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " %s", o->value_name);
+    else if (o->kind == KB_OPTION_OPTIONAL && o->value_name && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, "[=%s]", o->value_name);
     return n;
 }
 

@@ -44,6 +44,8 @@ typedef enum kb_option_kind {
     KB_OPTION_INT,      /* int *target, from min to max */
     KB_OPTION_DOUBLE,   /* double *target, finite, from min to max */
     KB_OPTION_REPEATED, /* kb_arg_list *target gets every value, in order */
+    KB_OPTION_OPTIONAL, /* const char **target is the value of --name=VALUE, or implicit when
+                           given as --name alone (the next argument is never its value) */
 } kb_option_kind;
 
 /* Checks a STRING or REPEATED option's value and stores what it means in target, in place of
@@ -68,6 +70,7 @@ typedef struct kb_option {
     /* STRING whose target starts NULL: given twice is a usage error rather than the last
      * winning (an output file, where the first would be dropped without a word). */
     bool once;
+    const char *implicit; /* OPTIONAL: the value of the option given alone */
 } kb_option;
 
 /* A KB_EINVAL failure with the one wording of a bad value, "bad NAME 'VALUE' (expected

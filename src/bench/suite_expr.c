@@ -1,4 +1,4 @@
-/* The built-in `expr` suite: the eager expression evaluator (kb_expr_eval_inputs) timed on
+/* The built-in `expr` suite: the expression evaluator (kb_expr_eval_inputs, fused) timed on
  * the expressions that matter in practice, in float32 and float64, with inputs the size of
  * half the L2 cache and four times the last-level cache, at scalar and the best SIMD level
  * (auto) and every thread count; NumPy, numexpr, PyTorch, torch.compile and JAX time the same
@@ -16,37 +16,31 @@
 #include "kbench/threads.h"
 
 /* A case: its source, its variables (rows of the input), whether it works on rows of ROW
- * elements (the reductions along the last axis) or on a flat array, and the traffic of its
- * eager evaluation per element of one variable: the full-size arrays each operation reads and
- * writes, in elements of the dtype (float) or of bool (one byte), and its operations. Arrays of
- * one value per row (the reductions' keepdims results) are not counted: they are 1/ROW of the
- * traffic and stay in cache. The sequences behind the counts are in docs/expressions.md. */
+ * elements (the reductions along the last axis) or on a flat array, and its operations per
+ * element of one variable. Its traffic is the fused plan's (kb_expr_explain): the bytes its
+ * kernels read and write (docs/fusion.md). */
 typedef struct expr_case {
     const char *name;
     const char *source;
     const char *vars[3];
     int nvars;
     bool rows;
-    double reads, writes, bool_reads, bool_writes, ops;
+    double ops;
 } expr_case;
 
 enum { ROW = 1024 };
 
 static const expr_case cases[] = {
-    {"poly", "2*x**3 - 3*x**2 + x - 1", {"x"}, 1, false, 9, 7, 0, 0, 7},
-    {"fma", "a*b + c", {"a", "b", "c"}, 3, false, 4, 2, 0, 0, 2},
-    {"hypot", "sqrt(x**2 + y**2)", {"x", "y"}, 2, false, 5, 4, 0, 0, 4},
-    {"leaky_relu", "where(x > 0, x, 0.01*x)", {"x"}, 1, false, 4, 2, 1, 1, 3},
+    {"poly", "2*x**3 - 3*x**2 + x - 1", {"x"}, 1, false, 7},
+    {"fma", "a*b + c", {"a", "b", "c"}, 3, false, 2},
+    {"hypot", "sqrt(x**2 + y**2)", {"x", "y"}, 2, false, 4},
+    {"leaky_relu", "where(x > 0, x, 0.01*x)", {"x"}, 1, false, 3},
     {"softmax",
      "m = max(x, axis=-1, keepdims=True); e = exp(x - m); s = sum(e, axis=-1, keepdims=True); "
      "e / s",
      {"x"},
      1,
      true,
-     5,
-     3,
-     0,
-     0,
      5},
     {"layer_norm",
      "m = mean(x, axis=-1, keepdims=True); d = x - m; v = mean(d*d, axis=-1, keepdims=True); "
@@ -54,10 +48,6 @@ static const expr_case cases[] = {
      {"x"},
      1,
      true,
-     5,
-     3,
-     0,
-     0,
      5},
     {"logsumexp",
      "m = max(x, axis=-1, keepdims=True); e = exp(x - m); s = sum(e, axis=-1, keepdims=True); "
@@ -65,31 +55,9 @@ static const expr_case cases[] = {
      {"x"},
      1,
      true,
-     4,
-     2,
-     0,
-     0,
      4},
-    {"rms_norm",
-     "r = sqrt(mean(x*x, axis=-1, keepdims=True) + 1e-6); x / r",
-     {"x"},
-     1,
-     true,
-     3,
-     2,
-     0,
-     0,
-     3},
-    {"gelu_tanh",
-     "0.5*x*(1 + tanh(0.7978845608*(x + 0.044715*x**3)))",
-     {"x"},
-     1,
-     false,
-     10,
-     8,
-     0,
-     0,
-     8},
+    {"rms_norm", "r = sqrt(mean(x*x, axis=-1, keepdims=True) + 1e-6); x / r", {"x"}, 1, true, 3},
+    {"gelu_tanh", "0.5*x*(1 + tanh(0.7978845608*(x + 0.044715*x**3)))", {"x"}, 1, false, 8},
 };
 enum { NCASES = sizeof cases / sizeof *cases };
 
@@ -159,9 +127,16 @@ static kb_status expr_setup(kb_bench_case *c) {
         expr_teardown_data(d);
         return st;
     }
+    kb_expr_inputs inputs = {.bindings = d->bindings, .nbindings = ec->nvars};
+    kb_expr_plan plan;
+    if ((st = kb_expr_explain(d->expr, &inputs, &plan)) != KB_OK) {
+        kb_bench_fail(c, st, "%s", kb_last_error());
+        expr_teardown_data(d);
+        return st;
+    }
     double item = (double)kb_dtype_size(dtype), elements = (double)n;
-    c->bytes_per_call =
-        elements * ((ec->reads + ec->writes) * item + ec->bool_reads + ec->bool_writes);
+    c->bytes_per_call = (double)plan.bytes;
+    kb_expr_plan_free(&plan);
     c->flops_per_call = elements * ec->ops;
     c->traffic = KB_BW_TRIAD;
     c->flop_type = dtype == KB_F64 ? KB_FLOP_F64 : KB_FLOP_F32;

@@ -315,7 +315,7 @@ static void free_all(kb_expr_value *v, int n) {
 
 /* Applies op in the loop type; NumPy's warnings and refusals of what the loops found. */
 static kb_status apply(kb_ew_op op, const char *ufunc, int column, kb_expr_value *v, int n,
-                       const resolved *r, kb_expr_value *out, kb_expr_warning warn, void *context) {
+                       const resolved *r, kb_expr_value *out, const kb_expr_hooks *hooks) {
     const kb_array *in[3];
     for (int i = 0; i < n; i++)
         in[i] = &v[i].array;
@@ -330,10 +330,19 @@ static kb_status apply(kb_ew_op op, const char *ufunc, int column, kb_expr_value
         return kb_expr_fail_at(KB_EINVAL, column,
                                "Integers to negative integer powers are not allowed");
     }
-    if ((found & KB_EW_DIVIDE_BY_ZERO) && warn) {
+    if (hooks->trace) {
+        const kb_array *arrays[3];
+        bool weak[3];
+        for (int i = 0; i < n; i++) {
+            arrays[i] = &v[i].array;
+            weak[i] = v[i].weak;
+        }
+        kb_expr_trace_kernel(hooks->trace, ufunc, arrays, weak, n, &out->array);
+    }
+    if (found & KB_EW_DIVIDE_BY_ZERO) {
         char message[96];
         snprintf(message, sizeof message, "divide by zero encountered in %s", ufunc);
-        warn(message, context);
+        kb_expr_hooks_warn(hooks, message);
     }
     return KB_OK;
 }
@@ -419,7 +428,7 @@ static kb_status scalar_value(kb_dtype dtype, const void *bytes, kb_expr_value *
  * float64, would round both): where the signed operand is negative the answer follows from the
  * signs, elsewhere both compare as uint64. */
 static kb_status compare_mixed(kb_ew_op op, const char *ufunc, int column, kb_expr_value *v,
-                               kb_expr_value *out, kb_expr_warning warn, void *context) {
+                               kb_expr_value *out, const kb_expr_hooks *hooks) {
     int s = v[0].array.dtype == KB_UINT64 ? 1 : 0; /* the signed operand */
     /* The answer where v[s] < 0 <= v[1 - s], with the signed operand on the left when s == 0. */
     bool signed_left = s == 0;
@@ -432,15 +441,15 @@ static kb_status compare_mixed(kb_ew_op op, const char *ufunc, int column, kb_ex
     KB_TRY(scalar_value(KB_INT64, &zero, &zero_v));
     resolved r_neg = {KB_INT64, KB_BOOL, false}, r_u = {KB_UINT64, KB_BOOL, false};
     kb_expr_value pair[2] = {v[s], zero_v};
-    kb_status st = apply(KB_EW_LT, ufunc, column, pair, 2, &r_neg, &negative, warn, context);
+    kb_status st = apply(KB_EW_LT, ufunc, column, pair, 2, &r_neg, &negative, hooks);
     if (st == KB_OK)
-        st = apply(op, ufunc, column, v, 2, &r_u, &unsigned_cmp, warn, context);
+        st = apply(op, ufunc, column, v, 2, &r_u, &unsigned_cmp, hooks);
     if (st == KB_OK)
         st = scalar_value(KB_BOOL, &when_negative, &constant);
     if (st == KB_OK) {
         kb_expr_value three[3] = {negative, constant, unsigned_cmp};
         resolved r_where = {KB_BOOL, KB_BOOL, false};
-        st = apply(KB_EW_WHERE, ufunc, column, three, 3, &r_where, out, warn, context);
+        st = apply(KB_EW_WHERE, ufunc, column, three, 3, &r_where, out, hooks);
         kb_expr_value_free(&constant);
     }
     kb_expr_value_free(&zero_v);
@@ -450,13 +459,13 @@ static kb_status compare_mixed(kb_ew_op op, const char *ufunc, int column, kb_ex
 }
 
 static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr_value *v, int n,
-                     kb_expr_value *out, kb_expr_warning warn, void *context) {
+                     kb_expr_value *out, const kb_expr_hooks *hooks) {
     if (r == COMPARE && !v[0].weak && !v[1].weak &&
         ((v[0].array.dtype == KB_UINT64 && kb_dtype_is_integer(v[1].array.dtype) &&
           kb_dtype_is_signed(v[1].array.dtype)) ||
          (v[1].array.dtype == KB_UINT64 && kb_dtype_is_integer(v[0].array.dtype) &&
           kb_dtype_is_signed(v[0].array.dtype)))) {
-        kb_status st = compare_mixed(op, ufunc, column, v, out, warn, context);
+        kb_status st = compare_mixed(op, ufunc, column, v, out, hooks);
         free_all(v, n);
         return st;
     }
@@ -465,7 +474,7 @@ static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr
     if (op == KB_EW_POW && !v[0].weak && v[1].weak && v[1].array.dtype == KB_INT64 &&
         weak_int(&v[1]) == 2) {
         kb_expr_value_free(&v[1]);
-        return run(KB_EW_SQUARE, ARITH_INT, "square", column, v, 1, out, warn, context);
+        return run(KB_EW_SQUARE, ARITH_INT, "square", column, v, 1, out, hooks);
     }
     resolved res = {KB_BOOL, KB_BOOL, false};
     kb_status st = resolve(r, ufunc, column, v, n, &res);
@@ -475,28 +484,28 @@ static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr
         /* minimum(maximum(x, lo), hi) in the type of all three, NaN from any of them. */
         kb_expr_value lower;
         resolved step = {res.loop, res.out, false};
-        st = apply(KB_EW_MAXIMUM, "clip", column, v, 2, &step, &lower, warn, context);
+        st = apply(KB_EW_MAXIMUM, "clip", column, v, 2, &step, &lower, hooks);
         if (st == KB_OK) {
             kb_expr_value pair[2] = {lower, v[2]};
-            st = apply(KB_EW_MINIMUM, "clip", column, pair, 2, &step, out, warn, context);
+            st = apply(KB_EW_MINIMUM, "clip", column, pair, 2, &step, out, hooks);
             kb_expr_value_free(&lower);
         }
     } else if (st == KB_OK && op == KB_EW_POW && kb_dtype_is_float(res.loop) &&
                is_weak_two(&v[1])) {
-        st = apply(KB_EW_SQUARE, ufunc, column, v, 1, &res, out, warn, context);
+        st = apply(KB_EW_SQUARE, ufunc, column, v, 1, &res, out, hooks);
     } else if (st == KB_OK) {
-        st = apply(op, ufunc, column, v, n, &res, out, warn, context);
+        st = apply(op, ufunc, column, v, n, &res, out, hooks);
     }
     free_all(v, n);
     return st;
 }
 
 kb_status kb_expr_operator(const kb_expr *expr, int index, kb_expr_value *args, kb_expr_value *out,
-                           kb_expr_warning warn, void *context) {
+                           const kb_expr_hooks *hooks) {
     const kb_expr_node *n = kb_expr_node_at(expr, index);
     operator_info info = operator_of(n);
     int nargs = n->kind == KB_EXPR_UNARY ? 1 : 2;
-    return run(info.op, info.rule, info.ufunc, n->column, args, nargs, out, warn, context);
+    return run(info.op, info.rule, info.ufunc, n->column, args, nargs, out, hooks);
 }
 
 /* astype's type: a string ('float32') or a dtype name (np.float32, float32). */
@@ -514,7 +523,7 @@ static kb_status astype_dtype(const kb_expr *expr, const kb_expr_node *call, kb_
 }
 
 kb_status kb_expr_call_elementwise(const kb_expr *expr, int index, kb_expr_value *args, int nargs,
-                                   kb_expr_value *out, kb_expr_warning warn, void *context) {
+                                   kb_expr_value *out, const kb_expr_hooks *hooks) {
     const kb_expr_node *n = kb_expr_node_at(expr, index);
     const function *f = find(n->name);
     const char *name = f->name;
@@ -547,9 +556,68 @@ kb_status kb_expr_call_elementwise(const kb_expr *expr, int index, kb_expr_value
                 kb_array_free(&out->array);
             if (st != KB_OK)
                 st = kb_expr_fail_here(st, n->column);
+            else if (hooks->trace)
+                kb_expr_trace_kernel(hooks->trace, "astype", &in, &args[0].weak, 1, &out->array);
         }
         free_all(args, nargs);
         return st;
     }
-    return run(f->op, f->rule, name, n->column, args, nargs, out, warn, context);
+    return run(f->op, f->rule, name, n->column, args, nargs, out, hooks);
+}
+
+/* The fused planner's view of run(): the same choices, made on the operands' types (and weak
+ * values) alone, as steps for the tile executor. */
+kb_status kb_expr_ew_steps(const kb_expr *expr, int index, kb_expr_value *args, int nargs,
+                           kb_expr_ew_step *steps, int *nsteps, bool *weak) {
+    const kb_expr_node *n = kb_expr_node_at(expr, index);
+    kb_ew_op op;
+    rule r;
+    const char *ufunc;
+    int want;
+    if (n->kind == KB_EXPR_CALL) {
+        const function *f = find(n->name);
+        if (!f || f->rule == ASTYPE)
+            return kb_fail(KB_EUNSUPPORTED, "%s is not fused", n->name);
+        op = f->op;
+        r = f->rule;
+        ufunc = f->name;
+        want = f->nargs;
+    } else {
+        operator_info info = operator_of(n);
+        op = info.op;
+        r = info.rule;
+        ufunc = info.ufunc;
+        want = n->kind == KB_EXPR_UNARY ? 1 : 2;
+    }
+    if (nargs != want)
+        return kb_fail(KB_EINVAL, "%s takes %d arguments", ufunc, want);
+    if (r == COMPARE && !args[0].weak && !args[1].weak &&
+        (args[0].array.dtype == KB_UINT64 || args[1].array.dtype == KB_UINT64))
+        return kb_fail(KB_EUNSUPPORTED, "uint64 comparisons are not fused");
+    int used = nargs;
+    if (op == KB_EW_POW && !args[0].weak && args[1].weak && args[1].array.dtype == KB_INT64 &&
+        weak_int(&args[1]) == 2) {
+        op = KB_EW_SQUARE;
+        r = ARITH_INT;
+        ufunc = "square";
+        used = 1;
+    }
+    resolved res = {KB_BOOL, KB_BOOL, false};
+    KB_TRY(resolve(r, ufunc, n->column, args, used, &res));
+    *weak = res.weak;
+    if (r == CLIP) {
+        if (kb_dtype_is_integer(res.loop))
+            return kb_fail(KB_EUNSUPPORTED, "integer clip is not fused");
+        steps[0] = (kb_expr_ew_step){"clip", KB_EW_MAXIMUM, 2, {0, 1, 0}, res.loop, res.out};
+        steps[1] = (kb_expr_ew_step){"clip", KB_EW_MINIMUM, 2, {-1, 2, 0}, res.loop, res.out};
+        *nsteps = 2;
+        return KB_OK;
+    }
+    if (op == KB_EW_POW && kb_dtype_is_float(res.loop) && is_weak_two(&args[1])) {
+        op = KB_EW_SQUARE;
+        used = 1;
+    }
+    steps[0] = (kb_expr_ew_step){ufunc, op, used, {0, 1, 2}, res.loop, res.out};
+    *nsteps = 1;
+    return KB_OK;
 }

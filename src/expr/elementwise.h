@@ -4,6 +4,8 @@
 #include <stdbool.h>
 
 #include "kbench/array.h"
+#include "expr/hooks.h"
+#include "kernels/ew.h"
 #include "kbench/expr.h"
 
 /* Values of expression nodes, and the elementwise operators and functions on them
@@ -35,10 +37,29 @@ int kb_expr_elementwise_arrays(const char *name);
 /* Calls the elementwise function of call node index on the values of its arguments, already
  * evaluated (args, nargs; consumed: freed here). Keywords are refused. */
 kb_status kb_expr_call_elementwise(const kb_expr *expr, int index, kb_expr_value *args, int nargs,
-                                   kb_expr_value *out, kb_expr_warning warn, void *context);
+                                   kb_expr_value *out, const kb_expr_hooks *hooks);
 
 /* The operator of a UNARY or BINARY node on its operands' values (consumed). */
 kb_status kb_expr_operator(const kb_expr *expr, int index, kb_expr_value *args, kb_expr_value *out,
-                           kb_expr_warning warn, void *context);
+                           const kb_expr_hooks *hooks);
+
+/* One kernel op of an elementwise call or operator, as the fused planner runs it: op on nin
+ * operands, each an argument of the node (its index) or -1 for the previous step's result,
+ * computed in loop (each operand cast to it, where's condition to bool) into out. */
+typedef struct kb_expr_ew_step {
+    const char *ufunc; /* its name, as the eager evaluator's plans give it */
+    kb_ew_op op;
+    int nin;
+    int operand[3];
+    kb_dtype loop, out;
+} kb_expr_ew_step;
+
+/* The steps (one, or two for clip) by which the eager evaluator would compute node index on
+ * operands like args (their dtypes, weak flags and weak values; strong arrays' data is not
+ * read), and whether the result is weak. Fails with the eager evaluator's error, or
+ * KB_EUNSUPPORTED for what the fused executor leaves to the eager one (astype, integer clip,
+ * uint64 compared with a signed type). */
+kb_status kb_expr_ew_steps(const kb_expr *expr, int index, kb_expr_value *args, int nargs,
+                           kb_expr_ew_step *steps, int *nsteps, bool *weak);
 
 #endif

@@ -7,8 +7,10 @@
 #include "core/internal.h"
 #include "expr/fail_at.h"
 #include "expr/graph.h"
-#include "expr/reduction_call.h"
+#include "expr/eager.h"
 #include "expr/elementwise.h"
+#include "expr/reduction_call.h"
+#include "expr/view_call.h"
 #include "kbench/expr.h"
 #include "kbench/reduce.h"
 
@@ -29,8 +31,7 @@ typedef struct evaluator {
     int nbindings;
     const kb_expr_scalar *scalars;
     int nscalars;
-    kb_expr_warning warn;
-    void *context;
+    kb_expr_hooks hooks;
     assigned *vars; /* one per ASSIGN statement at most */
     int nvars;
 } evaluator;
@@ -126,33 +127,32 @@ static bool has_value(const kb_array *a, bool nan) {
 static void warn_reduction(evaluator *ev, const kb_reduce_args *args, const kb_array *in,
                            const kb_array *result) {
     kb_reduce_work work;
-    if (!ev->warn || kb_reduce_work_of(in, args, &work) != KB_OK || work.outputs == 0)
+    if (!ev->hooks.warn || kb_reduce_work_of(in, args, &work) != KB_OK || work.outputs == 0)
         return;
     int64_t count = work.elements / work.outputs;
     const char *divide = result->ndim == 0 ? "scalar divide" : "divide";
     char message[96];
     bool nan = has_value(result, true);
     if (args->op == KB_REDUCE_MEAN && count == 0) {
-        ev->warn("Mean of empty slice", ev->context);
+        kb_expr_hooks_warn(&ev->hooks, "Mean of empty slice");
         snprintf(message, sizeof message, "invalid value encountered in %s", divide);
-        ev->warn(message, ev->context);
+        kb_expr_hooks_warn(&ev->hooks, message);
     } else if ((args->op == KB_REDUCE_VAR || args->op == KB_REDUCE_STD) &&
                (double)count - args->ddof <= 0) {
-        ev->warn("Degrees of freedom <= 0 for slice", ev->context);
+        kb_expr_hooks_warn(&ev->hooks, "Degrees of freedom <= 0 for slice");
         if (count == 0) /* the mean's 0 / 0, always an array division in NumPy */
-            ev->warn("invalid value encountered in divide", ev->context);
+            kb_expr_hooks_warn(&ev->hooks, "invalid value encountered in divide");
         if (nan || has_value(result, false)) {
             snprintf(message, sizeof message, "%s encountered in %s",
                      nan ? "invalid value" : "divide by zero", divide);
-            ev->warn(message, ev->context);
+            kb_expr_hooks_warn(&ev->hooks, message);
         }
     } else if (nan && args->op != KB_REDUCE_MIN && args->op != KB_REDUCE_MAX &&
                !has_value(in, true)) {
         /* inf - inf: in the sum for sum, prod and mean, in the deviations for var and std */
         bool moments = args->op == KB_REDUCE_VAR || args->op == KB_REDUCE_STD;
-        ev->warn(moments ? "invalid value encountered in subtract"
-                         : "invalid value encountered in reduce",
-                 ev->context);
+        kb_expr_hooks_warn(&ev->hooks, moments ? "invalid value encountered in subtract"
+                                               : "invalid value encountered in reduce");
     }
 }
 
@@ -177,12 +177,32 @@ static kb_status eval_elementwise(evaluator *ev, const kb_expr_node *n, int inde
             value_free(&args[i]);
         return st;
     }
-    return kb_expr_call_elementwise(ev->expr, index, args, nargs, out, ev->warn, ev->context);
+    return kb_expr_call_elementwise(ev->expr, index, args, nargs, out, &ev->hooks);
+}
+
+/* transpose and permute: a view of the argument's value, which keeps its ownership (a
+ * temporary moves into the view, a borrowed value stays borrowed). NumPy's transpose of a
+ * Python scalar is a 0-d array, no longer weak. */
+static kb_status eval_view(evaluator *ev, int index, value *out) {
+    kb_expr_view view;
+    KB_TRY(kb_expr_view_resolve(ev->expr, index, &view));
+    KB_TRY(eval_node(ev, view.array, out));
+    int perm[KB_MAX_DIMS];
+    kb_status st = kb_expr_view_perm(&view, out->array.ndim, perm);
+    if (st != KB_OK) {
+        value_free(out);
+        return st;
+    }
+    kb_expr_view_apply(&out->array, perm);
+    out->weak = false;
+    return KB_OK;
 }
 
 static kb_status eval_call(evaluator *ev, const kb_expr_node *n, int index, value *out) {
     if (kb_expr_is_elementwise(n->name))
         return eval_elementwise(ev, n, index, out);
+    if (kb_expr_is_view(n->name))
+        return eval_view(ev, index, out);
     kb_expr_reduction call;
     kb_status st = kb_expr_reduction_resolve(ev->expr, index, &call);
     if (st != KB_OK)
@@ -203,8 +223,15 @@ static kb_status eval_call(evaluator *ev, const kb_expr_node *n, int index, valu
         st = kb_reduce_result(&in.array, &args, &dtype, &ndim, shape);
         if (st != KB_OK)
             st = kb_expr_fail_here(st, n->column);
-        else if ((st = kb_reduce(&in.array, &args, &out->array)) == KB_OK)
+        else if ((st = kb_reduce(&in.array, &args, &out->array)) == KB_OK) {
             warn_reduction(ev, &args, &in.array, &out->array);
+            if (ev->hooks.trace) {
+                const kb_array *arrays[1] = {&in.array};
+                bool weak = false;
+                kb_expr_trace_kernel(ev->hooks.trace, kb_reduce_op_name(args.op), arrays, &weak, 1,
+                                     &out->array);
+            }
+        }
     }
     value_free(&in);
     return st;
@@ -225,16 +252,15 @@ static kb_status eval_operator(evaluator *ev, const kb_expr_node *n, int index, 
             value_free(&args[i]);
         return st;
     }
-    return kb_expr_operator(ev->expr, index, args, out, ev->warn, ev->context);
+    return kb_expr_operator(ev->expr, index, args, out, &ev->hooks);
 }
 
-/* The statements in order; each assignment's value joins the evaluator's variables for the
- * names after it, and the last statement, an expression, gives the result. */
-static kb_status eval_program(evaluator *ev, const kb_expr_node *n, value *out) {
-    for (int c = n->first_child; c >= 0; c = kb_expr_node_at(ev->expr, c)->next_sibling) {
+/* The statements before the last, in order; each assignment's value joins the evaluator's
+ * variables for the names after it. */
+static kb_status run_statements(evaluator *ev, const kb_expr_node *n) {
+    for (int c = n->first_child; c != n->last_child;
+         c = kb_expr_node_at(ev->expr, c)->next_sibling) {
         const kb_expr_node *statement = kb_expr_node_at(ev->expr, c);
-        if (statement->kind != KB_EXPR_ASSIGN && c == n->last_child)
-            return eval_node(ev, c, out);
         if (statement->kind != KB_EXPR_ASSIGN) {
             KB_TRY(eval_discarded(ev, c));
             continue;
@@ -246,7 +272,7 @@ static kb_status eval_program(evaluator *ev, const kb_expr_node *n, value *out) 
         ev->vars[ev->nvars].value = v;
         ev->nvars++;
     }
-    return kb_fail(KB_EINVAL, "a program without a final expression");
+    return KB_OK;
 }
 
 static kb_status eval_node(evaluator *ev, int index, value *out) {
@@ -270,8 +296,7 @@ static kb_status eval_node(evaluator *ev, int index, value *out) {
             return eval_operator(ev, n, index, out);
         case KB_EXPR_STRING:
             return kb_expr_fail_at(KB_EINVAL, n->column, "expected an array, not a string");
-        case KB_EXPR_PROGRAM:
-            return eval_program(ev, n, out);
+        case KB_EXPR_PROGRAM: /* only ever the root, run by the entry point */
         case KB_EXPR_ASSIGN:  /* only ever a program's child, run by the program */
         case KB_EXPR_KEYWORD: /* only ever a call's child, read by the call */
             break;
@@ -279,8 +304,19 @@ static kb_status eval_node(evaluator *ev, int index, value *out) {
     return kb_expr_fail_at(KB_EINVAL, n->column, "unexpected node in the expression");
 }
 
-kb_status kb_expr_eval_inputs(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *out) {
-    memset(out, 0, sizeof *out);
+int kb_expr_result_node(const kb_expr *expr) {
+    const kb_expr_node *root = kb_expr_node_at(expr, expr->root);
+    return root->kind == KB_EXPR_PROGRAM ? root->last_child : expr->root;
+}
+
+int kb_expr_result_count(const kb_expr *expr) {
+    if (!expr || expr->root < 0)
+        return 0;
+    const kb_expr_node *last = kb_expr_node_at(expr, kb_expr_result_node(expr));
+    return last->kind == KB_EXPR_TUPLE ? last->nchildren : 1;
+}
+
+kb_status kb_expr_check_inputs(const kb_expr *expr, const kb_expr_inputs *inputs, int nouts) {
     if (!expr || expr->root < 0 || !inputs || inputs->nbindings < 0 || inputs->nscalars < 0 ||
         (inputs->nbindings > 0 && !inputs->bindings) || (inputs->nscalars > 0 && !inputs->scalars))
         return kb_fail(KB_EINVAL, "kb_expr_eval: invalid arguments");
@@ -294,39 +330,95 @@ kb_status kb_expr_eval_inputs(const kb_expr *expr, const kb_expr_inputs *inputs,
                            "kb_expr_eval: scalar %d has no name or is not bool, int64 or float64",
                            i);
     }
+    if (inputs->mode != KB_EXPR_FUSED && inputs->mode != KB_EXPR_EAGER)
+        return kb_fail(KB_EINVAL, "kb_expr_eval: unknown mode %d", (int)inputs->mode);
+    int count = kb_expr_result_count(expr);
+    if (count == 0) {
+        const kb_expr_node *last = kb_expr_node_at(expr, kb_expr_result_node(expr));
+        return kb_expr_fail_at(KB_EINVAL, last->column, "an empty tuple gives no result");
+    }
+    if (nouts != count) {
+        const kb_expr_node *last = kb_expr_node_at(expr, kb_expr_result_node(expr));
+        return kb_expr_fail_at(KB_EINVAL, last->column,
+                               "the expression gives %d result%s, not %d%s", count,
+                               count == 1 ? "" : "s", nouts,
+                               nouts == 1 ? " (evaluate it with kb_expr_eval_results)" : "");
+    }
+    return KB_OK;
+}
 
+/* One result: a variable's value is copied, so that the caller gets its own array, as from
+ * any other expression, never a view of memory it lent or the evaluator frees. */
+static kb_status take_result(evaluator *ev, value *result, kb_array *out) {
+    if (!result->borrowed) {
+        *out = result->array;
+        return KB_OK;
+    }
+    const kb_array *in = &result->array;
+    kb_status st = kb_array_new(out, in->dtype, in->ndim, in->shape, KB_ORDER_C);
+    if (st == KB_OK)
+        st = kb_array_copy(out, in);
+    if (st != KB_OK) {
+        kb_array_free(out);
+        return st;
+    }
+    if (ev->hooks.trace) {
+        bool weak = false;
+        kb_expr_trace_kernel(ev->hooks.trace, "copy", &in, &weak, 1, out);
+    }
+    return KB_OK;
+}
+
+kb_status kb_expr_eval_eager(const kb_expr *expr, const kb_expr_inputs *inputs,
+                             kb_expr_trace *trace, kb_array *outs, int nouts) {
+    for (int i = 0; i < nouts; i++)
+        memset(&outs[i], 0, sizeof outs[i]);
+    KB_TRY(kb_expr_check_inputs(expr, inputs, nouts));
     evaluator ev = {expr,
                     inputs->bindings,
                     inputs->nbindings,
                     inputs->scalars,
                     inputs->nscalars,
-                    inputs->warn,
-                    inputs->context,
+                    {inputs->warn, inputs->context, trace},
                     NULL,
                     0};
-    if (expr->nodes[expr->root].kind == KB_EXPR_PROGRAM) {
-        ev.vars = calloc((size_t)expr->nodes[expr->root].nchildren, sizeof *ev.vars);
+    const kb_expr_node *root = kb_expr_node_at(expr, expr->root);
+    kb_status st = KB_OK;
+    if (root->kind == KB_EXPR_PROGRAM) {
+        ev.vars = calloc((size_t)root->nchildren, sizeof *ev.vars);
         if (!ev.vars)
             return kb_fail(KB_ENOMEM, "out of memory for an expression's variables");
+        st = run_statements(&ev, root);
     }
-    value result = {.borrowed = false};
-    kb_status st = eval_node(&ev, expr->root, &result);
-    if (st == KB_OK && result.borrowed) {
-        /* The result is a variable's value: the caller gets its own copy, as from any other
-         * expression, never a view of memory it lent or the evaluator frees. */
-        const kb_array *in = &result.array;
-        st = kb_array_new(out, in->dtype, in->ndim, in->shape, KB_ORDER_C);
-        if (st == KB_OK)
-            st = kb_array_copy(out, in);
-        if (st != KB_OK)
-            kb_array_free(out);
-    } else if (st == KB_OK) {
-        *out = result.array;
+    int last = kb_expr_result_node(expr);
+    const kb_expr_node *result = kb_expr_node_at(expr, last);
+    bool tuple = result->kind == KB_EXPR_TUPLE;
+    int done = 0;
+    for (int c = tuple ? result->first_child : last; st == KB_OK && c >= 0;
+         c = tuple ? kb_expr_node_at(expr, c)->next_sibling : -1) {
+        value v = {.borrowed = false};
+        if ((st = eval_node(&ev, c, &v)) == KB_OK &&
+            (st = take_result(&ev, &v, &outs[done])) == KB_OK)
+            done++;
     }
+    if (st != KB_OK)
+        for (int i = 0; i < done; i++)
+            kb_array_free(&outs[i]);
     for (int i = 0; i < ev.nvars; i++)
         value_free(&ev.vars[i].value);
     free(ev.vars);
     return st;
+}
+
+kb_status kb_expr_eval_results(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *outs,
+                               int nouts) {
+    if (inputs && inputs->mode == KB_EXPR_FUSED)
+        return kb_expr_eval_fused(expr, inputs, outs, nouts);
+    return kb_expr_eval_eager(expr, inputs, NULL, outs, nouts);
+}
+
+kb_status kb_expr_eval_inputs(const kb_expr *expr, const kb_expr_inputs *inputs, kb_array *out) {
+    return kb_expr_eval_results(expr, inputs, out, 1);
 }
 
 kb_status kb_expr_eval_warn(const kb_expr *expr, const kb_expr_binding *bindings, int nbindings,

@@ -672,91 +672,118 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     return stored ? KB_OK : kb_fail(KB_EINVAL, "cannot store a reduction result");
 }
 
-/* Sums and means of narrow rows along one kept dimension, typed end to end: the same
- * additions in the same order as the general narrow loop below, without its per-element
- * dispatch (measured at half the time of (N, 4) rows). */
-#define NARROW_SUM(T)                                                                              \
-    for (int64_t o = 0; o < p->nout; o++) {                                                        \
-        const T *x = (const void *)(p->in + o * p->kin[0]);                                        \
-        double sum = x[0];                                                                         \
-        for (int64_t i = 1; i < n; i++)                                                            \
-            sum += x[i];                                                                           \
-        T value = (T)(mean ? sum / (double)n : sum);                                               \
-        memcpy(p->out + o * p->kout[0], &value, sizeof value);                                     \
-    }
-
-static bool reduce_narrow_sum(const kb_reduce_plan *p, int threads) {
-    bool mean = p->op == KB_REDUCE_MEAN;
-    if ((p->op != KB_REDUCE_SUM && !mean) || p->nk != 1 || p->out_dtype != p->in_dtype ||
-        (p->in_dtype != KB_F32 && p->in_dtype != KB_F64))
-        return false;
-    int64_t n = p->count;
-    int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
-    if (p->in_dtype == KB_F32) {
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-        NARROW_SUM(float)
-    } else {
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-        NARROW_SUM(double)
-    }
-    return true;
+/* The rows of the rows and narrow modes' batch starting at output o0. */
+static int64_t batch_rows(const kb_reduce_plan *p, int64_t o0) {
+    return p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
 }
 
-/* Narrow rows (a short contiguous run per output, such as shape (N, 4) along axis 1):
- * one tight loop per output, cheaper than a kernel call and a pairwise merge each. */
-static kb_status reduce_narrow(const kb_reduce_plan *p, int threads) {
-    if (reduce_narrow_sum(p, threads))
-        return KB_OK;
+/* The reduction of narrow row number o, one element at a time: the reference of the narrow
+ * mode, which takes any type, op and layout, and rows the narrow kernels gave back (a NaN). */
+static kb_status narrow_row(const kb_reduce_plan *p, int64_t o) {
     int64_t n = p->count;
     int64_t size = (int64_t)p->itemsize;
+    /* A single kept dimension, the usual (N, k) case, steps without dividing. */
+    int64_t in_off = o * p->kin[0], out_off = o * p->kout[0];
+    if (p->nk != 1)
+        kb_reduce_plan_koffsets(p, o, &in_off, &out_off);
+    const char *x = p->in + in_off;
+    kb_partial r = {.a = load(p, x), .index = 0};
+    switch (p->op) {
+        case KB_REDUCE_SUM:
+        case KB_REDUCE_MEAN:
+            for (int64_t i = 1; i < n; i++)
+                r.a += load(p, x + i * size);
+            break;
+        case KB_REDUCE_VAR:
+        case KB_REDUCE_STD: {
+            double sum = r.a;
+            for (int64_t i = 1; i < n; i++)
+                sum += load(p, x + i * size);
+            double mean = sum / (double)n, dev = 0;
+            for (int64_t i = 0; i < n; i++) {
+                double d = load(p, x + i * size) - mean;
+                dev += d * d;
+            }
+            r.a = (double)n;
+            r.b = mean;
+            r.c = dev;
+            break;
+        }
+        default:
+            for (int64_t i = 1; i < n; i++) {
+                kb_partial e = {.a = load(p, x + i * size), .index = i};
+                kb_partial_merge(p->op, &r, &e);
+            }
+            break;
+    }
+    return kb_reduce_store(p, &r, p->out + out_off);
+}
+
+/* Whether the level's narrow kernels (reduce_narrow.h) take the plan: float32 or float64 rows
+ * of 2 to KB_REDUCE_NARROW adjacent elements along one kept dimension, and contiguous results
+ * of the input's type (int64 indices for argmin and argmax). */
+static bool narrow_kernels_apply(const kb_reduce_plan *p) {
+    if ((p->in_dtype != KB_F32 && p->in_dtype != KB_F64) || p->nk != 1 || p->count < 2 ||
+        p->count > KB_REDUCE_NARROW || p->kin[0] != p->count * (int64_t)p->itemsize ||
+        p->op == KB_REDUCE_PROD)
+        return false;
+    if (p->op == KB_REDUCE_ARGMIN || p->op == KB_REDUCE_ARGMAX)
+        return p->out_dtype == KB_INT64 && p->kout[0] == (int64_t)sizeof(int64_t);
+    return p->out_dtype == p->in_dtype && p->kout[0] == (int64_t)p->itemsize;
+}
+
+/* Narrow rows through the level's narrow kernels, a batch of rows a call, the results stored
+ * a vector at a time as reduce_rows stores its sums (one by one, a store cost more than a
+ * short row takes to reduce). A batch whose min, max or arg op met a NaN is redone row by row
+ * by the reference. */
+static kb_status reduce_narrow_kernels(const kb_reduce_plan *p, const kb_reduce_kernels *k,
+                                       int threads) {
+    bool f32 = p->in_dtype == KB_F32;
+    bool arg = p->op == KB_REDUCE_ARGMIN || p->op == KB_REDUCE_ARGMAX;
+    bool root = p->op == KB_REDUCE_STD;
+    double scale = 1;
+    if (p->op == KB_REDUCE_MEAN)
+        scale = (double)p->count;
+    else if (p->op == KB_REDUCE_VAR || root)
+        scale = kb_reduce_dof(p);
+    int64_t batches = (p->nout + KB_REDUCE_ROWS_BATCH - 1) / KB_REDUCE_ROWS_BATCH;
+    int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
+    int stored = 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel) reduction(& : stored)
+    for (int64_t b = 0; b < batches; b++) {
+        double val[KB_REDUCE_ROWS_BATCH];
+        int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
+        const void *x = p->in + o0 * p->kin[0];
+        void *out = p->out + o0 * p->kout[0];
+        int redo = f32 ? k->narrow_rows_f32(p->op, x, rows, p->count, val, out)
+                       : k->narrow_rows_f64(p->op, x, rows, p->count, val, out);
+        if (redo) {
+            for (int64_t i = 0; i < rows; i++)
+                stored &= narrow_row(p, o0 + i) == KB_OK;
+        } else if (!arg) {
+            if (f32)
+                (root ? k->store_sqrt_f32 : k->store_f32)(val, rows, scale, out);
+            else
+                (root ? k->store_sqrt_f64 : k->store_f64)(val, rows, scale, out);
+        }
+    }
+    return stored ? KB_OK : kb_fail(KB_EINVAL, "cannot store a reduction result");
+}
+
+/* Narrow rows (a short contiguous run per output, such as shape (N, 4) along axis 1): the
+ * level's narrow kernels where they apply, else one tight loop per output, cheaper than a
+ * kernel call and a pairwise merge each. */
+static kb_status reduce_narrow(const kb_reduce_plan *p, const kb_reduce_kernels *k, int threads) {
+    if (narrow_kernels_apply(p))
+        return reduce_narrow_kernels(p, k, threads);
     kb_status status = KB_OK;
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-    for (int64_t o = 0; o < p->nout; o++) {
-        /* A single kept dimension, the usual (N, k) case, steps without dividing. */
-        int64_t in_off = o * p->kin[0], out_off = o * p->kout[0];
-        if (p->nk != 1)
-            kb_reduce_plan_koffsets(p, o, &in_off, &out_off);
-        const char *x = p->in + in_off;
-        kb_partial r = {.a = load(p, x), .index = 0};
-        switch (p->op) {
-            case KB_REDUCE_SUM:
-            case KB_REDUCE_MEAN:
-                for (int64_t i = 1; i < n; i++)
-                    r.a += load(p, x + i * size);
-                break;
-            case KB_REDUCE_VAR:
-            case KB_REDUCE_STD: {
-                double sum = r.a;
-                for (int64_t i = 1; i < n; i++)
-                    sum += load(p, x + i * size);
-                double mean = sum / (double)n, dev = 0;
-                for (int64_t i = 0; i < n; i++) {
-                    double d = load(p, x + i * size) - mean;
-                    dev += d * d;
-                }
-                r.a = (double)n;
-                r.b = mean;
-                r.c = dev;
-                break;
-            }
-            default:
-                for (int64_t i = 1; i < n; i++) {
-                    kb_partial e = {.a = load(p, x + i * size), .index = i};
-                    kb_partial_merge(p->op, &r, &e);
-                }
-                break;
-        }
-        if (kb_reduce_store(p, &r, p->out + out_off) != KB_OK)
+    for (int64_t o = 0; o < p->nout; o++)
+        if (narrow_row(p, o) != KB_OK)
             status = KB_EINVAL;
-    }
     /* Messages are per thread: restate a worker's failure on the calling thread. */
     return status == KB_OK ? KB_OK : kb_fail(status, "cannot store a reduction result");
-}
-
-/* The rows of the rows mode's batch starting at output o0. */
-static int64_t batch_rows(const kb_reduce_plan *p, int64_t o0) {
-    return p->nout - o0 < KB_REDUCE_ROWS_BATCH ? p->nout - o0 : KB_REDUCE_ROWS_BATCH;
 }
 
 /* Rows of at most one block each (shape (N, 32) along axis 1): one run kernel call per output,
@@ -801,6 +828,21 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
                 (root ? k->store_sqrt_f32 : k->store_f32)(dev, rows, dof, out);
             else
                 (root ? k->store_sqrt_f64 : k->store_f64)(dev, rows, dof, out);
+        }
+        return KB_OK;
+    }
+    if ((p->op == KB_REDUCE_ARGMIN || p->op == KB_REDUCE_ARGMAX) && p->nk == 1 &&
+        p->out_dtype == KB_INT64 && p->kout[0] == (int64_t)sizeof(int64_t)) {
+        /* Indices of many rows per kernel call, stored by it. */
+        bool f32 = p->in_dtype == KB_F32, max = p->op == KB_REDUCE_ARGMAX;
+        void (*rows_kernel)(const char *, int64_t, int64_t, int64_t, int64_t *) =
+            f32 ? (max ? k->argmax_rows_f32 : k->argmin_rows_f32)
+                : (max ? k->argmax_rows_f64 : k->argmin_rows_f64);
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+        for (int64_t b = 0; b < batches; b++) {
+            int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
+            rows_kernel(p->in + o0 * p->kin[0], rows, p->kin[0], n,
+                        (int64_t *)(void *)(p->out + o0 * p->kout[0]));
         }
         return KB_OK;
     }
@@ -869,7 +911,7 @@ kb_status kb_reduce_float(const kb_reduce_plan *p, const kb_reduce_kernels *k, i
     int64_t size = (int64_t)p->itemsize;
     if (p->rin[p->nr - 1] == size) {
         if (p->nr == 1 && p->count <= KB_REDUCE_NARROW && p->nout > 1)
-            return reduce_narrow(p, threads);
+            return reduce_narrow(p, k, threads);
         if (p->nr == 1 && p->count <= KB_REDUCE_BLOCK && p->nout > 1)
             return reduce_rows(p, k, threads);
         return reduce_inner(p, k, threads);

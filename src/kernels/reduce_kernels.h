@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/cache_size.h"
+#include "kbench/reduce.h"
 #include "kbench/simd.h"
 
 #define KB_REDUCE_BLOCK 4096
@@ -119,6 +120,23 @@ typedef struct kb_reduce_kernels {
     void (*max_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,
                          int64_t out_stride);
 
+    /* out[i] = argmin or argmax of row i's n elements (n <= KB_REDUCE_BLOCK), as the run kernels
+     * give it (the first NaN's index included) */
+    void (*argmin_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out);
+    void (*argmax_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out);
+    void (*argmin_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out);
+    void (*argmax_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out);
+
+    /* Rows of n adjacent elements (2 <= n <= KB_REDUCE_NARROW; row i at x + i * n), as the
+     * narrow mode's reference gives them (reduce_narrow.h): sums (sum, mean), extremes (min,
+     * max) or squared deviations about the row mean (var, std) into val, indices (argmin,
+     * argmax) into idx. Nonzero when min, max or an arg op met a NaN, or op is not one of
+     * these: the caller redoes the rows by the reference. */
+    int (*narrow_rows_f32)(kb_reduce_op op, const float *x, int64_t rows, int64_t n, double *val,
+                           int64_t *idx);
+    int (*narrow_rows_f64)(kb_reduce_op op, const double *x, int64_t rows, int64_t n, double *val,
+                           int64_t *idx);
+
     /* sums accumulated in double from the first element, as the means of var and std need */
     double (*sumd_f64)(const double *x, int64_t n, bool far);
     void (*sumd_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
@@ -147,7 +165,10 @@ typedef struct kb_reduce_kernels {
         .max_cols_f64 = max_cols_f64, .argmin_cols_f32 = argmin_cols_f32,                          \
         .argmax_cols_f32 = argmax_cols_f32, .argmin_cols_f64 = argmin_cols_f64,                    \
         .argmax_cols_f64 = argmax_cols_f64, .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32,  \
-        .sumd_cols_f64 = sumd_cols_f64,                                                            \
+        .sumd_cols_f64 = sumd_cols_f64, .narrow_rows_f32 = narrow_rows_f32,                        \
+        .narrow_rows_f64 = narrow_rows_f64, .argmin_rows_f32 = argmin_rows_f32,                    \
+        .argmax_rows_f32 = argmax_rows_f32, .argmin_rows_f64 = argmin_rows_f64,                    \
+        .argmax_rows_f64 = argmax_rows_f64,                                                        \
     }
 
 /* Each returns its level's table; a level that is not compiled has no definition. The

@@ -7,6 +7,7 @@
 
 #include "kbench/half.h"
 #include "kernels/reduce_kernels.h"
+#include "kernels/reduce_narrow.h"
 
 #define ROW(T, x, i, stride) ((const T *)(const void *)((x) + (i) * (stride)))
 
@@ -57,6 +58,18 @@
                 best = i;                                                                          \
         }                                                                                          \
         return best;                                                                               \
+    }                                                                                              \
+                                                                                                   \
+    static void argmin_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,            \
+                                int64_t *out) {                                                    \
+        for (int64_t i = 0; i < rows; i++)                                                         \
+            out[i] = argmin_##S(ROW(T, x, i, stride), n);                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void argmax_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,            \
+                                int64_t *out) {                                                    \
+        for (int64_t i = 0; i < rows; i++)                                                         \
+            out[i] = argmax_##S(ROW(T, x, i, stride), n);                                          \
     }                                                                                              \
                                                                                                    \
     static void sqdev_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,             \

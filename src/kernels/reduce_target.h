@@ -53,5 +53,6 @@ enum {
 #include "kernels/reduce_extreme.h"
 #include "kernels/reduce_rows.h"
 #include "kernels/reduce_arg.h"
+#include "kernels/reduce_narrow.h"
 
 #endif

@@ -1,8 +1,9 @@
-/* libFuzzer target for the expression parser and evaluator: any bytes must parse into a graph
+/* libFuzzer target for the expression parser and evaluators: any bytes must parse into a graph
  * or fail with a one-line message ending in " at column N"; a parsed graph must dump, evaluate
- * on a few small arrays or fail the same way, and free; never a crash, a leak, undefined
- * behaviour or a stack overflow (the whole library is built with ASan and UBSan for
- * fuzzing). */
+ * on a few small arrays (one result by kb_expr_eval, every result of a tuple by
+ * kb_expr_eval_results, fused and eager) and explain its plans, or fail the same way, and free;
+ * never a crash, a leak, undefined behaviour or a stack overflow (the whole library is built
+ * with ASan and UBSan for fuzzing). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         kb_array_free(&out);
     else
         check_message(st);
+    int count = kb_expr_result_count(e);
+    kb_array *outs = malloc((size_t)(count > 0 ? count : 1) * sizeof *outs);
+    for (int mode = 0; outs && mode < 2; mode++) {
+        kb_expr_inputs in = {.bindings = bindings, .nbindings = 4, .mode = (kb_expr_mode)mode};
+        st = kb_expr_eval_results(e, &in, outs, count);
+        for (int i = 0; st == KB_OK && i < count; i++)
+            kb_array_free(&outs[i]);
+        if (st != KB_OK)
+            check_message(st);
+        kb_expr_plan plan;
+        if ((st = kb_expr_explain(e, &in, &plan)) == KB_OK)
+            kb_expr_plan_free(&plan);
+        else
+            check_message(st);
+    }
+    free(outs);
     kb_expr_free(e);
     free(src);
     return 0;

@@ -275,6 +275,14 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
         fail_msg("%s argmin/argmax_%s n=%lld (%s): got %lld/%lld, want %lld/%lld", name, ty,
                  (long long)n, kind_names[k], (long long)amin, (long long)amax, (long long)r.argmin,
                  (long long)r.argmax);
+    /* The run as a single row of the rows forms. */
+    int64_t row_amin, row_amax, size = f32 ? 4 : 8;
+    (f32 ? t->argmin_rows_f32 : t->argmin_rows_f64)(x, 1, n * size, n, &row_amin);
+    (f32 ? t->argmax_rows_f32 : t->argmax_rows_f64)(x, 1, n * size, n, &row_amax);
+    if (row_amin != r.argmin || row_amax != r.argmax)
+        fail_msg("%s argmin/argmax_rows_%s n=%lld (%s): got %lld/%lld, want %lld/%lld", name, ty,
+                 (long long)n, kind_names[k], (long long)row_amin, (long long)row_amax,
+                 (long long)r.argmin, (long long)r.argmax);
 }
 
 static void run_case(bool f32, int64_t n, kind k) {
@@ -310,6 +318,98 @@ static void runs_f32(void **state) {
 
 static void runs_f64(void **state) {
     runs(false);
+}
+
+/* ---- Narrow rows ---- */
+/* Rows of 2..KB_REDUCE_NARROW adjacent elements (reduce_narrow.h): sums within the run bound,
+ * squared deviations about the mean the kernel must take (the row's sum added in double in
+ * order, divided by n: computed the same way here), extremes and indices exactly, and a NaN
+ * anywhere in the rows reported for min, max and the arg ops (then the caller redoes them). */
+static void narrow_case(bool f32, int64_t rows, int64_t n, kind k) {
+    int64_t size = f32 ? 4 : 8, total = rows * n;
+    double *v = malloc((size_t)total * sizeof *v), *val = malloc((size_t)rows * sizeof *val);
+    int64_t *idx = malloc((size_t)rows * sizeof *idx);
+    assert_true(v && val && idx);
+    buffer b = buffer_new(total * size, size);
+    bool any_nan = false;
+    for (int64_t i = 0; i < rows; i++) {
+        generate(v + i * n, n, test_rng_below(&rng, 8) == 0 ? k : (k == NANS ? SPECIAL : k),
+                 NAN_ANYWHERE);
+        for (int64_t j = 0; j < n; j++) {
+            put(b.data + (i * n + j) * size, f32, v[i * n + j]);
+            v[i * n + j] = get(b.data + (i * n + j) * size, f32);
+            any_nan |= isnan(v[i * n + j]);
+        }
+    }
+    const kb_reduce_op ops[] = {KB_REDUCE_SUM, KB_REDUCE_VAR,    KB_REDUCE_MIN,
+                                KB_REDUCE_MAX, KB_REDUCE_ARGMIN, KB_REDUCE_ARGMAX};
+    for (int l = 0; l < nlevels; l++) {
+        const kb_reduce_kernels *t = levels[l].table;
+        const char *name = kb_simd_name(levels[l].id), *ty = f32 ? "f32" : "f64";
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            kb_reduce_op op = ops[o];
+            int nan =
+                f32 ? t->narrow_rows_f32(op, (const float *)(const void *)b.data, rows, n, val, idx)
+                    : t->narrow_rows_f64(op, (const double *)(const void *)b.data, rows, n, val,
+                                         idx);
+            bool compares = op != KB_REDUCE_SUM && op != KB_REDUCE_VAR;
+            if (compares && (nan != 0) != any_nan)
+                fail_msg("%s narrow_rows_%s op %d n=%lld rows=%lld: NaN reported %d, rows hold "
+                         "one: %d",
+                         name, ty, (int)op, (long long)n, (long long)rows, nan, any_nan);
+            if (!compares && nan)
+                fail_msg("%s narrow_rows_%s op %d n=%lld: asks for a redo", name, ty, (int)op,
+                         (long long)n);
+            if (compares && any_nan)
+                continue; /* the caller redoes these rows by the reference */
+            for (int64_t i = 0; i < rows; i++) {
+                const double *r = v + i * n;
+                double mean = r[0];
+                for (int64_t j = 1; j < n; j++)
+                    mean += r[j];
+                mean /= (double)n;
+                run_ref ref = run_reference(r, n, mean);
+                bool ok = true;
+                switch (op) {
+                    case KB_REDUCE_SUM:
+                        ok = close_sum(val[i], ref.sum, ref.sum_abs, n);
+                        break;
+                    case KB_REDUCE_VAR:
+                        ok = close_sum(val[i], ref.sqdev, isfinite(ref.sqdev) ? ref.sqdev : 0, n) ||
+                             (isnan(val[i]) && !isfinite(mean));
+                        break;
+                    case KB_REDUCE_MIN:
+                        ok = same_value(val[i], ref.min);
+                        break;
+                    case KB_REDUCE_MAX:
+                        ok = same_value(val[i], ref.max);
+                        break;
+                    case KB_REDUCE_ARGMIN:
+                        ok = idx[i] == ref.argmin;
+                        break;
+                    default:
+                        ok = idx[i] == ref.argmax;
+                        break;
+                }
+                if (!ok)
+                    fail_msg("%s narrow_rows_%s op %d n=%lld (%s) row %lld: got %a / %lld", name,
+                             ty, (int)op, (long long)n, kind_names[k], (long long)i, val[i],
+                             (long long)idx[i]);
+            }
+        }
+    }
+    free(b.base);
+    free(v);
+    free(val);
+    free(idx);
+}
+
+static void narrow_rows(void **state) {
+    for (int f32 = 0; f32 < 2; f32++)
+        for (int64_t n = 2; n <= 16; n++)
+            for (int k = 0; k < KINDS; k++)
+                for (int rep = 0; rep < 4; rep++)
+                    narrow_case(f32, rep == 0 ? 1 : 1 + test_rng_below(&rng, 300), n, (kind)k);
 }
 
 /* ---- Cols ---- */
@@ -755,6 +855,7 @@ int main(void) {
         cmocka_unit_test(runs_f32),     cmocka_unit_test(runs_f64),
         cmocka_unit_test(cols_f32),     cmocka_unit_test(cols_f64),
         cmocka_unit_test(widened_sums), cmocka_unit_test(stores_round_once),
+        cmocka_unit_test(narrow_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

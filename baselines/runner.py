@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Times NumPy, numexpr, PyTorch, JAX and kbench's own Python module for kbench, as a child
-process that kbench starts once per run.
+"""Times NumPy, numexpr, PyTorch (eager and through torch.compile), JAX and kbench's own Python
+module for kbench, as a child process that kbench starts once per run.
 
 Protocol: one JSON object per line on stdin, one JSON reply per line on stdout.
 
   {"cmd":"hello"}     -> {"ok":true,"python":..,"executable":..,"libraries":{..},
                           "threads":{..},"timer":{..}}
-  {"cmd":"require","library":"numpy"|"numexpr"|"torch"|"jax"|"python"}
+  {"cmd":"require","library":"numpy"|"numexpr"|"torch"|"torch-compile"|"jax"|"python"}
                       -> {"ok":true,"library":..,"version":..,..}: what the library says of
                          itself, or "missing" with the command that installs it
   {"cmd":"setup","library":..,"id":..,"case":{"kind":"reduce","op":..,"axis":..}
@@ -45,7 +45,11 @@ comparison with its C calls "C call vs Python call". The library "python" is kbe
 through its Python module (`import kbench`, docs/python.md), timed by the same loop, so that
 kbench's report can compare Python call with Python call; kbench.set_threads(N) runs before
 each run of its case. The garbage collector is off while a run is timed, as
-in timeit. PyTorch runs eager, with torch.set_num_threads(N) before each run of its case.
+in timeit. PyTorch runs eager, with torch.set_num_threads(N) before each run of its case;
+"torch-compile" runs the same calls through torch.compile (Inductor, C++ for the CPU compiled
+with its OpenMP thread count set to N), compiled by setup's call, before any sample. An expr
+case's program is translated into each library's functions; one that calls a function the
+library lacks is not supported.
 JAX runs a function compiled with jax.jit before any sample, each call ending in
 block_until_ready; XLA fixes its CPU thread pool when it starts, from PJRT_NPROC, so each
 thread count's JAX cases run in a worker process of their own (this same script, started with
@@ -55,6 +59,7 @@ import gc
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import threading
@@ -64,7 +69,9 @@ import warnings
 THREAD_VARIABLES = ["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMEXPR_NUM_THREADS", "NUMEXPR_MAX_THREADS"]
 
-LIBRARIES = ["numpy", "numexpr", "torch", "jax", "python"]
+LIBRARIES = ["numpy", "numexpr", "torch", "torch-compile", "jax", "python"]
+# The module each library's version comes from.
+MODULES = {"torch-compile": "torch", "python": "kbench"}
 REDUCE_OPS = ["sum", "prod", "mean", "min", "max", "argmin", "argmax", "var", "std"]
 # numexpr has reductions sum, prod, min and max, but kbench compares only what its own numexpr
 # cases cover; an op missing here is reported as unsupported.
@@ -237,6 +244,19 @@ def require(request, state):
         return {"library": library, "version": torch.__version__,
                 "default_threads": torch.get_num_threads(),
                 "parallel": one_line(torch.__config__.parallel_info())}
+    if library == "torch-compile":
+        torch = import_torch()
+        # Inductor compiles the C++ it generates for the CPU with $CXX, else g++, against
+        # this Python's headers.
+        compiler = os.environ.get("CXX") or "g++"
+        if shutil.which(compiler) is None:
+            raise Failure(f"torch.compile needs a C++ compiler for Inductor's CPU code, and "
+                          f"{compiler} is not on PATH: run scripts/install-deps (it installs "
+                          f"build-essential)", missing=True)
+        return {"library": library, "version": torch.__version__, "backend": "inductor",
+                "compiler": shutil.which(compiler), "cpp_threads": "per case",
+                "default_threads": torch.get_num_threads(),
+                "parallel": one_line(torch.__config__.parallel_info())}
     if library == "python":
         kbench = import_kbench()
         return {"library": library, "version": kbench.__version__,
@@ -298,6 +318,29 @@ class Case:
         self.worker = worker
 
 
+LIBRARY_TITLES = {"numpy": "NumPy", "numexpr": "numexpr", "torch": "PyTorch",
+                  "torch-compile": "torch.compile", "jax": "JAX", "python": "kbench's Python module"}
+FRESH_FUNCTIONS = [0]
+
+
+def fresh_function(params, body, namespace):
+    """A Python function of params whose body is the lines of body, compiled from its own
+    source into a new code object: torch.compile caches its compilations per code object, so
+    that each case (an op, a thread count, an input) gets its own rather than another case's."""
+    FRESH_FUNCTIONS[0] += 1
+    source = f"def kb_case({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body)
+    scope = dict(namespace)
+    exec(compile(source, f"<kbench case {FRESH_FUNCTIONS[0]}>", "exec"), scope)
+    return scope["kb_case"]
+
+
+def torch_compiled(torch, fn, threads):
+    """fn through torch.compile (TorchInductor, C++ and OpenMP code for the CPU) for this
+    thread count: Inductor writes the count into the code it generates (cpp.threads), so each
+    count compiles its own. The compilation happens at the first call, which setup makes."""
+    return torch.compile(fn, fullgraph=True, dynamic=False, options={"cpp.threads": threads})
+
+
 def numpy_callable(np, case, a, threads):
     op = case.get("op")
     if op not in REDUCE_OPS:
@@ -328,11 +371,13 @@ def numexpr_callable(np, case, a, threads):
                 lambda: ne.evaluate(text, local_dict=local)), np.asarray
 
 
-def torch_callable(np, case, a, threads):
+def torch_reduction(np, case, a, library):
+    """The reduction as a PyTorch call on a tensor that shares NumPy's copy of the input."""
     torch = import_torch()
+    title = LIBRARY_TITLES[library]
     op = case.get("op")
     if op not in REDUCE_OPS:
-        raise Failure(f"PyTorch baseline has no reduce op {json.dumps(op)}", unsupported=True)
+        raise Failure(f"{title} baseline has no reduce op {json.dumps(op)}", unsupported=True)
     axis = check_axis(case, a.ndim)
     bfloat16 = a.dtype.name == "bfloat16"
     try:
@@ -352,12 +397,26 @@ def torch_callable(np, case, a, threads):
          "var": torch.var, "std": torch.std}[op]
     if op in ("var", "std"):
         dim["correction"] = 0
-    threads = threads or torch.get_num_threads()
 
     def to_numpy(r):
         r = r.detach()
         return r.view(torch.int16).numpy().view(a.dtype) if bfloat16 else r.numpy()
+    return torch, f, dim, t, to_numpy
+
+
+def torch_callable(np, case, a, threads):
+    torch, f, dim, t, to_numpy = torch_reduction(np, case, a, "torch")
+    threads = threads or torch.get_num_threads()
     return Case("torch", threads, lambda: f(t, **dim),
+                lambda: torch.set_num_threads(threads)), to_numpy
+
+
+def torch_compile_callable(np, case, a, threads):
+    torch, f, dim, t, to_numpy = torch_reduction(np, case, a, "torch-compile")
+    threads = threads or torch.get_num_threads()
+    call = fresh_function(["t"], ["return f(t, **dim)"], {"f": f, "dim": dim})
+    compiled = torch_compiled(torch, call, threads)
+    return Case("torch-compile", threads, lambda: compiled(t),
                 lambda: torch.set_num_threads(threads)), to_numpy
 
 
@@ -399,7 +458,8 @@ def kbench_callable(np, case, a, threads):
 
 
 CALLABLES = {"numpy": numpy_callable, "numexpr": numexpr_callable, "torch": torch_callable,
-             "jax": jax_callable, "python": kbench_callable}
+             "torch-compile": torch_compile_callable, "jax": jax_callable,
+             "python": kbench_callable}
 
 
 # ---- Expressions (kbench's `expr` suite) ----------------------------------------------------
@@ -452,8 +512,10 @@ def expr_namespace(np):
 
 def numpy_expr_callable(np, case, a, threads):
     statements, variables = expr_variables(np, case, a)
+    namespace = with_np_prefix(expr_namespace(np))
+    check_expressible("numpy", statements, namespace)
     code = [(t, compile(v, "<expr>", "eval")) for t, v in statements]
-    ns = dict(expr_namespace(np), **variables)
+    ns = dict(namespace, **variables)
 
     def evaluate():
         scope = dict(ns)
@@ -503,15 +565,146 @@ def numexpr_expr_callable(np, case, a, threads):
     return Case("numexpr", ne.get_num_threads(), evaluate), np.asarray
 
 
-def unsupported_expr_callable(library):
-    def make(np, case, a, threads):
-        raise Failure(f"no {library} baseline for expressions yet", unsupported=True)
-    return make
+def called_names(statements):
+    """The functions a program calls, by name (an "np." prefix dropped), in order."""
+    import ast
+    names = []
+    for _, text in statements:
+        try:
+            tree = ast.parse(text, mode="eval")
+        except SyntaxError as exc:
+            raise Failure(f"an expr case's statement is not Python syntax: {describe(exc)}") \
+                from None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+                        f.value.id == "np":
+                    f = ast.Name(id=f.attr)
+                name = f.id if isinstance(f, ast.Name) else ast.unparse(f)
+                if name not in names:
+                    names.append(name)
+    return names
+
+
+def check_expressible(library, statements, namespace):
+    """A function of the language that the library's namespace lacks cannot be expressed in
+    it: the case is reported as not supported, not failed."""
+    missing = [n for n in called_names(statements) if n not in namespace]
+    if missing:
+        raise Failure(f"{LIBRARY_TITLES[library]} cannot express this expression: it has no "
+                      f"{', '.join(missing)}", unsupported=True)
+
+
+def with_np_prefix(namespace):
+    """The namespace, and the same functions under "np." as the language allows."""
+    import types
+    return dict(namespace, np=types.SimpleNamespace(**namespace))
+
+
+def expr_function(names, statements, namespace):
+    """The program as a Python function of its variables."""
+    body = [f"{t} = {v}" for t, v in statements[:-1]] + [f"return {statements[-1][1]}"]
+    return fresh_function(names, body, namespace)
+
+
+def torch_expr_namespace(torch):
+    """The language's functions as PyTorch's: NumPy's names where PyTorch has them, its own
+    where it differs (amax for max, clamp for clip, round for rint, which rounds half to
+    even as rint does), and the reductions' NumPy parameters (axis, keepdims, ddof) as
+    PyTorch's (dim, keepdim, correction). The elementwise functions are PyTorch's own, called
+    directly, so that eager PyTorch pays no wrapper of kbench's; a Python scalar where one
+    wants a tensor (sqrt(2.0)) is a TypeError, reported as not supported."""
+    def tensors(f):
+        # maximum(x, 0): PyTorch's takes tensors only, and a user passes a 0-d tensor (weak in
+        # PyTorch's promotion, as a Python scalar in NEP 50).
+        def call(a, b):
+            return f(*[v if isinstance(v, torch.Tensor) else torch.as_tensor(v) for v in (a, b)])
+        return call
+
+    def reduction(f, all_dims=True, moments=False):
+        def call(x, axis=None, keepdims=False, ddof=0):
+            kwargs = {"correction": ddof} if moments else {}
+            if axis is None and not all_dims:  # prod, argmin, argmax take one dim or none
+                r = f(x, **kwargs)
+                return r.reshape([1] * x.dim()) if keepdims else r
+            dim = tuple(range(x.dim())) if axis is None else axis
+            return f(x, dim=dim, keepdim=keepdims, **kwargs)
+        return call
+
+    ns = {name: getattr(torch, name) for name in
+          ["abs", "sqrt", "square", "reciprocal", "exp", "expm1", "exp2", "log", "log1p", "log2",
+           "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "tanh", "sinh", "cosh",
+           "floor", "ceil", "sign", "isnan", "isfinite", "sigmoid", "erf"]}
+    ns.update(maximum=tensors(torch.maximum), minimum=tensors(torch.minimum), rint=torch.round,
+              clip=torch.clamp, where=torch.where,
+              sum=reduction(torch.sum), prod=reduction(torch.prod, all_dims=False),
+              mean=reduction(torch.mean), min=reduction(torch.amin),
+              max=reduction(torch.amax), argmin=reduction(torch.argmin, all_dims=False),
+              argmax=reduction(torch.argmax, all_dims=False),
+              var=reduction(torch.var, moments=True), std=reduction(torch.std, moments=True))
+    return with_np_prefix(ns)
+
+
+def torch_expr_function(np, case, a, library):
+    """The program over PyTorch tensors that share NumPy's copy of the input's rows."""
+    torch = import_torch()
+    statements, variables = expr_variables(np, case, a)
+    namespace = torch_expr_namespace(torch)
+    check_expressible(library, statements, namespace)
+    try:
+        tensors = [torch.from_numpy(v) for v in variables.values()]
+    except TypeError as exc:
+        raise Failure(f"PyTorch has no tensor of {a.dtype.name}: {describe(exc)}",
+                      unsupported=True) from None
+    fn = expr_function(list(variables), statements, namespace)
+
+    def to_numpy(r):
+        return r.detach().numpy() if isinstance(r, torch.Tensor) else np.asarray(r)
+    return torch, fn, tensors, to_numpy
+
+
+def torch_expr_callable(np, case, a, threads):
+    """PyTorch eager: each operation a call into ATen, into a new tensor."""
+    torch, fn, tensors, to_numpy = torch_expr_function(np, case, a, "torch")
+    threads = threads or torch.get_num_threads()
+    return Case("torch", threads, lambda: fn(*tensors),
+                lambda: torch.set_num_threads(threads)), to_numpy
+
+
+def torch_compile_expr_callable(np, case, a, threads):
+    torch, fn, tensors, to_numpy = torch_expr_function(np, case, a, "torch-compile")
+    threads = threads or torch.get_num_threads()
+    compiled = torch_compiled(torch, fn, threads)
+    return Case("torch-compile", threads, lambda: compiled(*tensors),
+                lambda: torch.set_num_threads(threads)), to_numpy
+
+
+def jax_expr_callable(np, case, a, threads):
+    """JAX: the program through jax.numpy, jax.jit-compiled for the input before any sample,
+    every call ending in block_until_ready, in the worker of its thread count."""
+    jax, jnp = import_jax()
+    started = int(os.environ[JAX_WORKER])
+    if threads is not None and threads != started:
+        raise Failure(f"this JAX worker runs {started} threads, not {threads}")
+    statements, variables = expr_variables(np, case, a)
+    namespace = with_np_prefix({f: getattr(jnp, f) for f in EXPR_FUNCTIONS + REDUCTIONS
+                                if hasattr(jnp, f)})
+    namespace.update(sigmoid=jax.nn.sigmoid, erf=jax.scipy.special.erf)
+    check_expressible("jax", statements, namespace)
+    fn = expr_function(list(variables), statements, namespace)
+    xs = [jax.device_put(v) for v in variables.values()]
+    try:
+        compiled = jax.jit(fn).lower(*xs).compile()
+    except TypeError as exc:
+        raise Failure(f"JAX cannot compute this expression in {a.dtype.name}: {describe(exc)}",
+                      unsupported=True) from None
+    return Case("jax", started, lambda: compiled(*xs).block_until_ready()), np.asarray
 
 
 EXPR_CALLABLES = {"numpy": numpy_expr_callable, "numexpr": numexpr_expr_callable,
-                  "torch": unsupported_expr_callable("PyTorch"),
-                  "jax": unsupported_expr_callable("JAX")}
+                  "torch": torch_expr_callable, "torch-compile": torch_compile_expr_callable,
+                  "jax": jax_expr_callable}
 
 
 class Worker:
@@ -628,11 +821,14 @@ def setup_case(np, library, cid, request, state):
         raise Failure("setup needs \"output\", the path the result is saved to")
     table = EXPR_CALLABLES if kind == "expr" else CALLABLES
     make = table.get(library) if isinstance(library, str) else None
+    if make is None and library in LIBRARIES:
+        raise Failure(f"{LIBRARY_TITLES[library]} has no baseline of {kind} cases",
+                      unsupported=True)
     if make is None:
         raise Failure(f"unknown baseline library {json.dumps(library)} "
                       f"(known: {', '.join(LIBRARIES)})", unsupported=True)
 
-    if library == "jax" and kind != "expr" and JAX_WORKER not in os.environ:
+    if library == "jax" and JAX_WORKER not in os.environ:
         import_jax()  # a missing JAX is reported here, before a worker starts
         worker = jax_worker(threads, state)
         reply = forward(worker, dict(request, id=cid))
@@ -641,7 +837,7 @@ def setup_case(np, library, cid, request, state):
 
     a = cached_input(np, request.get("input"), state)
     made, to_numpy = make(np, case, a, threads)
-    version = sys.modules["kbench" if library == "python" else library].__version__
+    version = sys.modules[MODULES.get(library, library)].__version__
     if made.prepare:
         made.prepare()
     with warnings.catch_warnings(record=True) as caught:

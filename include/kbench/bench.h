@@ -217,18 +217,21 @@ enum kb_baseline_library {
     KB_BASELINE_NUMPY = 1u << 0,
     KB_BASELINE_NUMEXPR = 1u << 1,
     KB_BASELINE_TORCH = 1u << 2,
-    KB_BASELINE_JAX = 1u << 3,
+    /* PyTorch's calls through torch.compile (TorchInductor), compiled before timing:
+     * "torch-compile". */
+    KB_BASELINE_TORCH_COMPILE = 1u << 3,
+    KB_BASELINE_JAX = 1u << 4,
     /* kbench itself through its Python module (python/, docs/python.md), timed by the Python
      * runner like the libraries above: "python". */
-    KB_BASELINE_PYTHON_MODULE = 1u << 4,
+    KB_BASELINE_PYTHON_MODULE = 1u << 5,
     /* Another build of kbench (kb_bench_settings.kbench_baseline), timed through its C API in
-     * its own process: an A/B of two builds in one run. */
-    KB_BASELINE_KBENCH = 1u << 5,
+     * its own process: an A/B of two builds in one run. Always the last. */
+    KB_BASELINE_KBENCH = 1u << 6,
 };
 /* The libraries the Python runner times. */
 #define KB_BASELINE_PYTHON                                                                         \
-    (KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR | KB_BASELINE_TORCH | KB_BASELINE_JAX |               \
-     KB_BASELINE_PYTHON_MODULE)
+    (KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR | KB_BASELINE_TORCH | KB_BASELINE_TORCH_COMPILE |     \
+     KB_BASELINE_JAX | KB_BASELINE_PYTHON_MODULE)
 
 /* What a baseline's time includes that kbench's does not, said wherever the two are compared:
  * kbench's own implementations are timed through its C API and the Python libraries through
@@ -245,7 +248,8 @@ enum kb_baseline_library {
  * then the C-call comparisons above. */
 const char *kb_baseline_comparison(unsigned libraries);
 
-/* "numpy", "numexpr", "torch", "jax", "python", "kbench"; "?" for anything else. */
+/* "numpy", "numexpr", "torch", "torch-compile", "jax", "python", "kbench"; "?" for anything
+ * else. */
 const char *kb_baseline_name(unsigned library);
 
 /* The KB_BASELINE_* bit of a library's name; 0 for an unknown name. */

@@ -37,15 +37,16 @@ static kb_status parse_shard(const char *name, const char *value, void *target) 
     return parse_shard_text(value, &o->shard.index, &o->shard.count);
 }
 
-/* numpy, numexpr, torch, jax, python (kbench through its Python module), or kbench=PATH:
- * another build. */
+/* numpy, numexpr, torch, torch-compile, jax, python (kbench through its Python module), or
+ * kbench=PATH: another build. */
 static kb_status add_baseline(const char *name, const char *value, void *target) {
     kb_bench_settings *s = target;
     const char *path = strncmp(value, "kbench=", 7) == 0 ? value + 7 : NULL;
     unsigned library = path ? KB_BASELINE_KBENCH : kb_baseline_from_name(value);
     if (!library || library == KB_BASELINE_KBENCH) {
         if (!path || !*path)
-            return kb_option_bad(name, value, "numpy, numexpr, torch, jax, python or kbench=PATH");
+            return kb_option_bad(
+                name, value, "numpy, numexpr, torch, torch-compile, jax, python or kbench=PATH");
         if (access(path, X_OK) != 0)
             return kb_fail(KB_EINVAL, "%s %s: %s is not an executable kbench: %s", name, value,
                            path, strerror(errno));
@@ -139,7 +140,8 @@ void kb_bench_options_init(kb_bench_options *o, bool list, kb_option *table) {
         {KB_OPTION_FLAG, 0, "no-monitor", .target = &o->no_monitor, .hidden = list,
          .help = "no usage monitor"},
         {KB_OPTION_REPEATED, 0, "baseline", "LIB", s, add_baseline, .hidden = list,
-         .help = "also time each case with numpy, numexpr, torch or jax, with kbench through "
+         .help = "also time each case with numpy, numexpr, torch, torch-compile or jax, with "
+                 "kbench through "
                  "its Python module (python), or with another build of kbench (kbench=PATH, its "
                  "executable) (repeatable), interleaved, on the same input, and check the "
                  "results agree"},

@@ -24,6 +24,8 @@ const char *kb_baseline_name(unsigned library) {
             return "numexpr";
         case KB_BASELINE_TORCH:
             return "torch";
+        case KB_BASELINE_TORCH_COMPILE:
+            return "torch-compile";
         case KB_BASELINE_JAX:
             return "jax";
         case KB_BASELINE_PYTHON_MODULE:

@@ -1,7 +1,9 @@
-/* The built-in `expr` suite: the expression evaluator (kb_expr_eval_inputs, fused) timed on
- * the expressions that matter in practice, in float32 and float64, with inputs the size of
- * half the L2 cache and four times the last-level cache, at every SIMD level and thread count;
- * NumPy and numexpr time the same source through baselines/runner.py. */
+/* The built-in `expr` suite: the expression evaluator (fused) timed on the expressions that
+ * matter in practice, in float32 and float64, with inputs the size of half the L2 cache and
+ * four times the last-level cache, at scalar and the best SIMD level (auto) and every thread
+ * count, into an output allocated once (kb_expr_eval_into, as a C caller calls it) and
+ * allocating its output per call (kb_expr_eval_inputs, as the baselines do); NumPy, numexpr,
+ * PyTorch, torch.compile and JAX time the same source through baselines/runner.py. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +68,9 @@ typedef struct expr_data {
     kb_array in;      /* (nvars, n) or (nvars, n / ROW, ROW) */
     kb_array vars[3]; /* views of in's rows */
     kb_expr_binding bindings[3];
-    kb_array out; /* the last call's result */
+    /* The last call's result: allocated by setup's call, which output=into calls write into;
+     * each output=alloc call frees it and allocates its own. */
+    kb_array out;
 } expr_data;
 
 static void expr_teardown_data(expr_data *d) {
@@ -133,6 +137,14 @@ static kb_status expr_setup(kb_bench_case *c) {
         expr_teardown_data(d);
         return st;
     }
+    /* The output output=into writes, allocated and written once before any timed call, as a
+     * C caller's buffer is. */
+    if ((st = kb_expr_eval_inputs(d->expr, &inputs, &d->out)) != KB_OK) {
+        kb_bench_fail(c, st, "%s", kb_last_error());
+        kb_expr_plan_free(&plan);
+        expr_teardown_data(d);
+        return st;
+    }
     double item = (double)kb_dtype_size(dtype), elements = (double)n;
     c->bytes_per_call = (double)plan.bytes;
     kb_expr_plan_free(&plan);
@@ -147,9 +159,16 @@ static kb_status expr_setup(kb_bench_case *c) {
 static void expr_run(kb_bench_case *c, int64_t calls) {
     expr_data *d = c->data;
     kb_expr_inputs inputs = {.bindings = d->bindings, .nbindings = d->ec->nvars};
+    const char *output = kb_bench_param(c, "output");
+    bool into = !output || strcmp(output, "into") == 0;
     for (int64_t i = 0; i < calls; i++) {
-        kb_array_free(&d->out);
-        kb_status st = kb_expr_eval_inputs(d->expr, &inputs, &d->out);
+        kb_status st;
+        if (into) {
+            st = kb_expr_eval_into(d->expr, &inputs, &d->out, 1);
+        } else {
+            kb_array_free(&d->out);
+            st = kb_expr_eval_inputs(d->expr, &inputs, &d->out);
+        }
         if (st != KB_OK) {
             kb_bench_fail(c, st, "%s", kb_last_error());
             return;
@@ -196,16 +215,22 @@ static const kb_bench_def expr_def = {
 };
 
 kb_status kb_suite_expr_add(kb_bench_plan *plan, const char *suite) {
-    static const char *const names[] = {"expr", "dtype", "size", "simd", "threads"};
-    static const unsigned flags[] = {KB_BENCH_AXIS_BARE, KB_BENCH_AXIS_BARE, KB_BENCH_AXIS_BARE,
+    static const char *const names[] = {"expr", "dtype", "size", "simd", "threads", "output"};
+    static const unsigned flags[] = {KB_BENCH_AXIS_BARE,           KB_BENCH_AXIS_BARE,
+                                     KB_BENCH_AXIS_BARE,           KB_BENCH_AXIS_IMPLEMENTATION,
                                      KB_BENCH_AXIS_IMPLEMENTATION, KB_BENCH_AXIS_IMPLEMENTATION};
     static const char *const dtypes[] = {"f32", "f64"};
     static const char *const sizes[] = {"L2", "DRAM"};
+    /* into: an output allocated once, as a C caller has; alloc: a new one per call, as the
+     * baselines' users get (docs/baselines.md). */
+    static const char *const outputs[] = {"into", "alloc"};
     const char *simd[KB_SIMD_LEVEL_COUNT + 1];
     int nsimd = 0;
     simd[nsimd++] = "scalar";
+    /* The best level as the reduce suite names it, auto: the speedup report's geometric means
+     * and its auto-over-scalar column, and kbench compare --ab, are of simd=auto. */
     if (kb_simd_best() != KB_SIMD_SCALAR)
-        simd[nsimd++] = kb_simd_name(kb_simd_best());
+        simd[nsimd++] = "auto";
     char all_cores[16];
     int cores = kb_usable_cores();
     snprintf(all_cores, sizeof all_cores, "%d", cores);
@@ -218,11 +243,12 @@ kb_status kb_suite_expr_add(kb_bench_plan *plan, const char *suite) {
         for (int t = 0; t < 2 && st == KB_OK; t++)
             for (int s = 0; s < 2 && st == KB_OK; s++)
                 for (int l = 0; l < nsimd && st == KB_OK; l++)
-                    for (int k = 0; k < nthreads && st == KB_OK; k++) {
-                        const char *values[] = {cases[e].name, dtypes[t], sizes[s], simd[l],
-                                                threads[k]};
-                        st = kb_plan_add_case(plan, &expr_def, 5, names, values, flags,
-                                              s == 1 ? 4 : 1);
-                    }
+                    for (int k = 0; k < nthreads && st == KB_OK; k++)
+                        for (int o = 0; o < 2 && st == KB_OK; o++) {
+                            const char *values[] = {cases[e].name, dtypes[t],  sizes[s],
+                                                    simd[l],       threads[k], outputs[o]};
+                            st = kb_plan_add_case(plan, &expr_def, 6, names, values, flags,
+                                                  s == 1 ? 4 : 1);
+                        }
     return kb_plan_finish_suite(plan, before, suite, st);
 }

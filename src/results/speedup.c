@@ -45,7 +45,22 @@ static kb_status speedup(const kb_bench_result *fast, const kb_bench_result *slo
     return st;
 }
 
-/* The case of the same group with the given simd and threads parameters. */
+/* Whether s has r's value of each of r's implementation parameters but simd and threads
+ * (the expr suite's output). */
+static bool same_others(const kb_bench_result *r, const kb_bench_result *s) {
+    for (int i = 0; i < r->nparams; i++) {
+        const kb_bench_result_param *p = &r->params[i];
+        if (!p->implementation || strcmp(p->name, "simd") == 0 || strcmp(p->name, "threads") == 0)
+            continue;
+        const char *v = param(s, p->name);
+        if (!v || strcmp(v, p->value) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* The case of the same group as r with the given simd, and r's other implementation
+ * parameters. */
 static const kb_bench_result *sibling(const kb_results *results, const kb_bench_result *r,
                                       const char *simd) {
     const char *threads = param(r, "threads");
@@ -53,7 +68,8 @@ static const kb_bench_result *sibling(const kb_results *results, const kb_bench_
         const kb_bench_result *s = &results->cases[i];
         const char *t = param(s, "threads"), *l = param(s, "simd");
         if (!s->baseline && usable(s) && strcmp(s->group, r->group) == 0 && l &&
-            strcmp(l, simd) == 0 && (!threads || (t && strcmp(t, threads) == 0)))
+            strcmp(l, simd) == 0 && (!threads || (t && strcmp(t, threads) == 0)) &&
+            same_others(r, s))
             return s;
     }
     return NULL;

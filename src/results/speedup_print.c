@@ -14,14 +14,18 @@ static const char *label_of(const kb_bench_result *r) {
     return strncmp(impl, "baseline=", 9) == 0 ? impl + 9 : impl;
 }
 
+/* What a case computes, by which its speedups are also averaged: a reduction's op, an
+ * expression's name (the expr suite); NULL for a case of neither. */
 static const char *op_of(const kb_bench_result *r) {
     for (int i = 0; i < r->nparams; i++)
-        if (strcmp(r->params[i].name, "op") == 0)
+        if (strcmp(r->params[i].name, "op") == 0 || strcmp(r->params[i].name, "expr") == 0)
             return r->params[i].value;
-    return "all";
+    return NULL;
 }
 
-enum { MAX_MEANS = 128 };
+/* Six libraries (five and the best) at two thread counts, overall and for each of the nine
+ * ops or expressions of a suite, are 120; a run of both suites has more. */
+enum { MAX_MEANS = 512 };
 
 /* A geometric mean being gathered: of the speedups of one implementation over one library,
  * for one op ("" for all ops). */
@@ -33,6 +37,8 @@ typedef struct mean {
 
 static void add(mean *means, int *n, const char *library, const char *impl, const char *op,
                 double ratio) {
+    if (!op)
+        return;
     for (int i = 0; i < *n; i++)
         if (strcmp(means[i].library, library) == 0 && strcmp(means[i].impl, impl) == 0 &&
             strcmp(means[i].op, op) == 0) {
@@ -111,17 +117,23 @@ static void ratio_text(char *buf, size_t size, const kb_ratio_ci *r) {
 static void table_section(const kb_speedup_report *report, FILE *out, bool python) {
     if (section_rows(report, python) == 0)
         return;
-    int width = 4;
+    /* Columns as wide as their longest entry: a case's name, a baseline's
+     * ("torch-compile/threads=2"). */
+    int width = 4, bwidth = 15;
     for (int i = 0; i < report->count; i++) {
         int len = (int)strlen(report->rows[i].own->name);
+        int blen = (int)strlen(label_of(report->rows[i].baseline));
         if (report->rows[i].python == python && len > width)
             width = len;
+        if (report->rows[i].python == python && blen > bwidth)
+            bwidth = blen;
     }
     fprintf(out,
             "\n%s (%s): ratio of medians, 95%% bootstrap interval\n"
-            "%-*s %10s %-15s %10s %24s %40s %24s\n",
+            "%-*s %10s %-*s %10s %24s %40s %24s\n",
             section_title(python), section_comparison(report, python), width, "case", "time/call",
-            "baseline", "its time", "speedup", "over the best baseline", "auto over scalar");
+            bwidth, "baseline", "its time", "speedup", "over the best baseline",
+            "auto over scalar");
     for (int i = 0; i < report->count; i++) {
         const kb_speedup *s = &report->rows[i];
         if (s->python != python)
@@ -136,7 +148,7 @@ static void table_section(const kb_speedup_report *report, FILE *out, bool pytho
         }
         if (s->scalar)
             ratio_text(sc, sizeof sc, &s->over_scalar);
-        fprintf(out, "%-*s %10s %-15s %10s %24s %40s %24s\n", width, s->own->name, own,
+        fprintf(out, "%-*s %10s %-*s %10s %24s %40s %24s\n", width, s->own->name, own, bwidth,
                 label_of(s->baseline), base, sp, best_text, sc);
     }
     mean means[MAX_MEANS];
@@ -145,7 +157,7 @@ static void table_section(const kb_speedup_report *report, FILE *out, bool pytho
         fprintf(out, "\nGeometric mean speedup of %s over each baseline:\n",
                 python ? "kbench through Python" : "simd=auto");
     for (int i = 0; i < n; i++)
-        fprintf(out, "  %-8s %-22s %-8s %6.2fx  (%d case%s)\n", means[i].library, means[i].impl,
+        fprintf(out, "  %-13s %-22s %-8s %6.2fx  (%d case%s)\n", means[i].library, means[i].impl,
                 means[i].op[0] ? means[i].op : "all ops", exp(means[i].log_sum / means[i].count),
                 means[i].count, kb_plural(means[i].count));
 }

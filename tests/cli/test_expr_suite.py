@@ -31,8 +31,11 @@ def main():
             for size in ("L2", "DRAM"):
                 check(any(n.startswith(f"expr/{e}/{dtype}/{size}/simd=") for n in names),
                       f"expr/{e}/{dtype}/{size} missing from kbench list expr")
-    check(all(re.search(r"/simd=\w+/threads=\d+$", n) for n in names),
-          "every expr case names its SIMD level and thread count")
+    check(all(re.search(r"/simd=\w+/threads=\d+/output=(into|alloc)$", n) for n in names),
+          "every expr case names its SIMD level, thread count and output")
+    into = {n[:-len("/output=into")] for n in names if n.endswith("/output=into")}
+    alloc = {n[:-len("/output=alloc")] for n in names if n.endswith("/output=alloc")}
+    check(into and into == alloc, "every expr case both into its output and allocating it")
 
     with tempfile.TemporaryDirectory() as tmp:
         results = os.path.join(tmp, "expr.json")
@@ -44,9 +47,12 @@ def main():
         if not check(code == 0, f"kbench run expr: exit {code}, {err.strip()[-500:]}"):
             return finish("expr suite")
         cases = json.load(open(results))["cases"]
-        ours = {c["params"]["expr"]: c for c in cases if "baseline" not in c["params"]}
+        ours = {(c["params"]["expr"], c["params"]["output"]): c for c in cases
+                if "baseline" not in c["params"]}
         theirs = [c for c in cases if "baseline" in c["params"]]
-        check(sorted(ours) == sorted(TRAFFIC), f"kbench's cases: {sorted(ours)}")
+        check(sorted(ours) == sorted((e, o) for e in TRAFFIC for o in ("into", "alloc")),
+              f"kbench's cases: {sorted(ours)}")
+        check(all(c["status"] == "ok" for c in ours.values()), "kbench's cases ran")
         check(len(theirs) == 2 * len(TRAFFIC), f"{len(theirs)} baseline cases, not 6")
         for c in theirs:
             count()
@@ -54,7 +60,7 @@ def main():
             if c["status"] != "ok" or b.get("check") != "ok":
                 fail(f"{c['name']}: status {c['status']}, check {b.get('check')}: "
                      f"{b.get('detail') or c.get('error')}")
-        for name, c in ours.items():
+        for (name, _), c in ours.items():
             # The input is half of L2 over the variables, in whole rows of 1024.
             per_element, bool_bytes = TRAFFIC[name]
             n = c["working_set_bytes"] / 8

@@ -11,7 +11,6 @@
 #include "bench/plan.h"
 #include "bench/suites.h"
 #include "core/internal.h"
-#include "kbench/machine.h"
 #include "kbench/threads.h"
 #include "kernels/ew.h"
 
@@ -71,14 +70,10 @@ static double bytes_per_element(const ew_case *ec, kb_dtype dtype) {
     return (double)kb_dtype_size(dtype) * (ec->nvars + 1) + (ec->condition ? 1 : 0);
 }
 
-/* Elements: a call's working set (inputs and output) half the L2 cache, or four times the last
- * level (32 MiB when the machine reports none), in whole 64-element vectors. */
+/* Elements: a call's working set (inputs and output) of the size axis' bytes, in whole
+ * 64-element vectors. */
 static int64_t elements_for(const char *size, const ew_case *ec, kb_dtype dtype) {
-    kb_machine m;
-    kb_machine_probe(&m);
-    int64_t l2 = m.caches[KB_CACHE_L2].size, l3 = m.caches[KB_CACHE_L3].size;
-    int64_t llc = l3 > 0 ? l3 : l2 > 0 ? l2 : (int64_t)32 << 20;
-    int64_t bytes = strcmp(size, "L2") == 0 ? (l2 > 0 ? l2 : (int64_t)1 << 20) / 2 : 4 * llc;
+    int64_t bytes = kb_suite_size_bytes(size);
     int64_t n = (int64_t)((double)bytes / bytes_per_element(ec, dtype)) / 64 * 64;
     return n > 64 ? n : 64;
 }
@@ -173,18 +168,13 @@ static kb_status ew_baseline_case(const kb_bench_case *c, kb_bench_baseline_case
     return KB_OK;
 }
 
-static double ew_cost(const kb_bench_case *c) {
-    const char *size = kb_bench_param(c, "size");
-    return size && strcmp(size, "DRAM") == 0 ? 4 : 1;
-}
-
 static const kb_bench_def ew_def = {
     .name = "ew",
     .setup = ew_setup,
     .run = ew_run,
     .teardown = ew_teardown,
     .baseline_case = ew_baseline_case,
-    .cost = ew_cost,
+    .cost = kb_suite_size_cost,
 };
 
 kb_status kb_suite_ew_add(kb_bench_plan *plan, const char *suite) {

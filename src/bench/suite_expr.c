@@ -13,7 +13,6 @@
 #include "bench/suites.h"
 #include "core/internal.h"
 #include "kbench/expr.h"
-#include "kbench/machine.h"
 #include "kbench/threads.h"
 
 /* A case: its source, its variables (rows of the input), whether it works on rows of ROW
@@ -87,15 +86,10 @@ static const expr_case *find_case(const char *name) {
     return NULL;
 }
 
-/* Elements per variable: half the L2 cache, or four times the last level (32 MiB when the
- * machine reports none), over the variables, in whole rows. */
+/* Elements per variable: the size axis' bytes (kb_suite_size_bytes) over the variables, in
+ * whole rows. */
 static int64_t elements_for(const char *size, const expr_case *ec, kb_dtype dtype) {
-    kb_machine m;
-    kb_machine_probe(&m);
-    int64_t l2 = m.caches[KB_CACHE_L2].size, l3 = m.caches[KB_CACHE_L3].size;
-    int64_t llc = l3 > 0 ? l3 : l2 > 0 ? l2 : (int64_t)32 << 20;
-    int64_t bytes = strcmp(size, "L2") == 0 ? (l2 > 0 ? l2 : (int64_t)1 << 20) / 2 : 4 * llc;
-    int64_t n = bytes / (int64_t)kb_dtype_size(dtype) / ec->nvars;
+    int64_t n = kb_suite_size_bytes(size) / (int64_t)kb_dtype_size(dtype) / ec->nvars;
     n = n / ROW * ROW;
     return n > ROW ? n : ROW;
 }
@@ -200,18 +194,13 @@ static kb_status expr_baseline_case(const kb_bench_case *c, kb_bench_baseline_ca
     return KB_OK;
 }
 
-static double expr_cost(const kb_bench_case *c) {
-    const char *size = kb_bench_param(c, "size");
-    return size && strcmp(size, "DRAM") == 0 ? 4 : 1;
-}
-
 static const kb_bench_def expr_def = {
     .name = "expr",
     .setup = expr_setup,
     .run = expr_run,
     .teardown = expr_teardown,
     .baseline_case = expr_baseline_case,
-    .cost = expr_cost,
+    .cost = kb_suite_size_cost,
 };
 
 kb_status kb_suite_expr_add(kb_bench_plan *plan, const char *suite) {

@@ -1,6 +1,8 @@
 #ifndef KB_BENCH_SUITES_H
 #define KB_BENCH_SUITES_H
 
+#include <stdint.h>
+
 #include "kbench/bench.h"
 
 /* The built-in suites, each adding its cases to a plan (then kb_plan_finish_suite). */
@@ -11,5 +13,12 @@ kb_status kb_suite_ew_add(kb_bench_plan *plan, const char *suite);
 kb_status kb_suite_selftest_add(kb_bench_plan *plan, const char *suite);
 kb_status kb_suite_failing_add(kb_bench_plan *plan, const char *suite);
 kb_status kb_suite_plausibility_add(kb_bench_plan *plan, const char *suite);
+
+/* The size axis of the expr and ew suites (suite_sizes.c): the bytes of a working set named
+ * "L2" (half the L2 cache; 512 KiB when the machine reports none) or "DRAM" (four times the
+ * last-level cache; 128 MiB when none is reported), and the case's cost weight for sharding
+ * (4 for DRAM, else 1). */
+int64_t kb_suite_size_bytes(const char *size);
+double kb_suite_size_cost(const kb_bench_case *c);
 
 #endif

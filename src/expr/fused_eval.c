@@ -495,6 +495,17 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
         x->chunk = x->it.m < chunk ? x->it.m : chunk;
     }
     x->nchunks = (x->it.m + x->chunk - 1) / x->chunk;
+    /* whether the kernel streams memory: its elements times the arrays it reads and writes */
+    int64_t streams = 0;
+    for (int i = 0; i < g->count; i++) {
+        bool read = false;
+        for (int k = 0; k < x->norder && !read; k++)
+            for (int a = 0; a < g->nodes[x->order[k]].nin; a++)
+                read |= g->nodes[x->order[k]].in[a] == i;
+        bool memory = x->slot[i] < 0 && g->nodes[i].kind != KB_PNODE_CONST;
+        streams += (read && memory) + (x->slot[i] >= 0 && g->nodes[i].output);
+    }
+    bool far = kb_cache_far(x->it.rows * x->it.m * streams * (int64_t)ITEM);
     /* the places of what the kernel reads from memory, and of what it writes */
     for (int i = 0; i < x->norder; i++) {
         int node = x->order[i];
@@ -517,14 +528,21 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
         kb_simd_level level;
         KB_TRY(kb_simd_current(&level));
         if (p->kind == KB_PNODE_EW) {
-            x->loops[i] = kb_ew_float_loop(p->op, p->loop, level);
+            /* An op that reads an input from memory or writes an output there, in a kernel
+             * that streams more than the caches hold, runs the loop that prefetches ahead. */
+            bool touches_memory = p->output && !p->row;
+            for (int a = 0; a < p->nin; a++) {
+                const kb_pnode *in = &g->nodes[p->in[a]];
+                touches_memory |= x->slot[p->in[a]] < 0 && in->kind != KB_PNODE_CONST;
+            }
+            x->loops[i] = kb_ew_float_loop(p->op, p->loop, level, touches_memory && far);
             if (!x->loops[i])
                 return kb_fail(KB_EUNSUPPORTED, "no float loop for op %d", (int)p->op);
         }
         if (p->online) {
             kb_dtype t = g->nodes[p->in[0]].dtype;
-            x->subtract[i] = kb_ew_float_loop(KB_EW_SUB, t, level);
-            x->exponent[i] = kb_ew_float_loop(KB_EW_EXP, t, level);
+            x->subtract[i] = kb_ew_float_loop(KB_EW_SUB, t, level, false);
+            x->exponent[i] = kb_ew_float_loop(KB_EW_EXP, t, level, false);
         }
     }
     /* streaming reductions keep a partial per row and chunk */

@@ -87,9 +87,11 @@ enum {
 typedef void (*kb_ew_loop)(int64_t n, void *out, const void *const *in, unsigned *found);
 
 /* The loop of op for compute type dtype (bool and the integers; float32 and float64 at a
- * dispatch level), or NULL when the op has none for it. */
+ * dispatch level), or NULL when the op has none for it. With far (operands streamed from
+ * memory, kb_cache_far), a float loop that prefetches ahead where the level has one; it
+ * computes every element as the plain loop does. */
 kb_ew_loop kb_ew_int_loop(kb_ew_op op, kb_dtype dtype);
-kb_ew_loop kb_ew_float_loop(kb_ew_op op, kb_dtype dtype, kb_simd_level level);
+kb_ew_loop kb_ew_float_loop(kb_ew_op op, kb_dtype dtype, kb_simd_level level, bool far);
 
 /* Applies op to the operands broadcast together, NumPy's way, at the dispatch level in force:
  * each operand is cast to the loop type (float16 computes as float32), and the result, a new

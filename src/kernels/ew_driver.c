@@ -131,6 +131,7 @@ typedef struct job {
     const layout *l;
     kb_ew_op op;
     kb_ew_loop loop;
+    kb_simd_level level;
     kb_dtype compute;  /* what the loop reads */
     kb_dtype produced; /* what it writes: compute, or bool for predicates */
     kb_dtype out_dtype;
@@ -182,9 +183,8 @@ static kb_status apply(kb_ew_op op, int nin, const kb_array *const *in, kb_dtype
                        kb_ew_arity(op), nin);
     job jb = {
         .op = op, .compute = loop_dtype == KB_F16 ? KB_F32 : loop_dtype, .out_dtype = out_dtype};
-    kb_simd_level level;
-    KB_TRY(kb_simd_current(&level));
-    jb.loop = kb_dtype_is_float(jb.compute) ? kb_ew_float_loop(op, jb.compute, level)
+    KB_TRY(kb_simd_current(&jb.level));
+    jb.loop = kb_dtype_is_float(jb.compute) ? kb_ew_float_loop(op, jb.compute, jb.level, false)
                                             : kb_ew_int_loop(op, jb.compute);
     if (!jb.loop)
         return kb_fail(KB_EUNSUPPORTED, "no elementwise loop of op %d for %s", (int)op,
@@ -270,6 +270,10 @@ static kb_status apply_to(const job *jbp, int nin, const kb_array *const *in, kb
         return KB_OK;
     collapse(&l);
     jb.l = &l;
+    /* Operands and output streamed from memory: the loop that prefetches ahead. */
+    int64_t bytes = count * (nin + 1) * (int64_t)kb_dtype_size(jb.compute);
+    if (kb_dtype_is_float(jb.compute) && kb_cache_far(bytes))
+        jb.loop = kb_ew_float_loop(jb.op, jb.compute, jb.level, true);
 
     int64_t length = l.shape[l.ndim - 1];
     int64_t per_row = (length + BLOCK - 1) / BLOCK;

@@ -8,7 +8,26 @@
 typedef struct kb_ew_float_table {
     kb_ew_loop f32[KB_EW_OP_COUNT];
     kb_ew_loop f64[KB_EW_OP_COUNT];
+    /* The loops for operands streamed from memory, which prefetch ahead (ew_float_target.h);
+     * NULL where the level streams with its plain loop (kb_ew_float_loop). */
+    kb_ew_loop f32_far[KB_EW_OP_COUNT];
+    kb_ew_loop f64_far[KB_EW_OP_COUNT];
 } kb_ew_float_table;
+
+/* The vector ops bound by memory, a few instructions an element, that have far loops (and
+ * where, a C loop, has one too). */
+#define KB_EW_STREAM_OPS(X)                                                                        \
+    X(ADD, add)                                                                                    \
+    X(SUB, sub)                                                                                    \
+    X(MUL, mul)                                                                                    \
+    X(DIV, div)                                                                                    \
+    X(MAXIMUM, max)                                                                                \
+    X(MINIMUM, min)                                                                                \
+    X(NEG, neg)                                                                                    \
+    X(ABS, abs)                                                                                    \
+    X(SQRT, sqrt)                                                                                  \
+    X(SQUARE, square)                                                                              \
+    X(RECIPROCAL, reciprocal)
 
 /* The ops the vector levels run over the vector layer (ew_float_target.h), X(ENUM, name):
  * the arithmetic, the sign operations, and the functions SLEEF computes. */

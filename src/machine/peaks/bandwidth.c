@@ -48,10 +48,10 @@ static double sweep(const kb_bw_kernels *k, kb_bw_kernel kernel, int64_t n, bool
         case KB_BW_LOAD:
             return k->load(a, n, far);
         case KB_BW_COPY:
-            k->copy(a, b, n);
+            k->copy(a, b, n, far);
             return a[n - 1];
         default:
-            k->triad(a, b, c, KB_BW_TRIAD_SCALAR, n);
+            k->triad(a, b, c, KB_BW_TRIAD_SCALAR, n, far);
             return a[n - 1];
     }
 }
@@ -90,7 +90,7 @@ typedef struct bw_context {
     const kb_bw_kernels *kernels;
     kb_bw_kernel kernel;
     int64_t n; /* elements per array and thread */
-    bool far;  /* the working set comes from memory (kb_cache_far): load prefetches */
+    bool far;  /* the working set comes from memory (kb_cache_far): the kernels prefetch */
 } bw_context;
 
 /* Array i starts i x 1344 bytes (21 cache lines) into its allocation, as STREAM offsets its

@@ -10,13 +10,13 @@
  * each compiled with its own flags). One call is one sweep over n elements; the driver
  * (bandwidth.c) repeats them. Plain loads and stores, no non-temporal stores: the numbers are
  * those of the code kernels are written as. That code prefetches when it streams a working set
- * from memory (kb_cache_far), and so does load when far is set, KB_FAR_AHEAD_BYTES ahead of
- * each line it reads: without it, kbench's own sums read memory faster than the peak they are
- * held against (docs/roofline.md). */
+ * from memory (kb_cache_far), and so do these when far is set, KB_FAR_AHEAD_BYTES ahead of
+ * each line they read or write: without it, kbench's own sums and elementwise loops stream
+ * memory faster than the peaks they are held against (docs/roofline.md). */
 typedef struct kb_bw_kernels {
     double (*load)(const double *a, int64_t n, bool far);
-    void (*copy)(double *a, const double *b, int64_t n);
-    void (*triad)(double *a, const double *b, const double *c, double s, int64_t n);
+    void (*copy)(double *a, const double *b, int64_t n, bool far);
+    void (*triad)(double *a, const double *b, const double *c, double s, int64_t n, bool far);
 } kb_bw_kernels;
 
 /* One table per level, defined in its file when the level is compiled; the levels with a

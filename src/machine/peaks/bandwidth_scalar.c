@@ -16,13 +16,15 @@ static double load(const double *a, int64_t n, bool far) {
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
-static void copy(double *restrict a, const double *restrict b, int64_t n) {
+static void copy(double *restrict a, const double *restrict b, int64_t n, bool far) {
+    (void)far;
     for (int64_t i = 0; i < n; i++)
         a[i] = b[i];
 }
 
 static void triad(double *restrict a, const double *restrict b, const double *restrict c, double s,
-                  int64_t n) {
+                  int64_t n, bool far) {
+    (void)far;
     for (int64_t i = 0; i < n; i++)
         a[i] = b[i] + s * c[i];
 }

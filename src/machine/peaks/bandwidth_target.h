@@ -47,9 +47,25 @@ static double load(const double *a, int64_t n, bool far) {
     return total;
 }
 
-static void copy(double *restrict a, const double *restrict b, int64_t n) {
+/* With far, an iteration prefetches the lines KB_FAR_AHEAD_BYTES past those it reads, for
+ * reading, and past those it writes, for writing: a loop of plain 512-bit loads and stores
+ * streamed memory at 23-26 GB/s where the same loop with these prefetches did at 33-34
+ * (Zen 4, one thread, a + b into a third array of 64 MiB each). */
+static inline void prefetch_step(const double *p, int write) {
+    for (int b = 0; b < BW_STEP * (int)sizeof(double); b += BW_LINE)
+        if (write)
+            __builtin_prefetch((const char *)p + b + KB_FAR_AHEAD_BYTES, 1, 2);
+        else
+            __builtin_prefetch((const char *)p + b + KB_FAR_AHEAD_BYTES, 0, 2);
+}
+
+static void copy(double *restrict a, const double *restrict b, int64_t n, bool far) {
     int64_t i = 0;
     for (; i + BW_STEP <= n; i += BW_STEP) {
+        if (far) {
+            prefetch_step(b + i, 0);
+            prefetch_step(a + i, 1);
+        }
         vf64 v[BW_VECTORS];
         for (int k = 0; k < BW_VECTORS; k++)
             v[k] = vf64_load(b + i + k * VF64_LANES);
@@ -61,13 +77,19 @@ static void copy(double *restrict a, const double *restrict b, int64_t n) {
 }
 
 static void triad(double *restrict a, const double *restrict b, const double *restrict c, double s,
-                  int64_t n) {
+                  int64_t n, bool far) {
     vf64 vs = vf64_set1(s);
     int64_t i = 0;
-    for (; i + BW_STEP <= n; i += BW_STEP)
+    for (; i + BW_STEP <= n; i += BW_STEP) {
+        if (far) {
+            prefetch_step(b + i, 0);
+            prefetch_step(c + i, 0);
+            prefetch_step(a + i, 1);
+        }
         for (int k = 0; k < BW_VECTORS; k++)
             vf64_store(a + i + k * VF64_LANES, vf64_fma(vs, vf64_load(c + i + k * VF64_LANES),
                                                         vf64_load(b + i + k * VF64_LANES)));
+    }
     for (; i < n; i++)
         a[i] = b[i] + s * c[i];
 }

@@ -21,9 +21,10 @@ static inline int64_t next_col(int64_t c, int64_t m) {
     return c + 1 == m ? 0 : c + 1;
 }
 
-/* The accumulator count for a narrow block, or 0 when column tiles serve better. */
+/* The accumulator count for a narrow block (rows of at most NACC vectors), or 0 when column
+ * tiles serve better. */
 static int narrow_acc(int64_t stride, int64_t m, int64_t size, int w) {
-    if (stride != m * size || m >= NACC * w)
+    if (stride != m * size || m > NACC * w)
         return 0;
     int64_t period = lane_period(m, w), a = period;
     while (a < NACC)

@@ -170,7 +170,8 @@ def check_pr(kbench, tmp):
     check(sorted(c["name"] for c in cases) == sorted(want), f"compared {cases}, expected {want}")
     regressed = sorted(c["name"] for c in cases if c["verdict"] == "regressed")
     gate = json.loads((out / "gate.json").read_text())
-    screened = sorted(c["name"] for c in cases if c["ratio"] > 1.02)
+    screened = sorted(c["name"] for c in cases
+                      if c["ratio"] > 1.02 or (c["ratio_high"] or 0) > 1.05)
     check(gate["regressed_first"] == regressed and gate["screened"] == screened
           and set(gate["confirmed"]) <= set(screened)
           and (gate["confirm_runs"] >= 1) == bool(screened),
@@ -265,12 +266,12 @@ def check_gate_and_posting(kbench, tmp):
     env = env_for(tmp)
     name = "reduce/sum/f32/8/axis=None/simd=auto/threads=1"
 
-    def compared(*cases):
+    def compared(*cases, spread=0.01):
         d = Path(tmp, f"gate{len(list(Path(tmp).glob('gate*')))}")
         d.mkdir()
         (d / "compare.json").write_text(json.dumps({"cases": [
-            {"name": n, "verdict": v, "ratio": r, "ratio_low": r - 0.01, "ratio_high": r + 0.01,
-             "p_value": 1e-9} for n, v, r in cases]}))
+            {"name": n, "verdict": v, "ratio": r, "ratio_low": r - spread,
+             "ratio_high": r + spread, "p_value": 1e-9} for n, v, r in cases]}))
         (d / "comment.md").write_text("<!-- kbench-ab-gate -->\n")
         return d
 
@@ -290,7 +291,7 @@ def check_gate_and_posting(kbench, tmp):
     check(gate.get("confirmed") == ["a"] and gate["screened"] == ["a", "b"]
           and gate["confirm_runs"] == 0, f"ab-confirm without confirmation: {r} {gate}")
     # A case within compare's threshold but beyond the screen is measured again, alone, for
-    # KB_CI_CONFIRM_MIN_TIME, and stands only as that run says.
+    # KB_CI_CONFIRM_MIN_TIME, and stands as the median of its runs' ratios says.
     d = compared((name, "unchanged", 1.03), ("b", "unchanged", 1.0))
     r, gate = confirm(d, KB_CI_CONFIRM="1")
     if check(r.returncode == 0, f"ab-confirm of one case: {r.stderr}"):
@@ -298,13 +299,28 @@ def check_gate_and_posting(kbench, tmp):
         settings = json.loads((d / "confirm1.json").read_text())["context"]["settings"]
         check([c["name"] for c in again] == [name] and settings["min_time_s"] == 0.05,
               f"measured again: {again}, {settings}")
+        middle = (1.03 + again[0]["ratio"]) / 2
         check(gate["screened"] == [name] and gate["regressed_first"] == []
-              and gate["confirm_runs"] == 1 and len(gate["ratios"][name]) == 2
-              and gate["confirmed"] == ([name] if again[0]["verdict"] == "regressed" else []),
+              and gate["confirm_runs"] == 1 and gate["ratios"][name] == [1.03, again[0]["ratio"]]
+              and gate["confirmed"] == ([name] if middle > 1.05 else []),
               f"ab-confirm of one case: {gate} after {again}")
-        check(f"| `{name}` | 1.030, " in (d / "comment.md").read_text(), "the comment's table")
+        check(f"| `{name}` | 1.030, " in (d / "comment.md").read_text()
+              and f"| {middle:.3f} |" in (d / "comment.md").read_text(), "the comment's table")
+    # The median of three: a first run far above the threshold does not stand when the two
+    # runs after it (base against itself: about 1) do not agree; a first run that could not rule
+    # a regression out (its interval reaching above 5%) is screened though its ratio is 1.01.
+    d = compared((name, "regressed", 1.5), spread=0.01)
+    r, gate = confirm(d)
+    if check(r.returncode == 0, f"ab-confirm, median of three: {r.stderr}"):
+        later = gate["ratios"][name][1:]
+        check(gate["confirm_runs"] == 2 and len(later) == 2 and gate["confirmed"]
+              == ([name] if sorted([1.5, *later])[1] > 1.05 else []), f"median of three: {gate}")
+    d = compared((name, "unchanged", 1.01), spread=0.2)
+    r, gate = confirm(d, KB_CI_CONFIRM="1")
+    check(r.returncode == 0 and gate["screened"] == [name], f"a wide interval: {r} {gate}")
     for variable, value in (("KB_CI_CONFIRM", "many"), ("KB_CI_CONFIRM", "1.5"),
-                            ("KB_CI_SCREEN", "x"), ("KB_CI_CONFIRM_MIN_TIME", "0")):
+                            ("KB_CI_SCREEN", "x"), ("KB_CI_CONFIRM_MIN_TIME", "0"),
+                            ("KB_CI_THRESHOLD", "fast")):
         r, _ = confirm(d, **{variable: value})
         check(r.returncode != 0 and variable in r.stderr, f"{variable}={value}: {r}")
 

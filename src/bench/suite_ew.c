@@ -11,7 +11,6 @@
 #include "bench/plan.h"
 #include "bench/suites.h"
 #include "core/internal.h"
-#include "kbench/threads.h"
 #include "kernels/ew.h"
 
 /* An op: its kernel, its float inputs (the rows of the case's input array), whether it also
@@ -183,16 +182,9 @@ kb_status kb_suite_ew_add(kb_bench_plan *plan, const char *suite) {
                                      KB_BENCH_AXIS_IMPLEMENTATION, KB_BENCH_AXIS_IMPLEMENTATION};
     static const char *const dtypes[] = {"f32", "f64"};
     static const char *const sizes[] = {"L2", "DRAM"};
-    const char *simd[KB_SIMD_LEVEL_COUNT + 1];
-    int nsimd = 0;
-    simd[nsimd++] = "scalar";
-    if (kb_simd_best() != KB_SIMD_SCALAR)
-        simd[nsimd++] = kb_simd_name(kb_simd_best());
+    const char *simd[2], *threads[2];
     char all_cores[16];
-    int cores = kb_usable_cores();
-    snprintf(all_cores, sizeof all_cores, "%d", cores);
-    const char *threads[2] = {"1", all_cores};
-    int nthreads = cores > 1 ? 2 : 1;
+    int nsimd = kb_suite_levels(simd), nthreads = kb_suite_threads(all_cores, threads);
 
     int before = kb_bench_plan_size(plan);
     kb_status st = KB_OK;

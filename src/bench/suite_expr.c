@@ -13,7 +13,6 @@
 #include "bench/suites.h"
 #include "core/internal.h"
 #include "kbench/expr.h"
-#include "kbench/threads.h"
 
 /* A case: its source, its variables (rows of the input), whether it works on rows of ROW
  * elements (the reductions along the last axis) or on a flat array, and its operations per
@@ -213,18 +212,9 @@ kb_status kb_suite_expr_add(kb_bench_plan *plan, const char *suite) {
     /* into: an output allocated once, as a C caller has; alloc: a new one per call, as the
      * baselines' users get (docs/baselines.md). */
     static const char *const outputs[] = {"into", "alloc"};
-    const char *simd[KB_SIMD_LEVEL_COUNT + 1];
-    int nsimd = 0;
-    simd[nsimd++] = "scalar";
-    /* The best level as the reduce suite names it, auto: the speedup report's geometric means
-     * and its auto-over-scalar column, and kbench compare --ab, are of simd=auto. */
-    if (kb_simd_best() != KB_SIMD_SCALAR)
-        simd[nsimd++] = "auto";
+    const char *simd[2], *threads[2];
     char all_cores[16];
-    int cores = kb_usable_cores();
-    snprintf(all_cores, sizeof all_cores, "%d", cores);
-    const char *threads[2] = {"1", all_cores};
-    int nthreads = cores > 1 ? 2 : 1;
+    int nsimd = kb_suite_levels(simd), nthreads = kb_suite_threads(all_cores, threads);
 
     int before = kb_bench_plan_size(plan);
     kb_status st = KB_OK;

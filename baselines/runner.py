@@ -366,7 +366,8 @@ def numexpr_callable(np, case, a, threads):
     # numexpr takes the axis as a literal in the expression, and no negative axes.
     text = f"{op}(a)" if axis is None else f"{op}(a, axis={axis})"
     local = {"a": a}
-    return numexpr_case(ne, threads, lambda: ne.evaluate(text, local_dict=local)), np.asarray
+    call = numexpr_case(ne, threads, lambda: ne.evaluate(text, local_dict=local))
+    return call, np.asarray
 
 
 def numexpr_case(ne, threads, fn):

@@ -1,10 +1,10 @@
 """baselines/runner.py on its own, through its protocol: every NumPy reduce op on several
 dtypes and axes gives exactly what NumPy gives in this process; numexpr's sum matches NumPy's
 within rounding; PyTorch's and JAX's reduce ops match NumPy's within the tolerance of kbench's
-check, at one and two threads in one group, and numexpr's cases of one group each run at their own
-thread count, which setup reports; both libraries hold a case at once, so that their rounds interleave, and a
-new group drops the old one's cases; unsupported cases, malformed requests and library failures get an error
-reply and leave the loop running; a library printing to stdout cannot break the protocol;
+check, at one and two threads in one group, and numexpr's cases of one group each run at
+their own thread count, which setup reports; both libraries hold a case at once, so that their
+rounds interleave, and a new group drops the old one's cases; unsupported cases, malformed
+requests and library failures get an error reply and leave the loop running; a library printing to stdout cannot break the protocol;
 stderr stays empty; quit and end of input exit 0; a missing PyTorch or JAX is named with the
 command that installs it; a run's untimed call (hot caches) comes before its first sample and
 its flushes (cold caches) before every sample, in the process that computes the case. No

@@ -45,7 +45,8 @@ comparison with its C calls "C call vs Python call". The library "python" is kbe
 through its Python module (`import kbench`, docs/python.md), timed by the same loop, so that
 kbench's report can compare Python call with Python call; kbench.set_threads(N) runs before
 each run of its case. The garbage collector is off while a run is timed, as
-in timeit. PyTorch runs eager, with torch.set_num_threads(N) before each run of its case;
+in timeit. numexpr runs with numexpr.set_num_threads(N) before each run of its case. PyTorch
+runs eager, with torch.set_num_threads(N) before each run of its case;
 "torch-compile" runs the same calls through torch.compile (Inductor, C++ for the CPU compiled
 with its OpenMP thread count set to N), compiled by setup's call, before any sample. An expr
 case's program is translated into each library's functions; one that calls a function the
@@ -362,13 +363,22 @@ def numexpr_callable(np, case, a, threads):
     if a.dtype.name not in NUMEXPR_DTYPES:
         raise Failure(f"numexpr does not compute in {a.dtype.name}", unsupported=True)
     axis = check_axis(case, a.ndim)
-    if threads is not None:
-        ne.set_num_threads(threads)
     # numexpr takes the axis as a literal in the expression, and no negative axes.
     text = f"{op}(a)" if axis is None else f"{op}(a, axis={axis})"
     local = {"a": a}
-    return Case("numexpr", ne.get_num_threads(),
-                lambda: ne.evaluate(text, local_dict=local)), np.asarray
+    call = numexpr_case(ne, threads, lambda: ne.evaluate(text, local_dict=local))
+    return call, np.asarray
+
+
+def numexpr_case(ne, threads, fn):
+    """A numexpr case at `threads` threads (None: numexpr's count of the moment). numexpr's
+    thread count is one setting of the process, and a group has a numexpr case at each of its
+    thread counts, so it is set before each run of the case, as PyTorch's is; the case records
+    the count numexpr reports once set, which setup's reply says."""
+    if threads is not None:
+        ne.set_num_threads(threads)
+    threads = ne.get_num_threads()
+    return Case("numexpr", threads, fn, lambda: ne.set_num_threads(threads))
 
 
 def torch_reduction(np, case, a, library):
@@ -533,8 +543,6 @@ def numexpr_expr_callable(np, case, a, threads):
     if a.dtype.name not in NUMEXPR_DTYPES:
         raise Failure(f"numexpr does not compute in {a.dtype.name}", unsupported=True)
     statements, variables = expr_variables(np, case, a)
-    if threads is not None:
-        ne.set_num_threads(threads)
     # numexpr computes a literal such as 0.01 in float64 and so a float32 expression in
     # float64; as its users do, the literals become variables of the input's type.
     constants = {}
@@ -562,7 +570,7 @@ def numexpr_expr_callable(np, case, a, threads):
             if target is not None:
                 scope[target] = result
         return result
-    return Case("numexpr", ne.get_num_threads(), evaluate), np.asarray
+    return numexpr_case(ne, threads, evaluate), np.asarray
 
 
 def called_names(statements):

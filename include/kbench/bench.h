@@ -138,6 +138,12 @@ typedef struct kb_bench_def {
      * sees the case's parameters only (no setup has run). */
     double (*cost)(const kb_bench_case *c);
     void *user; /* handed to the callbacks; must outlive the run */
+    /* Sets the counts of one implementation where they differ from the group's: one that
+     * computes another way and moves other bytes (the expr suite's eager evaluator beside its
+     * fused one). Called after setup for each of the group's own implementations, with the
+     * case as run sees it (all its parameters, the group's data, and the counts setup left);
+     * may change bytes_per_call, flops_per_call and working_set_bytes. Optional. */
+    void (*counts)(kb_bench_case *c);
 } kb_bench_def;
 
 /* Records a failure of the case, for setup and run: a one-line message kept in the

@@ -117,7 +117,8 @@ int kb_cmd_report(int argc, char **argv) {
             "Writes one self-contained HTML page (inline CSS, SVG charts and a little\n"
             "JavaScript; nothing loaded from the network): for each results file its\n"
             "overview and flag counts, roofline chart, load bandwidth curve, speedups over\n"
-            "the baselines and a sortable, filterable table of cases; with --db, the history\n"
+            "the baselines, speedups of fused expressions over eager, and a sortable,\n"
+            "filterable table of cases; with --db, the history\n"
             "view: every series of the store as a chart of its medians with their CIs and\n"
             "the change points kbench detect finds, the regressed first, and a table; with\n"
             "--compare BASE NEW, kbench compare's verdicts as a chart of ratios and a table.\n\n",

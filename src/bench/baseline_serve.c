@@ -1,8 +1,9 @@
 /* kb_baseline_serve: this build of kbench as a baseline runner, so that another build can time
  * it interleaved with its own implementations (kbench run --baseline kbench=PATH). It speaks
  * the protocol of baselines/runner.py (its docstring is the reference) for the one library
- * "kbench": the reduce cases, computed with kb_reduce_into at this build's automatic SIMD
- * level and the thread count asked for. */
+ * "kbench": the reduce cases, computed with kb_reduce_into, and the expr cases, evaluated
+ * fused with kb_expr_eval_into into an output allocated by setup (as the expr suite's
+ * output=into does), at this build's automatic SIMD level and the thread count asked for. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "bench/flush.h"
 #include "core/internal.h"
 #include "kbench/bench.h"
+#include "kbench/expr.h"
 #include "kbench/npy.h"
 #include "kbench/reduce.h"
 #include "kbench/threads.h"
@@ -23,10 +25,17 @@
 
 #define SERVE_MAX_CASES 16
 #define SERVE_MAX_LINE ((size_t)1 << 20)
+#define SERVE_MAX_VARS 8
 
+/* A case set up: a reduction of the input, or an expression (expr not NULL) whose variables
+ * are views of the input's rows. Cases move within the array: nothing in one points into it. */
 typedef struct serve_case {
     char id[64];
     kb_reduce_args args;
+    kb_expr *expr;
+    int nvars;
+    char names[SERVE_MAX_VARS][64];
+    kb_array vars[SERVE_MAX_VARS];
     kb_array out;
     int threads;
 } serve_case;
@@ -41,9 +50,15 @@ typedef struct serve_state {
     kb_flush flush;
 } serve_state;
 
+static void case_free(serve_case *c) {
+    kb_array_free(&c->out);
+    kb_expr_free(c->expr);
+    c->expr = NULL;
+}
+
 static void drop_cases(serve_state *s) {
     for (int i = 0; i < s->ncases; i++)
-        kb_array_free(&s->cases[i].out);
+        case_free(&s->cases[i]);
     s->ncases = 0;
 }
 
@@ -84,6 +99,50 @@ static json_t *require(const json_t *request) {
         return failure(true, "this runner is kbench: it has no library '%s'",
                        library ? library : "(none)");
     return about();
+}
+
+/* An expr case: its source parsed, its variables bound to the input's rows. */
+static kb_status parse_expr(const json_t *spec, const kb_array *input, serve_case *c) {
+    const char *source = json_string_value(json_object_get(spec, "source"));
+    const json_t *vars = json_object_get(spec, "vars");
+    size_t nvars = json_array_size(vars);
+    if (!source || nvars == 0)
+        return kb_fail(KB_EINVAL, "an expr case needs \"source\" and \"vars\", a list of names");
+    if (nvars > SERVE_MAX_VARS || input->ndim < 2 || input->shape[0] != (int64_t)nvars)
+        return kb_fail(KB_EINVAL,
+                       "an expr case over %zu variables (at most %d) needs an input of that many "
+                       "rows",
+                       nvars, SERVE_MAX_VARS);
+    for (size_t v = 0; v < nvars; v++) {
+        const char *name = json_string_value(json_array_get(vars, v));
+        if (!name || !name[0] || strlen(name) >= sizeof c->names[v])
+            return kb_fail(KB_EINVAL, "an expr case's variables must be names");
+        snprintf(c->names[v], sizeof c->names[v], "%s", name);
+        kb_status st = kb_array_view(
+            &c->vars[v], input->dtype, input->ndim - 1, input->shape + 1, input->strides + 1,
+            (char *)input->data + (int64_t)v * input->strides[0], KB_ARRAY_READONLY);
+        if (st != KB_OK)
+            return st;
+    }
+    c->nvars = (int)nvars;
+    return kb_expr_parse(source, &c->expr);
+}
+
+/* The case's variables bound to their views, in b (SERVE_MAX_VARS long). */
+static kb_expr_inputs bind(const serve_case *c, kb_expr_binding *b) {
+    for (int v = 0; v < c->nvars; v++)
+        b[v] = (kb_expr_binding){c->names[v], &c->vars[v]};
+    return (kb_expr_inputs){.bindings = b, .nbindings = c->nvars};
+}
+
+/* One call of the case, into its output. */
+static kb_status compute(const serve_state *s, serve_case *c) {
+    if (c->expr) {
+        kb_expr_binding b[SERVE_MAX_VARS];
+        kb_expr_inputs inputs = bind(c, b);
+        return kb_expr_eval_into(c->expr, &inputs, &c->out, 1);
+    }
+    return kb_reduce_into(&s->input, &c->args, &c->out);
 }
 
 static kb_status parse_case(const json_t *spec, kb_reduce_args *args) {
@@ -137,6 +196,7 @@ static json_t *setup(const json_t *request, serve_state *s) {
     bool same = s->has_input && strcmp(s->input_path, input) == 0 && stat(input, &now) == 0 &&
                 same_file(&now, &s->input_stat);
     if (!same) {
+        drop_cases(s); /* a new input is a new group; an expr case's views are of the old one */
         if (s->has_input)
             kb_array_free(&s->input);
         s->has_input = false;
@@ -149,14 +209,22 @@ static json_t *setup(const json_t *request, serve_state *s) {
     memset(c, 0, sizeof *c);
     snprintf(c->id, sizeof c->id, "%s", id);
     c->threads = json_is_integer(threads) ? (int)json_integer_value(threads) : 0;
-    kb_status st = parse_case(json_object_get(request, "case"), &c->args);
-    if (st == KB_OK && (st = kb_threads_set(c->threads)) == KB_OK)
-        st = kb_reduce(&s->input, &c->args, &c->out);
+    const json_t *spec = json_object_get(request, "case");
+    const char *kind = json_string_value(json_object_get(spec, "kind"));
+    bool expr = kind && strcmp(kind, "expr") == 0;
+    kb_status st = expr ? parse_expr(spec, &s->input, c) : parse_case(spec, &c->args);
+    if (st == KB_OK && (st = kb_threads_set(c->threads)) == KB_OK) {
+        kb_expr_binding b[SERVE_MAX_VARS];
+        kb_expr_inputs inputs = bind(c, b);
+        /* The output the expression's runs write into, allocated by this first call. */
+        st = expr ? kb_expr_eval_inputs(c->expr, &inputs, &c->out)
+                  : kb_reduce(&s->input, &c->args, &c->out);
+    }
     if (st == KB_OK)
         st = kb_npy_write(output, &c->out, KB_ORDER_C, 0);
     if (st != KB_OK) {
         json_t *reply = failure(st == KB_EUNSUPPORTED, "%s", kb_last_error());
-        kb_array_free(&c->out);
+        case_free(c);
         return reply;
     }
     s->ncases++;
@@ -204,7 +272,7 @@ static json_t *run(const json_t *request, serve_state *s) {
     if (kb_threads_set(c->threads) != KB_OK)
         return failure(false, "%s", kb_last_error());
     for (json_int_t w = 0; w < warmup; w++)
-        if (kb_reduce_into(&s->input, &c->args, &c->out) != KB_OK)
+        if (compute(s, c) != KB_OK)
             return failure(false, "%s", kb_last_error());
     json_t *times = json_array();
     for (json_int_t k = 0; k < samples; k++) {
@@ -213,7 +281,7 @@ static json_t *run(const json_t *request, serve_state *s) {
         int64_t t0 = kb_bench_now_ns();
         kb_status st = KB_OK;
         for (json_int_t i = 0; i < calls && st == KB_OK; i++)
-            st = kb_reduce_into(&s->input, &c->args, &c->out);
+            st = compute(s, c);
         int64_t t1 = kb_bench_now_ns();
         if (st != KB_OK) {
             json_decref(times);
@@ -234,7 +302,7 @@ static json_t *teardown(const json_t *request, serve_state *s) {
     }
     for (int i = 0; i < s->ncases; i++)
         if (strcmp(s->cases[i].id, id) == 0) {
-            kb_array_free(&s->cases[i].out);
+            case_free(&s->cases[i]);
             s->cases[i] = s->cases[--s->ncases];
             break;
         }

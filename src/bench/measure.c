@@ -296,9 +296,10 @@ static kb_status finish_result(kb_impl *m, const kb_bench_case *group, kb_flop_t
     return st == KB_ENOMEM ? st : KB_OK;
 }
 
-/* Moves what an implementation measured into its result. */
-static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetitions,
-                             const kb_measure_env *env, kb_bench_result *r) {
+/* Moves what an implementation measured into its result, with its own counts (the group's,
+ * unless the definition's counts callback changed them). */
+static kb_status fill_result(kb_impl *m, int repetitions, const kb_measure_env *env,
+                             kb_bench_result *r) {
     const kb_bench_spec *s = m->spec;
     memset(r, 0, sizeof *r);
     r->name = kb_strdup(s->name);
@@ -316,7 +317,7 @@ static kb_status fill_result(kb_impl *m, const kb_bench_case *group, int repetit
     }
     r->simd = m->simd_used;
     r->threads = m->threads_used;
-    return finish_result(m, group, group->flop_type, repetitions, env, r);
+    return finish_result(m, &m->c, m->c.flop_type, repetitions, env, r);
 }
 
 /* ---- Baselines ---- */
@@ -360,12 +361,13 @@ static int thread_counts(const kb_impl *impls, int n, int *counts) {
     return k;
 }
 
-/* NumPy and numexpr run once per group; PyTorch (eager and compiled), JAX, kbench through
- * Python and another kbench at each of its thread counts. */
+/* NumPy, single-threaded, runs once per group; numexpr, PyTorch (eager and compiled), JAX,
+ * kbench through Python and another kbench at each of its thread counts, so that a row at one
+ * thread holds kbench to a library at one thread. */
 static bool per_thread_count(unsigned library) {
-    return library == KB_BASELINE_TORCH || library == KB_BASELINE_TORCH_COMPILE ||
-           library == KB_BASELINE_JAX || library == KB_BASELINE_PYTHON_MODULE ||
-           library == KB_BASELINE_KBENCH;
+    return library == KB_BASELINE_NUMEXPR || library == KB_BASELINE_TORCH ||
+           library == KB_BASELINE_TORCH_COMPILE || library == KB_BASELINE_JAX ||
+           library == KB_BASELINE_PYTHON_MODULE || library == KB_BASELINE_KBENCH;
 }
 
 /* The runner that times a library. */
@@ -422,6 +424,17 @@ static void remove_baseline_files(baseline_group *g) {
     g->input[0] = '\0';
 }
 
+/* Leaves why empty when the runner computes the case at the thread count asked for, as its
+ * setup reply says ("threads": what the library reports; null for a case without a count);
+ * else says how many it runs: the row would compare kbench with the library at another count. */
+static void threads_as_asked(const json_t *reply, int asked, const char *library, char *why,
+                             size_t size) {
+    const json_t *t = json_object_get(reply, "threads");
+    if (json_is_integer(t) && json_integer_value(t) != asked)
+        snprintf(why, size, "baseline: %s runs %lld threads, not the %d asked for", library,
+                 (long long)json_integer_value(t), asked);
+}
+
 /* Asks the runner to set up each requested library for the group (PyTorch and JAX once per
  * thread count of the group's implementations); appends an implementation for each it can
  * compute (failed already when its setup failed) and reports the ones it cannot. */
@@ -455,10 +468,7 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
         for (int c = 0; c < (per_count ? ncounts : 1) && st == KB_OK; c++) {
             int i = g->count;
             g->per_thread_count[i] = per_count;
-            /* NumPy's reductions run on one thread, numexpr on every usable core. */
-            g->threads[i] = per_count                        ? counts[c]
-                            : library == KB_BASELINE_NUMEXPR ? kb_usable_cores()
-                                                             : 1;
+            g->threads[i] = per_count ? counts[c] : 1; /* NumPy computes on one thread */
             if (per_count) {
                 snprintf(g->id[i], sizeof g->id[i], "%s/threads=%d", name, g->threads[i]);
                 snprintf(g->suffix[i], sizeof g->suffix[i], "baseline=%s/threads=%d", name,
@@ -470,20 +480,24 @@ static kb_status baseline_setup(const kb_bench_spec *lead, const kb_bench_case *
             snprintf(g->output[i], sizeof g->output[i], "%s/output-%d.npy", env->baseline_dir, i);
             g->error[i][0] = '\0';
             bool unsupported = false;
+            json_t *reply = NULL;
             if (!why && kb_cleanup_add(g->output[i]) != KB_OK) {
                 snprintf(g->error[i], sizeof g->error[i], "baseline: %s", kb_last_error());
             } else if (why) {
                 snprintf(g->error[i], sizeof g->error[i], "baseline: %s", why);
             } else if (kb_baseline_setup_id(runner_of(env, library), g->id[i], name, spec, g->input,
                                             g->output[i], g->threads[i], &unsupported,
-                                            NULL) != KB_OK) {
+                                            &reply) != KB_OK) {
                 if (unsupported) {
                     kb_cleanup_forget(g->output[i]); /* the slot goes to the next library */
                     st = report_unsupported(env, lead->group, g->suffix[i], name, kb_last_error());
                     continue;
                 }
                 snprintf(g->error[i], sizeof g->error[i], "baseline: %s", kb_last_error());
+            } else {
+                threads_as_asked(reply, g->threads[i], name, g->error[i], sizeof g->error[i]);
             }
+            json_decref(reply);
             kb_impl *m = &impls[n + i];
             memset(m, 0, sizeof *m);
             m->c = *group;
@@ -679,6 +693,9 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
         impls[i].c.traffic = group.traffic;
         impls[i].c.flop_type = group.flop_type;
         impls[i].c.working_set_bytes = group.working_set_bytes;
+        /* An implementation that moves other bytes than the group's count says so. */
+        if (i < n && set_up && !impls[i].failed && impls[i].spec->counts)
+            impls[i].spec->counts(&impls[i].c);
     }
 
     if (st == KB_OK && set_up && env->probe)
@@ -692,10 +709,9 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
     }
 
     for (int i = 0; i < all && st != KB_ENOMEM; i++) {
-        kb_status rc =
-            i < n ? fill_result(&impls[i], &group, env->settings->repetitions, env, &results[i])
-                  : fill_baseline_result(&impls[i], lead, &group, g, i - n,
-                                         env->settings->repetitions, env, &results[i]);
+        kb_status rc = i < n ? fill_result(&impls[i], env->settings->repetitions, env, &results[i])
+                             : fill_baseline_result(&impls[i], lead, &group, g, i - n,
+                                                    env->settings->repetitions, env, &results[i]);
         if (rc != KB_OK)
             st = rc;
     }

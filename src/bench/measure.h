@@ -56,15 +56,16 @@ typedef struct kb_measure_env {
     void *ready_arg;
 } kb_measure_env;
 
-/* PyTorch and JAX run at each thread count of the group's implementations, up to this many. */
+/* Every baseline but NumPy runs at each thread count of the group's implementations, up to
+ * this many. */
 #define KB_MEASURE_MAX_THREAD_COUNTS 4
-/* The most results a group can add for its baselines: NumPy, numexpr, and PyTorch and JAX at
- * each thread count. */
-#define KB_MEASURE_MAX_BASELINES (2 + 2 * KB_MEASURE_MAX_THREAD_COUNTS)
+/* The most results a group can add for its baselines: NumPy, and numexpr, PyTorch,
+ * torch.compile, JAX, kbench's Python module and another kbench build at each thread count. */
+#define KB_MEASURE_MAX_BASELINES (1 + 6 * KB_MEASURE_MAX_THREAD_COUNTS)
 
 /* The baselines kb_measure_group will ask the runner for, for the group of cases [first, end):
- * NumPy and numexpr once, PyTorch and JAX at each thread count of its cases; none without a
- * runner or when the cases' definition has no baseline_case. At least as many as it reports. */
+ * NumPy once, every other library at each thread count of its cases; none without a runner or
+ * when the cases' definition has no baseline_case. At least as many as it reports. */
 int kb_measure_baselines_planned(const kb_bench_plan *plan, int first, int end,
                                  const kb_measure_env *env);
 

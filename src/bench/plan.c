@@ -159,6 +159,7 @@ kb_status kb_plan_add_case(kb_bench_plan *plan, const kb_bench_def *def, int npa
     s->bytes_per_call = def->bytes_per_call;
     s->flops_per_call = def->flops_per_call;
     s->baseline_case = def->baseline_case;
+    s->counts = def->counts;
     s->traffic = def->traffic;
     s->flop_type = def->flop_type;
     s->user = def->user;

@@ -19,6 +19,7 @@ typedef struct kb_bench_spec {
     void (*run)(kb_bench_case *c, int64_t calls);
     void (*teardown)(kb_bench_case *c);
     kb_status (*baseline_case)(const kb_bench_case *group, kb_bench_baseline_case *out);
+    void (*counts)(kb_bench_case *c);
     double bytes_per_call, flops_per_call;
     kb_bw_kernel traffic;
     kb_flop_type flop_type;

@@ -278,8 +278,9 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
     kb_bench_progress progress = {.total = planned_results(plan, &env)};
     if (observer && observer->run_started)
         observer->run_started(observer->arg, ctx, progress.total);
-    /* Room for each group's baselines after its own cases. */
-    size_t capacity = (size_t)(plan->count ? plan->count : 1) * (1 + KB_MEASURE_MAX_BASELINES);
+    /* Room for each group's own cases and the baselines planned for it, at least as many as
+     * it reports. */
+    size_t capacity = (size_t)(progress.total > 0 ? progress.total : 1);
     results->cases = calloc(capacity, sizeof *results->cases);
     if (!results->cases)
         st = kb_fail(KB_ENOMEM, "out of memory");

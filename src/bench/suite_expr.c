@@ -2,8 +2,10 @@
  * matter in practice, in float32 and float64, with inputs the size of half the L2 cache and
  * four times the last-level cache, at scalar and the best SIMD level (auto) and every thread
  * count, into an output allocated once (kb_expr_eval_into, as a C caller calls it) and
- * allocating its output per call (kb_expr_eval_inputs, as the baselines do); NumPy, numexpr,
- * PyTorch, torch.compile and JAX time the same source through baselines/runner.py. */
+ * allocating its output per call (kb_expr_eval_inputs, as the baselines do); each such case
+ * has an eager twin (/eval=eager), the unfused reference timed in the same rounds, held to the
+ * eager plan's bytes; NumPy, numexpr, PyTorch, torch.compile and JAX time the same source
+ * through baselines/runner.py. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +18,8 @@
 
 /* A case: its source, its variables (rows of the input), whether it works on rows of ROW
  * elements (the reductions along the last axis) or on a flat array, and its operations per
- * element of one variable. Its traffic is the fused plan's (kb_expr_explain): the bytes its
- * kernels read and write (docs/fusion.md). */
+ * element of one variable. Its traffic is its plan's (kb_expr_explain): the bytes the fused
+ * plan's kernels read and write, or the eager plan's for an eager twin (docs/fusion.md). */
 typedef struct expr_case {
     const char *name;
     const char *source;
@@ -69,6 +71,7 @@ typedef struct expr_data {
     /* The last call's result: allocated by setup's call, which output=into calls write into;
      * each output=alloc call frees it and allocates its own. */
     kb_array out;
+    double eager_bytes; /* the eager plan's traffic; the group's count is the fused plan's */
 } expr_data;
 
 static void expr_teardown_data(expr_data *d) {
@@ -124,12 +127,19 @@ static kb_status expr_setup(kb_bench_case *c) {
         return st;
     }
     kb_expr_inputs inputs = {.bindings = d->bindings, .nbindings = ec->nvars};
-    kb_expr_plan plan;
-    if ((st = kb_expr_explain(d->expr, &inputs, &plan)) != KB_OK) {
+    kb_expr_inputs eager = inputs;
+    eager.mode = KB_EXPR_EAGER;
+    kb_expr_plan plan, eager_plan;
+    memset(&eager_plan, 0, sizeof eager_plan);
+    if ((st = kb_expr_explain(d->expr, &eager, &eager_plan)) != KB_OK ||
+        (st = kb_expr_explain(d->expr, &inputs, &plan)) != KB_OK) {
         kb_bench_fail(c, st, "%s", kb_last_error());
+        kb_expr_plan_free(&eager_plan);
         expr_teardown_data(d);
         return st;
     }
+    d->eager_bytes = (double)eager_plan.bytes;
+    kb_expr_plan_free(&eager_plan);
     /* The output output=into writes, allocated and written once before any timed call, as a
      * C caller's buffer is. */
     if ((st = kb_expr_eval_inputs(d->expr, &inputs, &d->out)) != KB_OK) {
@@ -149,9 +159,24 @@ static kb_status expr_setup(kb_bench_case *c) {
     return KB_OK;
 }
 
+/* Whether the case is an eager twin. */
+static bool eager_case(const kb_bench_case *c) {
+    const char *eval = kb_bench_param(c, "eval");
+    return eval && strcmp(eval, "eager") == 0;
+}
+
+/* An eager twin moves what the eager plan's kernels read and write. */
+static void expr_counts(kb_bench_case *c) {
+    const expr_data *d = c->data;
+    if (eager_case(c))
+        c->bytes_per_call = d->eager_bytes;
+}
+
 static void expr_run(kb_bench_case *c, int64_t calls) {
     expr_data *d = c->data;
-    kb_expr_inputs inputs = {.bindings = d->bindings, .nbindings = d->ec->nvars};
+    kb_expr_inputs inputs = {.bindings = d->bindings,
+                             .nbindings = d->ec->nvars,
+                             .mode = eager_case(c) ? KB_EXPR_EAGER : KB_EXPR_FUSED};
     const char *output = kb_bench_param(c, "output");
     bool into = !output || strcmp(output, "into") == 0;
     for (int64_t i = 0; i < calls; i++) {
@@ -200,13 +225,18 @@ static const kb_bench_def expr_def = {
     .teardown = expr_teardown,
     .baseline_case = expr_baseline_case,
     .cost = kb_suite_size_cost,
+    .counts = expr_counts,
 };
 
 kb_status kb_suite_expr_add(kb_bench_plan *plan, const char *suite) {
-    static const char *const names[] = {"expr", "dtype", "size", "simd", "threads", "output"};
+    /* An eager twin is its fused case's name and parameters with eval=eager after them, so
+     * that the fused cases keep the names their history is stored under. */
+    static const char *const names[] = {"expr",    "dtype",  "size", "simd",
+                                        "threads", "output", "eval"};
     static const unsigned flags[] = {KB_BENCH_AXIS_BARE,           KB_BENCH_AXIS_BARE,
                                      KB_BENCH_AXIS_BARE,           KB_BENCH_AXIS_IMPLEMENTATION,
-                                     KB_BENCH_AXIS_IMPLEMENTATION, KB_BENCH_AXIS_IMPLEMENTATION};
+                                     KB_BENCH_AXIS_IMPLEMENTATION, KB_BENCH_AXIS_IMPLEMENTATION,
+                                     KB_BENCH_AXIS_IMPLEMENTATION};
     static const char *const dtypes[] = {"f32", "f64"};
     static const char *const sizes[] = {"L2", "DRAM"};
     /* into: an output allocated once, as a C caller has; alloc: a new one per call, as the
@@ -223,11 +253,13 @@ kb_status kb_suite_expr_add(kb_bench_plan *plan, const char *suite) {
             for (int s = 0; s < 2 && st == KB_OK; s++)
                 for (int l = 0; l < nsimd && st == KB_OK; l++)
                     for (int k = 0; k < nthreads && st == KB_OK; k++)
-                        for (int o = 0; o < 2 && st == KB_OK; o++) {
-                            const char *values[] = {cases[e].name, dtypes[t],  sizes[s],
-                                                    simd[l],       threads[k], outputs[o]};
-                            st = kb_plan_add_case(plan, &expr_def, 6, names, values, flags,
-                                                  s == 1 ? 4 : 1);
-                        }
+                        for (int o = 0; o < 2 && st == KB_OK; o++)
+                            for (int eager = 0; eager < 2 && st == KB_OK; eager++) {
+                                const char *values[] = {cases[e].name, dtypes[t],  sizes[s],
+                                                        simd[l],       threads[k], outputs[o],
+                                                        "eager"};
+                                st = kb_plan_add_case(plan, &expr_def, 6 + eager, names, values,
+                                                      flags, s == 1 ? 4 : 1);
+                            }
     return kb_plan_finish_suite(plan, before, suite, st);
 }

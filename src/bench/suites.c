@@ -22,7 +22,7 @@ static const struct suite {
     {"reduce", "every reduction x shape x dtype x axis x SIMD level x thread count", add_reduce},
     {"mean_axis0", "mean along axis 0: square, tall, wide; f32, f64, int32, f16",
      kb_suite_mean_axis0_add},
-    {"expr", "the eager expression evaluator: softmax, GELU, ...; f32, f64", kb_suite_expr_add},
+    {"expr", "fused expressions and eager twins: softmax, GELU, ...; f32, f64", kb_suite_expr_add},
     {"ew", "single elementwise ops (add, exp, ...) into an output; f32, f64", kb_suite_ew_add},
     {"selftest", "the harness itself: an empty loop body and an empty function call",
      kb_suite_selftest_add},

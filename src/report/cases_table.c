@@ -1,6 +1,7 @@
 /* The report's table of cases: one row per result, sortable and filterable by the page's
  * script; each numeric cell carries its value in data-v for sorting. */
 #include <math.h>
+#include <string.h>
 
 #include "report/html.h"
 #include "results/internal.h"
@@ -23,7 +24,8 @@ static void rate(FILE *out, double v, double low, double high) {
     cell(out, v, text);
 }
 
-void kb_report_cases(FILE *out, const kb_results *run, const char *prefix) {
+void kb_report_cases(FILE *out, const kb_results *run, const char *prefix,
+                     const kb_speedup_report *speedups) {
     fprintf(out,
             "<h3>Cases</h3>\n<p><label>Filter: <input type=\"search\" class=\"filter\" "
             "data-table=\"%s-cases\" placeholder=\"part of a case name\"></label></p>\n"
@@ -59,6 +61,11 @@ void kb_report_cases(FILE *out, const kb_results *run, const char *prefix) {
              text);
         char notes[256];
         kb_report_notes(r, notes, sizeof notes);
+        const kb_eager_speedup *e = kb_speedup_eager_of(speedups, r);
+        if (e && e->below_traffic) {
+            size_t n = strlen(notes);
+            snprintf(notes + n, sizeof notes - n, "%sbelow-traffic", n ? ", " : "");
+        }
         fputs("<td>", out);
         kb_html_text(out, notes);
         fputs("</td></tr>\n", out);

@@ -7,6 +7,7 @@
 #include "kbench/compare.h"
 #include "kbench/history.h"
 #include "kbench/results.h"
+#include "results/speedup.h"
 
 /* The parts of the HTML report (kbench/report.h) and what they share: escaping, the palette
  * and log-scaled SVG plots. */
@@ -58,9 +59,12 @@ void kb_svg_point(FILE *out, double x, double y, const char *colour, const char 
                   const char *details);
 
 /* The sections of the page. Each writes an <h2>/<h3> and its content; prefix makes element
- * ids unique per run. */
-void kb_report_overview(FILE *out, const kb_results *run);
-void kb_report_cases(FILE *out, const kb_results *run, const char *prefix);
+ * ids unique per run. speedups is the run's speedup report (results/speedup.h), whose eager
+ * rows give the overview's count and the cases' flag below-traffic, and the eager view. */
+void kb_report_overview(FILE *out, const kb_results *run, const kb_speedup_report *speedups);
+void kb_report_cases(FILE *out, const kb_results *run, const char *prefix,
+                     const kb_speedup_report *speedups);
+void kb_report_eager(FILE *out, const kb_speedup_report *speedups, const char *prefix);
 void kb_report_roofline_chart(FILE *out, const kb_results *run, const char *prefix);
 void kb_report_curve_chart(FILE *out, const kb_results *run, const char *prefix);
 kb_status kb_report_speedups(FILE *out, const kb_results *run, const char *prefix);

@@ -11,7 +11,7 @@ static void row(FILE *out, const char *name, const char *value) {
     fputs("</td></tr>\n", out);
 }
 
-void kb_report_overview(FILE *out, const kb_results *run) {
+void kb_report_overview(FILE *out, const kb_results *run, const kb_speedup_report *speedups) {
     const kb_bench_context *c = &run->context;
     char buf[1024];
     fputs("<h3>Overview</h3>\n<table class=\"facts\">\n", out);
@@ -50,13 +50,19 @@ void kb_report_overview(FILE *out, const kb_results *run) {
         contended += r->contended;
         failed += r->failed;
     }
+    int below = 0;
+    for (int i = 0; i < speedups->neager; i++)
+        below += speedups->eager[i].below_traffic;
     fprintf(out,
             "<ul class=\"flags\"><li><b>%d</b> cases</li><li class=\"%s\"><b>%d</b> "
             "impossible</li><li><b>%d</b> suspicious-high</li><li><b>%d</b> "
             "suspicious-low</li><li><b>%d</b> unstable</li><li><b>%d</b> "
-            "contended</li><li class=\"%s\"><b>%d</b> failed</li></ul>\n",
+            "contended</li><li class=\"%s\"><b>%d</b> failed</li>",
             run->ncases, impossible ? "bad" : "", impossible, high, low, unstable, contended,
             failed ? "bad" : "", failed);
+    if (speedups->neager > 0)
+        fprintf(out, "<li class=\"%s\"><b>%d</b> below-traffic</li>", below ? "bad" : "", below);
+    fputs("</ul>\n", out);
     if (c->env.count > 0) {
         fputs("<h4>Warnings</h4>\n<ul class=\"warnings\">\n", out);
         for (int i = 0; i < c->env.count; i++) {

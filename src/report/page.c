@@ -17,11 +17,17 @@ static kb_status run_section(FILE *out, const kb_results *run, const char *label
     else
         fprintf(out, "%d", index + 1);
     fputs("</h2>\n", out);
-    kb_report_overview(out, run);
+    kb_speedup_report speedups;
+    kb_status st = kb_speedup_report_make(run, &speedups);
+    if (st != KB_OK)
+        return st;
+    kb_report_overview(out, run, &speedups);
     kb_report_roofline_chart(out, run, prefix);
     kb_report_curve_chart(out, run, prefix);
-    kb_status st = kb_report_speedups(out, run, prefix);
-    kb_report_cases(out, run, prefix);
+    st = kb_report_speedups(out, run, prefix);
+    kb_report_eager(out, &speedups, prefix);
+    kb_report_cases(out, run, prefix, &speedups);
+    kb_speedup_report_free(&speedups);
     fputs("</section>\n", out);
     return st;
 }

@@ -119,6 +119,23 @@ static const kb_bench_result *find_case(const kb_results *results, const char *n
     return NULL;
 }
 
+/* This build's case that the other build's case r is compared with: the group's case at
+ * simd=auto and r's thread count, and for an expr case (`kbench serve` evaluates it fused into
+ * an output allocated once) the one with output=into; its name goes into twin. NULL when the
+ * run has none. */
+static const kb_bench_result *twin_of(const kb_results *results, const kb_bench_result *r,
+                                      const char *at, char *twin, size_t size) {
+    static const char *const others[] = {"", "/output=into"};
+    for (size_t k = 0; k < sizeof others / sizeof *others; k++) {
+        snprintf(twin, size, "%.*s/simd=auto/threads=%d%s", (int)(at - r->name), r->name,
+                 r->threads, others[k]);
+        const kb_bench_result *own = find_case(results, twin);
+        if (own)
+            return own;
+    }
+    return NULL;
+}
+
 /* Keeps in `keep` the pairs' cases of `from` (moved), each under the name of this build's
  * case; side 0 is the other build, side 1 this one. */
 static void keep_pairs(const kb_results *results, kb_compare_input *from, int side,
@@ -129,9 +146,7 @@ static void keep_pairs(const kb_results *results, kb_compare_input *from, int si
         if (!r->baseline || strcmp(r->baseline, "kbench") != 0 || !at)
             continue;
         char twin[512];
-        snprintf(twin, sizeof twin, "%.*s/simd=auto/threads=%d", (int)(at - r->name), r->name,
-                 r->threads);
-        const kb_bench_result *own = find_case(results, twin);
+        const kb_bench_result *own = twin_of(results, r, at, twin, sizeof twin);
         if (!own)
             continue;
         kb_sample_set *s = &from->sets[side == 0 ? i : (int)(own - results->cases)];

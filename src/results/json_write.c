@@ -256,11 +256,11 @@ json_t *kb_results_to_json(const kb_results *results) {
         json_decref(cases);
         return NULL;
     }
-    json_t *speedup = kb_speedup_json(&speedups);
+    json_t *speedup = kb_speedup_json(&speedups), *eager = kb_eager_json(&speedups);
     kb_speedup_report_free(&speedups);
-    return json_pack("{s:s, s:i, s:o, s:{s:i, s:i}, s:o, s:o}", "schema", KB_RESULTS_SCHEMA,
+    return json_pack("{s:s, s:i, s:o, s:{s:i, s:i}, s:o, s:o, s:o}", "schema", KB_RESULTS_SCHEMA,
                      "schema_version", KB_RESULTS_SCHEMA_VERSION, "context",
                      context_json(&results->context, kb_results_comparison(results)), "summary",
                      "cases", results->ncases, "failed", kb_results_failed(results), "cases", cases,
-                     "speedups", speedup);
+                     "speedups", speedup, "eager_speedups", eager);
 }

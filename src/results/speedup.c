@@ -45,9 +45,9 @@ static kb_status speedup(const kb_bench_result *fast, const kb_bench_result *slo
     return st;
 }
 
-/* Whether s has r's value of each of r's implementation parameters but simd and threads
- * (the expr suite's output). */
-static bool same_others(const kb_bench_result *r, const kb_bench_result *s) {
+/* Whether s has each of r's implementation parameters but simd and threads (the expr suite's
+ * output) with r's value. */
+static bool has_others_of(const kb_bench_result *r, const kb_bench_result *s) {
     for (int i = 0; i < r->nparams; i++) {
         const kb_bench_result_param *p = &r->params[i];
         if (!p->implementation || strcmp(p->name, "simd") == 0 || strcmp(p->name, "threads") == 0)
@@ -57,6 +57,17 @@ static bool same_others(const kb_bench_result *r, const kb_bench_result *s) {
             return false;
     }
     return true;
+}
+
+/* Whether r and s differ at most in simd and threads: neither has an implementation parameter
+ * the other lacks (a fused case and its eager twin differ by eval). */
+static bool same_others(const kb_bench_result *r, const kb_bench_result *s) {
+    return has_others_of(r, s) && has_others_of(s, r);
+}
+
+bool kb_speedup_is_eager(const kb_bench_result *r) {
+    const char *eval = param(r, "eval");
+    return !r->baseline && eval && strcmp(eval, "eager") == 0;
 }
 
 /* The case of the same group as r with the given simd, and r's other implementation
@@ -124,8 +135,57 @@ static bool compared(const kb_bench_result *own, const kb_bench_result *base) {
     return !own->baseline || (kb_baseline_from_name(base->baseline) & KB_BASELINE_PYTHON);
 }
 
+/* The case named fused's name and /eval=eager, when it ran. */
+static const kb_bench_result *eager_twin(const kb_results *results, const kb_bench_result *fused) {
+    size_t n = strlen(fused->name);
+    for (int i = 0; i < results->ncases; i++) {
+        const kb_bench_result *e = &results->cases[i];
+        if (kb_speedup_is_eager(e) && usable(e) && strncmp(e->name, fused->name, n) == 0 &&
+            strcmp(e->name + n, "/eval=eager") == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static kb_status eager_rows(const kb_results *results, kb_speedup_report *out) {
+    for (int i = 0; i < results->ncases; i++) {
+        const kb_bench_result *fused = &results->cases[i];
+        const kb_bench_result *eager;
+        if (fused->baseline || kb_speedup_is_eager(fused) || !usable(fused) ||
+            !(eager = eager_twin(results, fused)))
+            continue;
+        if (!out->eager && !(out->eager = calloc((size_t)results->ncases, sizeof *out->eager)))
+            return kb_fail(KB_ENOMEM, "out of memory");
+        kb_eager_speedup *row = &out->eager[out->neager];
+        row->fused = fused;
+        row->eager = eager;
+        kb_status st = speedup(fused, eager, &row->over_eager);
+        if (st != KB_OK)
+            return st;
+        row->traffic_ratio =
+            fused->bytes_per_call > 0 ? eager->bytes_per_call / fused->bytes_per_call : NAN;
+        row->below_traffic = isfinite(row->traffic_ratio) &&
+                             row->over_eager.ratio < KB_EAGER_TRAFFIC_SHARE * row->traffic_ratio;
+        out->neager++;
+    }
+    return KB_OK;
+}
+
+const kb_eager_speedup *kb_speedup_eager_of(const kb_speedup_report *report,
+                                            const kb_bench_result *fused) {
+    for (int i = 0; i < report->neager; i++)
+        if (report->eager[i].fused == fused)
+            return &report->eager[i];
+    return NULL;
+}
+
 kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *out) {
     memset(out, 0, sizeof *out);
+    kb_status eager = eager_rows(results, out);
+    if (eager != KB_OK) {
+        kb_speedup_report_free(out);
+        return eager;
+    }
     out->comparison = kb_results_comparison(results);
     unsigned libraries = libraries_of(results);
     out->c_comparison = kb_baseline_comparison(libraries & ~(unsigned)KB_BASELINE_PYTHON_MODULE);
@@ -148,7 +208,7 @@ kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *o
         return kb_fail(KB_ENOMEM, "out of memory");
     for (int i = 0; i < results->ncases; i++) {
         const kb_bench_result *own = &results->cases[i];
-        if ((own->baseline && !python_module(own)) || !usable(own))
+        if ((own->baseline && !python_module(own)) || kb_speedup_is_eager(own) || !usable(own))
             continue;
         int first = out->count;
         for (int k = 0; k < results->ncases; k++) {
@@ -182,6 +242,7 @@ kb_status kb_speedup_report_make(const kb_results *results, kb_speedup_report *o
 
 void kb_speedup_report_free(kb_speedup_report *report) {
     free(report->rows);
+    free(report->eager);
     json_decref(report->unsupported);
     memset(report, 0, sizeof *report);
 }

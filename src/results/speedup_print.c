@@ -166,6 +166,7 @@ void kb_speedup_print_table(const kb_speedup_report *report, FILE *out) {
     table_section(report, out, true);
     table_section(report, out, false);
     print_unsupported(report, out, false);
+    kb_eager_print_table(report, out);
 }
 
 static void markdown_section(const kb_speedup_report *report, FILE *out, bool python) {
@@ -218,6 +219,7 @@ void kb_speedup_print_markdown(const kb_speedup_report *report, FILE *out) {
     markdown_section(report, out, true);
     markdown_section(report, out, false);
     print_unsupported(report, out, true);
+    kb_eager_print_markdown(report, out);
 }
 
 static json_t *ratio_json(const kb_ratio_ci *r) {

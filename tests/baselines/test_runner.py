@@ -1,9 +1,10 @@
 """baselines/runner.py on its own, through its protocol: every NumPy reduce op on several
 dtypes and axes gives exactly what NumPy gives in this process; numexpr's sum matches NumPy's
 within rounding; PyTorch's and JAX's reduce ops match NumPy's within the tolerance of kbench's
-check, at one and two threads in one group; both libraries hold a case at once, so that their rounds interleave, and a
-new group drops the old one's cases; unsupported cases, malformed requests and library failures get an error
-reply and leave the loop running; a library printing to stdout cannot break the protocol;
+check, at one and two threads in one group, and numexpr's cases of one group each run at
+their own thread count, which setup reports; both libraries hold a case at once, so that their
+rounds interleave, and a new group drops the old one's cases; unsupported cases, malformed
+requests and library failures get an error reply and leave the loop running; a library printing to stdout cannot break the protocol;
 stderr stays empty; quit and end of input exit 0; a missing PyTorch or JAX is named with the
 command that installs it; a run's untimed call (hot caches) comes before its first sample and
 its flushes (cold caches) before every sample, in the process that computes the case. No
@@ -245,6 +246,55 @@ def noisy_library(tmp):
     err = runner.finish()
     check("numexpr noise on import" in err and "noise from C" in err,
           f"stray output went to stderr: {err!r}")
+
+
+def numexpr_threads_per_case(tmp):
+    """numexpr's thread count is one setting of its process, and a group holds a numexpr case
+    at each of its thread counts: each case's calls run at its own count (set before each of
+    its runs), whichever case was set up last, and setup's reply says that count. A fake
+    numexpr records the count in force at every call, and a real one is held to its reply."""
+    fake = os.path.join(tmp, "threads")
+    os.mkdir(fake)
+    log = os.path.join(tmp, "numexpr-threads.log")
+    with open(os.path.join(fake, "numexpr.py"), "w") as f:
+        f.write("import numpy\n"
+                "__version__ = '0.fake'\n"
+                "_threads = [4]\n"
+                "def get_num_threads(): return _threads[0]\n"
+                "def set_num_threads(n):\n"
+                "    old, _threads[0] = _threads[0], n\n"
+                "    return old\n"
+                "def evaluate(text, local_dict):\n"
+                f"    with open({log!r}, 'a') as f: f.write(f'{{_threads[0]}}\\n')\n"
+                "    return numpy.sum(local_dict['a'])\n")
+    runner = Runner(dict(os.environ, PYTHONPATH=fake, PYTHONDONTWRITEBYTECODE="1"))
+    path = os.path.join(tmp, "threads.npy")
+    np.save(path, np.arange(6.0).reshape(2, 3))
+    for threads in (1, 2):
+        reply = runner.send(cmd="setup", library="numexpr", id=f"numexpr/threads={threads}",
+                            case={"kind": "reduce", "op": "sum", "axis": None}, input=path,
+                            output=os.path.join(tmp, f"t{threads}.npy"), threads=threads)
+        check(reply.get("ok") and reply["threads"] == threads,
+              f"numexpr setup at {threads} threads: {reply}")
+    for threads in (1, 2, 1):
+        open(log, "w").close()
+        reply = runner.send(cmd="run", id=f"numexpr/threads={threads}", calls=3, samples=2,
+                            warmup=1)
+        with open(log) as f:
+            seen = f.read().split()
+        check(reply.get("ok") and seen == [str(threads)] * 7,
+              f"numexpr/threads={threads} ran its calls at {seen} threads")
+    check(runner.finish() == "", "fake numexpr: stderr empty")
+    if importlib.util.find_spec("numexpr") is None:
+        return
+    runner = Runner()
+    for threads in (1, 2):
+        reply = runner.send(cmd="setup", library="numexpr", id=f"numexpr/threads={threads}",
+                            case={"kind": "reduce", "op": "sum", "axis": None}, input=path,
+                            output=os.path.join(tmp, f"r{threads}.npy"), threads=threads)
+        check(reply.get("ok") and reply["threads"] == threads,
+              f"real numexpr setup at {threads} threads: {reply}")
+    runner.finish()
 
 
 def missing_numpy(tmp):
@@ -503,6 +553,7 @@ def main():
         err = runner.finish()
         check(err == "", f"stderr empty: {err!r}")
         noisy_library(tmp)
+        numexpr_threads_per_case(tmp)
         missing_numpy(tmp)
         missing_peers(tmp)
         samples_start_as_asked(tmp)

@@ -342,7 +342,7 @@ static const char *const five_counts[] = {"1", "2", "3", "4", "5", NULL};
 static const kb_bench_axis threaded_axes[] = {
     {"op", ops, 0}, {"threads", five_counts, KB_BENCH_AXIS_IMPLEMENTATION}, {NULL, NULL, 0}};
 
-/* The baselines planned for a group, before it is set up: NumPy and numexpr once, PyTorch and
+/* The baselines planned for a group, before it is set up: NumPy once, numexpr, PyTorch and
  * JAX at each thread count, up to KB_MEASURE_MAX_THREAD_COUNTS of them; none without a runner
  * or for a definition without baseline_case. */
 static void baselines_planned_per_thread_count(void **state) {
@@ -371,10 +371,15 @@ static void baselines_planned_per_thread_count(void **state) {
     fclose(f);
     assert_int_equal(kb_baseline_start(NULL, script, &env.baseline), KB_OK);
     assert_int_equal(kb_measure_baselines_planned(plan, 0, 5, &env),
-                     2 + 2 * KB_MEASURE_MAX_THREAD_COUNTS);
-    assert_int_equal(kb_measure_baselines_planned(plan, 0, 2, &env), 2 + 2 * 2);
+                     1 + 3 * KB_MEASURE_MAX_THREAD_COUNTS);
+    assert_int_equal(kb_measure_baselines_planned(plan, 0, 2, &env), 1 + 3 * 2);
     settings.baselines = KB_BASELINE_NUMPY | KB_BASELINE_NUMEXPR;
-    assert_int_equal(kb_measure_baselines_planned(plan, 0, 5, &env), 2);
+    assert_int_equal(kb_measure_baselines_planned(plan, 0, 5, &env),
+                     1 + KB_MEASURE_MAX_THREAD_COUNTS);
+    assert_int_equal(kb_measure_baselines_planned(plan, 0, 1, &env), 2);
+    /* Every library at each of the most thread counts fits a group's room for baselines. */
+    settings.baselines = KB_BASELINE_PYTHON | KB_BASELINE_KBENCH;
+    assert_true(kb_measure_baselines_planned(plan, 0, 5, &env) <= KB_MEASURE_MAX_BASELINES);
     assert_int_equal(kb_measure_baselines_planned(plan, 10, 12, &env), 0);
     assert_int_equal(kb_baseline_stop(env.baseline), KB_OK);
     kb_bench_plan_free(plan);

@@ -1,6 +1,7 @@
 /* The runner end to end on tiny cases: one setup and teardown per group, calibrated samples
- * (at least the minimum count), interleaved rounds, failures in setup and in run recorded
- * per case, and the settings left as they were. No timing is asserted. */
+ * (at least the minimum count), interleaved rounds, an implementation's own counts, failures in
+ * setup and in run recorded per case, and the settings left as they were. No timing is
+ * asserted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,6 +150,42 @@ static void uneven_speeds(void **state) {
     kb_results_free(&r);
 }
 
+/* Implementation "b" moves twice the group's bytes and works on a working set of its own. */
+static void counts_of_b(kb_bench_case *c) {
+    assert_int_equal(*(int *)c->data, 42); /* after setup, with the group's data */
+    if (strcmp(kb_bench_param(c, "impl"), "b") == 0) {
+        c->bytes_per_call *= 2;
+        c->working_set_bytes = 1000;
+    }
+}
+
+/* A definition's counts callback sets one implementation's counts; the others keep the
+ * group's, and its rates follow its own. */
+static void counts_per_implementation(void **state) {
+    memset(&the_log, 0, sizeof the_log);
+    kb_bench_def def = {.name = "k",
+                        .axes = axes,
+                        .setup = setup,
+                        .run = run,
+                        .teardown = teardown,
+                        .counts = counts_of_b,
+                        .user = &the_log};
+    kb_bench_settings s = quick_settings();
+    kb_results r;
+    run_plan(&def, 1, &s, &r);
+    assert_int_equal(r.ncases, 3);
+    for (int i = 0; i < 3; i++) {
+        const kb_bench_result *c = &r.cases[i];
+        bool b = i == 1;
+        assert_false(c->failed);
+        assert_true(c->bytes_per_call == (b ? 128 : 64) && c->flops_per_call == 8);
+        assert_true(c->working_set_bytes == (b ? 1000 : 64));
+        double rate = c->bytes_per_call / c->stats.median; /* bytes per ns: GB/s */
+        assert_true(c->gb_per_s - rate <= 1e-9 * rate && rate - c->gb_per_s <= 1e-9 * rate);
+    }
+    kb_results_free(&r);
+}
+
 static kb_status failing_setup(kb_bench_case *c) {
     return kb_bench_fail(c, KB_ENOMEM, "no room for %d", 7);
 }
@@ -220,9 +257,8 @@ static void settings_restored(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(interleaved_rounds),
-        cmocka_unit_test(uneven_speeds),
-        cmocka_unit_test(failures_are_recorded),
+        cmocka_unit_test(interleaved_rounds),    cmocka_unit_test(uneven_speeds),
+        cmocka_unit_test(failures_are_recorded), cmocka_unit_test(counts_per_implementation),
         cmocka_unit_test(settings_restored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,7 +6,8 @@ and its speedups reported, labelled a C call against a C call; `kbench compare -
 build's cases against the other's from that one file. `kbench serve` itself answers
 the runner protocol: a setup computes and saves the case's result (checked here against
 NumPy), a run returns as many samples as asked, and bad requests get failure replies without
-ending the loop. Timings are never checked.
+ending the loop; it evaluates expr cases too, and --ab pairs those, whose names end in
+/output=..., with this build's output=into cases. Timings are never checked.
 
 Usage: python3 test_ab.py path/to/kbench"""
 
@@ -73,6 +74,34 @@ def check_ab_run(tmp):
     check(r.returncode == 2, f"compare --ab with two files: {r.returncode} {r.stderr!r}")
 
 
+def check_ab_expr(tmp):
+    """expr cases, whose names end in /output=...: the other build evaluates each group's
+    expression fused into an output allocated once, so --ab compares it with this build's
+    simd=auto/threads=N/output=into case, neither the output=alloc case nor an eager twin."""
+    out = Path(tmp, "ab-expr.json")
+    r = kbench("run", "expr", "--filter", "^expr/(fma|softmax)/f32/L2/simd=auto/threads=1/",
+               "--min-time", "0.005", "--no-roofline", "--no-monitor",
+               "--baseline", f"kbench={sys.argv[1]}", "-o", str(out))
+    if not check(r.returncode == 0, f"A/B expr run failed: {r.stderr}"):
+        return
+    results = json.loads(out.read_text())
+    other = [c for c in results["cases"] if c["baseline"] is not None]
+    groups = ["expr/fma/f32/L2", "expr/softmax/f32/L2"]
+    check(sorted(c["name"] for c in other) == [f"{g}/baseline=kbench/threads=1" for g in groups],
+          f"the other build's expr cases: {[c['name'] for c in other]}")
+    for c in other:
+        check(c["status"] == "ok" and c["baseline"]["check"] == "ok", f"{c['name']}: {c}")
+    verdicts = Path(tmp, "ab-expr-compare.json")
+    r = kbench("compare", "--ab", str(out), "--format", "json", "-o", str(verdicts))
+    if check(r.returncode == 0, f"compare --ab of expr failed: {r.stderr}"):
+        compared = json.loads(verdicts.read_text())["cases"]
+        want = [f"{g}/simd=auto/threads=1/output=into" for g in groups]
+        check(sorted(c["name"] for c in compared) == want,
+              f"compare --ab expr cases {[c['name'] for c in compared]}, expected {want}")
+        check(all(c["verdict"] not in ("new", "missing", "failed") for c in compared),
+              f"verdicts {[c['verdict'] for c in compared]}")
+
+
 def check_ab_needs_pairs(tmp):
     plain = Path(tmp, "plain.json")
     r = kbench(*RUN, "-o", str(plain))
@@ -98,7 +127,7 @@ def serve(requests):
 
 def check_serve(tmp):
     a = np.random.default_rng(7).standard_normal((5, 7)).astype(np.float32)
-    inp, out = Path(tmp, "in.npy"), Path(tmp, "out.npy")
+    inp, out, expr_out = Path(tmp, "in.npy"), Path(tmp, "out.npy"), Path(tmp, "expr.npy")
     np.save(inp, a)
     code, replies, err = serve([
         {"cmd": "hello"},
@@ -114,11 +143,34 @@ def check_serve(tmp):
          "output": str(out)},
         {"cmd": "run", "id": "nothing", "calls": 1, "samples": 1},
         {"cmd": "teardown"},
+        # An expression over the input's rows (a, b, c, d, e), evaluated fused into an output
+        # allocated by setup.
+        {"cmd": "setup", "library": "kbench", "id": "kbench/threads=1",
+         "case": {"kind": "expr", "source": "m = max(a, axis=-1, keepdims=True); a*b - m + c",
+                  "vars": ["a", "b", "c", "d", "e"]}, "input": str(inp), "output": str(expr_out),
+         "threads": 1},
+        {"cmd": "run", "id": "kbench/threads=1", "calls": 2, "samples": 3, "warmup": 1},
+        {"cmd": "setup", "library": "kbench", "id": "kbench/threads=2",
+         "case": {"kind": "expr", "source": "a + b", "vars": ["a", "b"]}, "input": str(inp),
+         "output": str(out)},
+        {"cmd": "setup", "library": "kbench", "id": "kbench/threads=2",
+         "case": {"kind": "expr", "source": "a +", "vars": ["a", "b", "c", "d", "e"]},
+         "input": str(inp), "output": str(out)},
     ])
     check(code == 0 and err == "", f"serve exited {code}: {err!r}")
-    if not check(len(replies) == 9, f"{len(replies)} replies to 9 requests: {replies}"):
+    if not check(len(replies) == 13, f"{len(replies)} replies to 13 requests: {replies}"):
         return
-    hello, require, numpy, setup, run, bad, matmul, nothing, teardown = replies
+    hello, require, numpy, setup, run, bad, matmul, nothing, teardown = replies[:9]
+    expr_setup, expr_run, wrong_rows, bad_source = replies[9:]
+    check(expr_setup["ok"] and expr_setup["result_shape"] == [7], f"expr setup {expr_setup}")
+    want = a[0] * a[1] - a[0].max() + a[2]
+    check(np.allclose(np.load(expr_out), want, rtol=1e-6, atol=1e-6),
+          "the saved expression's result is not NumPy's")
+    check(expr_run["ok"] and len(expr_run["sample_ns"]) == 3, f"expr run {expr_run}")
+    check(not wrong_rows["ok"] and "needs an input of that many rows" in wrong_rows["error"],
+          f"expr over 2 variables of a 5-row input: {wrong_rows}")
+    check(not bad_source["ok"] and not bad_source.get("unsupported"),
+          f"an expression that does not parse: {bad_source}")
     check(hello["ok"] and "version" in hello, f"hello {hello}")
     check(require["ok"] and require["library"] == "kbench", f"require {require}")
     check(not numpy["ok"] and numpy.get("unsupported"), f"require numpy {numpy}")
@@ -135,6 +187,7 @@ def check_serve(tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_ab_run(tmp)
+        check_ab_expr(tmp)
         check_ab_needs_pairs(tmp)
         check_refused_paths()
         check_serve(tmp)

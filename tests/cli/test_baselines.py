@@ -1,5 +1,6 @@
 """End-to-end checks of `kbench run --baseline`: NumPy and numexpr cases join each group, named
-<group>/baseline=<library>, with samples, a passed check against kbench's output, the
+<group>/baseline=numpy and, at each thread count of the group, <group>/baseline=numexpr/threads=N
+(recorded as that count), with samples, a passed check against kbench's output, the
 `C call vs Python call` label and the speedup report in the table, markdown and JSON; a runner
 whose NumPy is wrong makes the run fail with the mismatch named; no NumPy, a clear message.
 PyTorch and JAX join at each thread count (<group>/baseline=torch/threads=N), are compared with
@@ -37,7 +38,7 @@ def agreeing_run(tmp):
     names = [c["name"] for c in results["cases"]]
     group = "reduce/{}/f32/64x64/axis=None"
     want = [group.format("sum") + s for s in ("/simd=scalar/threads=1", "/simd=auto/threads=1",
-                                              "/baseline=numpy", "/baseline=numexpr")]
+                                              "/baseline=numpy", "/baseline=numexpr/threads=1")]
     want += [group.format("argmax") + s for s in ("/simd=scalar/threads=1",
                                                   "/simd=auto/threads=1", "/baseline=numpy")]
     check(names == want, f"cases {names}")
@@ -45,12 +46,15 @@ def agreeing_run(tmp):
         if c["baseline"] is None:
             continue
         lib = c["baseline"]["library"]
-        check(c["name"].endswith("/baseline=" + lib), f"{c['name']}: library {lib}")
+        # NumPy computes on one thread; numexpr at each thread count of the group, here 1.
+        suffix, impl = (("/baseline=numpy", {"baseline": lib}) if lib == "numpy" else
+                        (f"/baseline={lib}/threads=1", {"baseline": lib, "threads": "1"}))
+        check(c["name"].endswith(suffix) and c["threads"] == 1, f"{c['name']}: library {lib}")
         check(c["status"] == "ok" and c["baseline"]["check"] == "ok"
               and 0 <= c["baseline"]["error_ratio"] <= 1, f"{c['name']}: {c['baseline']}")
-        check(c["params"]["baseline"] == lib and c["implementation"] == {"baseline": lib},
+        check(c["params"]["baseline"] == lib and c["implementation"] == impl,
               f"{c['name']}: params {c['params']}")
-        check(c["group"] == c["name"].rsplit("/", 1)[0], f"{c['name']}: group {c['group']}")
+        check(c["group"] == c["name"][:-len(suffix)], f"{c['name']}: group {c['group']}")
         samples = sum(len(rep) for rep in c["samples_ns"])
         check(samples >= 10 and c["statistics"]["n"] == samples, f"{c['name']}: {samples} samples")
         check(c["bytes_per_call"] == 64 * 64 * 4 + (4 if "/sum/" in c["name"] else 8),

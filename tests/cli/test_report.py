@@ -4,7 +4,8 @@ comparison and of a history (24 runs of that file stored by `kbench history add`
 regressed at run 12 and one improved at run 16), parsed with html.parser: one table row per
 case, one roofline or strip point per case, one speedup bar per implementation, one ratio per
 paired case; one row and one chart per series, each with a point per run, the regressed series
-first and the change points where they were made; a case name with markup and quotes comes back
+first and the change points where they were made; the speedup vs eager of an expr run, with
+below-traffic flagged exactly where the rule fails; a case name with markup and quotes comes back
 escaped; nothing is loaded from the network; every chart has a title and a description; bad
 arguments and unreadable input exit 2 and 1 writing nothing.
 
@@ -179,6 +180,50 @@ def check_history(tmp, run):
     check(runs[-1][2] == evil, f"history: the evil commit reads back as {runs[-1]}")
 
 
+def check_eager(tmp):
+    """A real run of two expressions with their eager twins, whose eager samples are replaced by
+    the fused case's times k: the speedup vs eager is then exactly k. At k = 1 below the rule
+    (0.8 x the traffic ratio, 1.5 for a*b + c), the case is flagged below-traffic in the
+    fusion view, in the cases table and in the overview's count; at k = 10 none is."""
+    path = os.path.join(tmp, "eager.json")
+    r = kbench("run", "expr", "--filter", r"expr/(fma|softmax)/f64/L2/simd=scalar/threads=1/",
+               "--no-roofline", "--no-monitor", "--min-time", "0.002", "-o", path)
+    if not check(r.returncode == 0, f"expr run exited {r.returncode}: {r.stderr}"):
+        return
+    run = json.loads(Path(path).read_text())
+    by_name = {c["name"]: c for c in run["cases"]}
+    fused = [c for c in run["cases"] if "eval" not in c["params"]]
+    flagged = "expr/fma/f64/L2/simd=scalar/threads=1/output=into"
+    for f in fused:
+        k = 1 if f["name"] == flagged else 10
+        e = by_name[f["name"] + "/eval=eager"]
+        e["calls_per_sample"] = f["calls_per_sample"]
+        e["samples_ns"] = [[t * k for t in rep] for rep in f["samples_ns"]]
+        e["statistics"] = {key: v * k if key.endswith("_ns") else v
+                           for key, v in f["statistics"].items()}
+    Path(path).write_text(json.dumps(run))
+    html_path = os.path.join(tmp, "eager.html")
+    r = kbench("report", path, "-o", html_path)
+    if not check(r.returncode == 0, f"report of the eager run exited {r.returncode}: {r.stderr}"):
+        return
+    html = Path(html_path).read_text()
+    page = parse(html_path)
+    check_common(page, html, "eager")
+    rows = [a["data-case"] for a in page.inside("tr", "r0-eager") if "data-case" in a]
+    check(rows == [f["name"] for f in fused], f"eager view rows {rows}")
+    check("Speedup vs eager" in html and "<b>1</b> below-traffic</li>" in html,
+          "eager: the view and the overview's count of below-traffic")
+    for f in fused:
+        for table in ("r0-eager", "r0-cases"):
+            start = html.index(f'id="{table}"')
+            row = html[html.index(f'data-case="{f["name"]}"', start):]
+            row = row[:row.index("</tr>")]
+            check(("below-traffic" in row) == (f["name"] == flagged),
+                  f"{table}: {f['name']} flagged wrongly: {row}")
+    speed = html[html.index(f'data-case="{flagged}"', html.index('id="r0-eager"')):]
+    check("1.00&times;" in speed[:speed.index("</tr>")], f"eager: speedup of {flagged}")
+
+
 def check_common(page, html, label):
     scripts = [a for t, a, _ in page.elements if t == "script"]
     code = [a for a in scripts if a.get("type") != "application/json"]
@@ -249,6 +294,7 @@ def main():
             check(not page.inside("section", "r0"), "compare: a run section without runs")
 
         check_history(tmp, run)
+        check_eager(tmp)
 
         # Nothing to report, no output, a wrong extension, unreadable input.
         out = os.path.join(tmp, "x.html")

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "core/cache_size.h"
 #include "kbench/array.h"
 #include "kbench/half.h"
 #include "kbench/reduce.h"
@@ -501,6 +502,50 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
     kb_threads_set(max_threads());
 }
 
+/* An input of at least half the last-level cache takes the kernels that prefetch from memory
+ * (kb_cache_far): column sums of eight rows at a time, var and std's first pass through them,
+ * the extremes' prefetching rows. Along axis 0 at every level the CPU runs (under emulation the
+ * best level only), against the long double reference, and 2 threads give 1 thread's bits. */
+static void inputs_from_memory_match_reference(void **state) {
+    (void)state;
+    static const kb_reduce_op ops[] = {KB_REDUCE_SUM, KB_REDUCE_MEAN, KB_REDUCE_VAR,
+                                       KB_REDUCE_STD, KB_REDUCE_MAX,  KB_REDUCE_ARGMIN};
+    int64_t cols = 1100;
+    int64_t shape[2] = {kb_cache_llc_bytes() / 2 / (cols * 8) + 37, cols};
+    kb_array a;
+    assert_int_equal(kb_array_new(&a, KB_F64, 2, shape, KB_ORDER_C), KB_OK);
+    fill_random(&a, 0);
+    kb_reduce_args args;
+    for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
+        if (!kb_simd_available((kb_simd_level)level))
+            continue;
+        kb_simd_set(level);
+        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+            args = kb_reduce_args_axis(ops[o], 0);
+            kb_array out1, out2;
+            kb_threads_set(1);
+            assert_int_equal(kb_reduce(&a, &args, &out1), KB_OK);
+            kb_threads_set(max_threads());
+            assert_int_equal(kb_reduce(&a, &args, &out2), KB_OK);
+            char where[120];
+            snprintf(where, sizeof where, "%lldx%lld float64 %s axis=0 level=%s",
+                     (long long)shape[0], (long long)shape[1], kb_reduce_op_name(ops[o]),
+                     kb_simd_name((kb_simd_level)level));
+            check_all(&args, &a, &out1, where);
+            size_t bytes = (size_t)kb_array_size(&out1) * kb_dtype_size(out1.dtype);
+            if (memcmp(out1.data, out2.data, bytes) != 0)
+                fail_msg("%s: 2 threads differ from 1", where);
+            kb_array_free(&out1);
+            kb_array_free(&out2);
+        }
+        if (CASE_DIVISOR > 1)
+            break;
+    }
+    kb_array_free(&a);
+    kb_simd_set(KB_SIMD_AUTO_REQUEST);
+    kb_threads_set(max_threads());
+}
+
 /* Column sums and means store their results in a typed loop when the output is contiguous
  * and element by element when it is not: an output view with every other element gets the
  * bits the contiguous one gets, float32 and float64, sum and mean. */
@@ -678,6 +723,7 @@ int main(void) {
         cmocka_unit_test(small_random_views_match_reference),
         cmocka_unit_test(large_float_views_match_reference),
         cmocka_unit_test(shapes_that_cross_blocks_and_chunks),
+        cmocka_unit_test(inputs_from_memory_match_reference),
         cmocka_unit_test(numpy_cases_that_must_hold_exactly),
         cmocka_unit_test(column_sums_into_strided_outputs),
         cmocka_unit_test(small_calls_match_planned_path),

@@ -30,9 +30,11 @@
 
 enum { KMIN = 2, KMAX = 4 }; /* KB_EXPR_INT_POWER_MAX, the bound under test */
 
-/* The bound in ULP of x ** k, float32 then float64 (docs/expressions.md): the measured error,
- * a little above. */
-static const double bounds[KMAX + 1][2] = {[2] = {0.5, 0.5}, [3] = {1.5, 1.5}, [4] = {2.1, 2.1}};
+/* The bound in ULP of x ** k, float32 then float64 (docs/expressions.md): square is correctly
+ * rounded; k - 1 multiplications round k - 1 times, each within half a unit of the running
+ * value, which the later ones raise to a power: the relative errors add up to (k - 1) u, at
+ * most k - 1 ULP of the result (measured 1.28 at k = 3, 1.90 at k = 4). */
+static const double bounds[KMAX + 1][2] = {[2] = {0.5, 0.5}, [3] = {2, 2}, [4] = {3, 3}};
 
 static bool table(void) {
     const char *env = getenv("KB_EW_ULP_TABLE");
@@ -73,9 +75,9 @@ static void fill(double *x, int64_t n, int k, bool f32) {
             double e = lo + (hi - lo) * test_rng_unit(&rng);
             x[i] = (bits & 1 ? -1 : 1) * exp2(e) * (1 + test_rng_unit(&rng));
         }
-        if (f32)
-            x[i] = (float)x[i];
     }
+    for (i = 0; f32 && i < n; i++)
+        x[i] = (float)x[i];
 }
 
 /* An array of n elements of x in float32 or float64, owned by the caller. */
@@ -165,7 +167,7 @@ static void powers_are_within_their_bound(void **state) {
                         double v = element(&y, i);
                         double err = ulp_error(r, v, f32);
                         /* the sign too: of zeros, infinities, and under- or overflowing values */
-                        if (!isnan(v) && signbit(v) != signbit(r))
+                        if (!isnan(v) && !signbit(v) != !signbit(r))
                             err = INFINITY;
                         if (err > max) {
                             max = err;

@@ -4,6 +4,10 @@
 
 #include "expr/int_power.h"
 
+/* x ** 3 and x ** 4 take two steps; x ** 5 would take three (square, square, multiply). */
+_Static_assert(KB_EXPR_INT_POWER_MAX <= 4 && KB_EXPR_EW_MAX_STEPS >= 2,
+               "KB_EXPR_EW_MAX_STEPS must hold the steps of the largest power");
+
 int kb_expr_int_power(const kb_expr_value *base, const kb_expr_value *exponent, kb_dtype loop) {
     if (!exponent->weak || !kb_dtype_is_float(loop))
         return 0;

@@ -165,7 +165,7 @@ class Generator:
         if depth <= 0 or self.rng.random() < 0.2:
             return self.leaf()
         r = self.rng.random()
-        if r < 0.05 and not need_exact:
+        if r < 0.08 and not need_exact:
             # a power with a small integer literal (computed by multiplication up to 4), its
             # edges and beyond
             a = self.expr(depth - 1, True)

@@ -70,7 +70,7 @@ def main():
                 with np.errstate(all="ignore"):
                     want = x ** k
                     exact = x.astype(np.longdouble) ** k
-                special = ~np.isfinite(want) | (want == 0) | ~np.isfinite(exact.astype(dtype))
+                    special = ~np.isfinite(want) | (want == 0) | ~np.isfinite(exact.astype(dtype))
                 for level in levels():
                     for mode in ((), ("--eager",)):
                         label = f"{np.dtype(dtype).name} x ** {k} [{level}{' eager' if mode else ''}]"

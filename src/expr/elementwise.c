@@ -8,6 +8,7 @@
 #include "expr/graph.h"
 #include "expr/promote.h"
 #include "expr/elementwise.h"
+#include "expr/int_power.h"
 #include "kernels/ew.h"
 
 /* How an op's loop type and result type follow from its operands' (NumPy's ufunc loops). */
@@ -347,18 +348,6 @@ static kb_status apply(kb_ew_op op, const char *ufunc, int column, kb_expr_value
     return KB_OK;
 }
 
-/* Whether v is the Python float 2.0 (a float x ** 2.0 is computed as square(x), exactly). */
-static bool is_weak_two(const kb_expr_value *v) {
-    if (!v->weak)
-        return false;
-    if (v->array.dtype == KB_F64) {
-        double d;
-        memcpy(&d, v->array.data, sizeof d);
-        return d == 2.0;
-    }
-    return false;
-}
-
 /* The least or greatest value of an integer type, for a Python int beyond it. */
 static int64_t clamp_int(int64_t value, kb_dtype dtype) {
     if (value < 0) {
@@ -458,6 +447,29 @@ static kb_status compare_mixed(kb_ew_op op, const char *ufunc, int column, kb_ex
     return st;
 }
 
+/* Applies steps in turn (each on the operands v or the previous step's result, as the fused
+ * planner chains them) into out; the intermediate results are freed. */
+static kb_status apply_steps(const kb_expr_ew_step *steps, int nsteps, int column,
+                             const kb_expr_value *v, const resolved *r, kb_expr_value *out,
+                             const kb_expr_hooks *hooks) {
+    kb_expr_value previous;
+    memset(&previous, 0, sizeof previous);
+    kb_status st = KB_OK;
+    for (int s = 0; s < nsteps && st == KB_OK; s++) {
+        kb_expr_value in[3], next;
+        for (int i = 0; i < steps[s].nin; i++)
+            in[i] = steps[s].operand[i] < 0 ? previous : v[steps[s].operand[i]];
+        resolved step = {steps[s].loop, steps[s].out, r->weak};
+        st = apply(steps[s].op, steps[s].ufunc, column, in, steps[s].nin, &step, &next, hooks);
+        if (s > 0)
+            kb_expr_value_free(&previous);
+        previous = next;
+    }
+    if (st == KB_OK)
+        *out = previous;
+    return st;
+}
+
 static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr_value *v, int n,
                      kb_expr_value *out, const kb_expr_hooks *hooks) {
     if (r == COMPARE && !v[0].weak && !v[1].weak &&
@@ -490,9 +502,11 @@ static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr
             st = apply(KB_EW_MINIMUM, "clip", column, pair, 2, &step, out, hooks);
             kb_expr_value_free(&lower);
         }
-    } else if (st == KB_OK && op == KB_EW_POW && kb_dtype_is_float(res.loop) &&
-               is_weak_two(&v[1])) {
-        st = apply(KB_EW_SQUARE, ufunc, column, v, 1, &res, out, hooks);
+    } else if (st == KB_OK && op == KB_EW_POW && kb_expr_int_power(&v[0], &v[1], res.loop)) {
+        kb_expr_ew_step steps[KB_EXPR_EW_MAX_STEPS];
+        int nsteps = kb_expr_int_power_steps(kb_expr_int_power(&v[0], &v[1], res.loop), res.loop,
+                                             res.out, steps);
+        st = apply_steps(steps, nsteps, column, v, &res, out, hooks);
     } else if (st == KB_OK) {
         st = apply(op, ufunc, column, v, n, &res, out, hooks);
     }
@@ -613,9 +627,10 @@ kb_status kb_expr_ew_steps(const kb_expr *expr, int index, kb_expr_value *args, 
         *nsteps = 2;
         return KB_OK;
     }
-    if (op == KB_EW_POW && kb_dtype_is_float(res.loop) && is_weak_two(&args[1])) {
-        op = KB_EW_SQUARE;
-        used = 1;
+    int k = op == KB_EW_POW ? kb_expr_int_power(&args[0], &args[1], res.loop) : 0;
+    if (k) {
+        *nsteps = kb_expr_int_power_steps(k, res.loop, res.out, steps);
+        return KB_OK;
     }
     steps[0] = (kb_expr_ew_step){ufunc, op, used, {0, 1, 2}, res.loop, res.out};
     *nsteps = 1;

@@ -54,11 +54,14 @@ typedef struct kb_expr_ew_step {
     kb_dtype loop, out;
 } kb_expr_ew_step;
 
-/* The steps (one, or two for clip) by which the eager evaluator would compute node index on
- * operands like args (their dtypes, weak flags and weak values; strong arrays' data is not
- * read), and whether the result is weak. Fails with the eager evaluator's error, or
- * KB_EUNSUPPORTED for what the fused executor leaves to the eager one (astype, integer clip,
- * uint64 compared with a signed type). */
+/* The most steps one node takes: clip's two, or x ** k's (expr/int_power.h). */
+enum { KB_EXPR_EW_MAX_STEPS = 2 };
+
+/* The steps (one; two for clip; those of x ** k for a small integer k) by which the eager evaluator
+ * would compute node index on operands like args (their dtypes, weak flags and weak values; strong
+ * arrays' data is not read), and whether the result is weak. Fails with the eager evaluator's
+ * error, or KB_EUNSUPPORTED for what the fused executor leaves to the eager one (astype, integer
+ * clip, uint64 compared with a signed type). */
 kb_status kb_expr_ew_steps(const kb_expr *expr, int index, kb_expr_value *args, int nargs,
                            kb_expr_ew_step *steps, int *nsteps, bool *weak);
 

@@ -151,7 +151,7 @@ static kb_status elementwise(builder *b, int index, int *out) {
         if (!args[i].weak && !is_float(o->dtype) && o->dtype != KB_BOOL)
             return unsupported("%s values are not fused", kb_dtype_name(o->dtype));
     }
-    kb_expr_ew_step steps[2];
+    kb_expr_ew_step steps[KB_EXPR_EW_MAX_STEPS];
     int nsteps = 0;
     bool weak = false;
     KB_TRY(kb_expr_ew_steps(b->expr, index, args, nargs, steps, &nsteps, &weak));

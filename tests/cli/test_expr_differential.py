@@ -27,7 +27,11 @@ How results are compared:
   without bound (a comparison, floor, a divisor, another function's argument); NaN and infinity
   must match, except that a value may overflow on one side only within TOL_ULPS of the
   largest finite, and NumPy's float32 reductions may overflow where kbench's, accumulating in
-  float64, do not (operands beyond the square root of the largest finite).
+  float64, do not (operands beyond the square root of the largest finite);
+- `a ** k` of exact values with a small integer literal k, which kbench computes by
+  multiplication (docs/expressions.md), as the whole expression: within POWER_ULPS[k] of the
+  exact power (a ** k in long double), the bound docs/expressions.md gives; NaN, infinities,
+  zeros and signs exactly.
 
 Also: results are bit-identical on 1, 2 and 3 threads at every level (check_threads).
 
@@ -49,6 +53,9 @@ from harness import count, fail, finish, kbench
 
 DEFAULT_COUNT = 400
 TOL_ULPS = 16
+# x ** k of a float32 or float64 array by multiplication: its bound in ULP of the exact power
+# (docs/expressions.md; tests/expr/test_int_power.c measures it).
+POWER_ULPS = {2: 0.5, 3: 2, 4: 3}
 
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOATS = ["float16", "float32", "float64"]
@@ -83,8 +90,10 @@ class Node:
     """An expression: its text, whether its values are exact (see the module's docstring),
     how many elements reductions summed into it, and the NumPy value (None: NumPy refused)."""
 
-    def __init__(self, text, exact, reduced=0):
+    def __init__(self, text, exact, reduced=0, power=None):
         self.text, self.exact, self.reduced = text, exact, reduced
+        # for `base ** k` with exact base values and an integer literal k: (base, k)
+        self.power = power
 
 
 class Generator:
@@ -156,6 +165,12 @@ class Generator:
         if depth <= 0 or self.rng.random() < 0.2:
             return self.leaf()
         r = self.rng.random()
+        if r < 0.08 and not need_exact:
+            # a power with a small integer literal (computed by multiplication up to 4), its
+            # edges and beyond
+            a = self.expr(depth - 1, True)
+            k = self.choice(["2", "3", "4", "5", "-2", "3.0", "4.0", "5.0"])
+            return Node(f"({a.text} ** {k})", False, a.reduced, (a, int(float(k))))
         if r < 0.35:
             op = self.choice(BINARY + COMPARE)
             magnify = op in ("/", "//", "%", "**", "&", "|") or op in COMPARE
@@ -265,6 +280,39 @@ def magnitude(text, arrays, shape):
     return m, eps, peak
 
 
+def ulps(got, exact, dtype):
+    """|got - exact| in units in the last place of dtype at exact (the least subnormal's below
+    the normal range), as tests/ulp.h measures: 0 where got is exact rounded, inf where they
+    disagree on NaN, an infinity or a sign."""
+    info = np.finfo(dtype)
+    with np.errstate(all="ignore"):
+        rounded = exact.astype(dtype)
+        g = got.astype(np.longdouble)
+        e = np.maximum(np.frexp(exact)[1], info.minexp + 1)
+        err = np.abs(g - exact) / np.ldexp(np.longdouble(1), e - (info.nmant + 1))
+    err = np.where(got == rounded, 0.0, err)
+    err = np.where(np.isinf(got) != np.isinf(rounded), np.inf, err)
+    err = np.where(np.isnan(got) != np.isnan(exact), np.inf, err)
+    err = np.where(np.isnan(got) & np.isnan(exact), 0.0, err)
+    return np.where(~np.isnan(got) & (np.signbit(got) != np.signbit(exact)), np.inf, err)
+
+
+def compare_power(name, node, arrays, ref, got):
+    """got, kbench's base ** k computed by multiplication, within POWER_ULPS[k] of the exact
+    power of NumPy's base values."""
+    base, k = node.power
+    b, _ = numpy_eval(base.text, arrays)
+    with np.errstate(all="ignore"):
+        # the base as the loop computes it: an integer base is cast to the float result type
+        exact = np.broadcast_to(b, ref.shape).astype(ref.dtype).astype(np.longdouble) ** k
+    err = ulps(got, exact, ref.dtype)
+    if not (err <= POWER_ULPS[k]).all():
+        bad = np.argwhere(np.atleast_1d(err > POWER_ULPS[k]))[:3]
+        return fail(f"{name}: {float(np.max(err)):.3g} ULP from the exact power at "
+                    f"{bad.tolist()}, bound {POWER_ULPS[k]}\n kbench {got!r}\n numpy  {ref!r}")
+    return True
+
+
 def compare(name, node, arrays, ref, got):
     """Whether got (kbench's) is ref (NumPy's) as the module's docstring says."""
     if got.dtype != ref.dtype or got.shape != ref.shape:
@@ -273,6 +321,9 @@ def compare(name, node, arrays, ref, got):
         if not np.array_equal(got, ref):
             return fail(f"{name}: values differ\n kbench {got!r}\n numpy  {ref!r}")
         return True
+    if node.power and node.power[1] in POWER_ULPS and ref.dtype in (np.float32, np.float64):
+        STATS["powers by multiplication"] += 1
+        return compare_power(name, node, arrays, ref, got)
     g, r = got.astype(np.float64), ref.astype(np.float64)
     same_nan = np.isnan(g) == np.isnan(r)
     if node.exact:
@@ -310,7 +361,7 @@ def levels():
     return out
 
 
-STATS = {"refused by both": 0, "exact": 0, "within the bound": 0}
+STATS = {"refused by both": 0, "exact": 0, "within the bound": 0, "powers by multiplication": 0}
 
 
 def run_case(seed, tmp, simd, threads):

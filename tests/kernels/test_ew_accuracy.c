@@ -22,6 +22,7 @@
 
 #include "kbench/simd.h"
 #include "kernels/ew.h"
+#include "ulp.h"
 
 typedef long double (*reference_fn)(long double a, long double b);
 
@@ -138,27 +139,6 @@ static const function functions[] = {
     {"pow", KB_EW_POW, r_pow, 0, 10, {1, 1}, {1, 1}},
 };
 enum { NFUNCTIONS = sizeof functions / sizeof *functions };
-
-/* The error of y against the exact r in units of the last place of T at r (the spacing of T
- * where r lies; the least subnormal below the normal range): 0 when y is r correctly rounded,
- * INFINITY when they disagree on NaN, an infinity or a zero's existence. */
-static double ulp_error(long double r, double y, bool f32) {
-    if (isnan(r) || isnan(y))
-        return isnan(r) && isnan(y) ? 0 : INFINITY;
-    long double rounded = f32 ? (long double)(float)r : (long double)(double)r;
-    if ((long double)y == rounded)
-        return 0;
-    if (isinf(y) || isinf(r))
-        return INFINITY;
-    int mant = f32 ? FLT_MANT_DIG : DBL_MANT_DIG;
-    int min_exp = f32 ? FLT_MIN_EXP : DBL_MIN_EXP;
-    int e;
-    frexpl(r, &e);
-    if (e < min_exp)
-        e = min_exp;
-    long double ulp = ldexpl(1.0L, e - mant);
-    return (double)(fabsl((long double)y - r) / ulp);
-}
 
 /* xorshift64*: reproducible, and the same on every platform. */
 static uint64_t next(uint64_t *s) {

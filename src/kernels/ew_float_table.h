@@ -14,8 +14,8 @@ typedef struct kb_ew_float_table {
     kb_ew_loop f64_far[KB_EW_OP_COUNT];
 } kb_ew_float_table;
 
-/* The vector ops bound by memory, a few instructions an element, that have far loops (and
- * where, a C loop, has one too). */
+/* The vector ops bound by memory, a few instructions an element, that also have far loops
+ * (and where, a C loop, has one too). */
 #define KB_EW_STREAM_OPS(X)                                                                        \
     X(ADD, add)                                                                                    \
     X(SUB, sub)                                                                                    \
@@ -32,18 +32,8 @@ typedef struct kb_ew_float_table {
 /* The ops the vector levels run over the vector layer (ew_float_target.h), X(ENUM, name):
  * the arithmetic, the sign operations, and the functions SLEEF computes. */
 #define KB_EW_VECTOR_OPS(X)                                                                        \
-    X(ADD, add)                                                                                    \
-    X(SUB, sub)                                                                                    \
-    X(MUL, mul)                                                                                    \
-    X(DIV, div)                                                                                    \
+    KB_EW_STREAM_OPS(X)                                                                            \
     X(POW, pow)                                                                                    \
-    X(MAXIMUM, max)                                                                                \
-    X(MINIMUM, min)                                                                                \
-    X(NEG, neg)                                                                                    \
-    X(ABS, abs)                                                                                    \
-    X(SQRT, sqrt)                                                                                  \
-    X(SQUARE, square)                                                                              \
-    X(RECIPROCAL, reciprocal)                                                                      \
     X(EXP, exp)                                                                                    \
     X(EXPM1, expm1)                                                                                \
     X(EXP2, exp2)                                                                                  \

@@ -102,21 +102,29 @@
         v##S##_sinh(a), v##S##_gt(v##S##_abs(a), v##S##_set1(LIMIT)),                              \
         v##S##_select(SINH_BIG(S), v##S##_lt(a, v##S##_zero()), v##S##_neg(SINH_BIG(S))))
 
+/* The ops bound by memory (KB_EW_STREAM_OPS), X(S, T, LANES, name, inputs, body) for type S
+ * with element T: each has a plain loop and a far loop. */
+#define STREAM_LOOPS(X, S, T, LANES)                                                               \
+    X(S, T, LANES, add, 2, v##S##_add(a, b))                                                       \
+    X(S, T, LANES, sub, 2, v##S##_sub(a, b))                                                       \
+    X(S, T, LANES, mul, 2, v##S##_mul(a, b))                                                       \
+    X(S, T, LANES, div, 2, v##S##_div(a, b))                                                       \
+    X(S, T, LANES, max, 2, NAN_MAX(S))                                                             \
+    X(S, T, LANES, min, 2, NAN_MIN(S))                                                             \
+    X(S, T, LANES, neg, 1, v##S##_neg(a))                                                          \
+    X(S, T, LANES, abs, 1, v##S##_abs(a))                                                          \
+    X(S, T, LANES, sqrt, 1, v##S##_sqrt(a))                                                        \
+    X(S, T, LANES, square, 1, v##S##_mul(a, a))                                                    \
+    X(S, T, LANES, reciprocal, 1, v##S##_div(v##S##_set1(1), a))
+#define PLAIN_LOOP(S, T, LANES, name, NIN, BODY) VEC_LOOP(v_##name##_##S, T, S, LANES, NIN, BODY)
+#define FAR_LOOP(S, T, LANES, name, NIN, BODY) VEC_LOOP_FAR(v_##name##_##S, T, S, LANES, NIN, BODY)
+
 /* Every vector loop of one type S (f32 or f64) with element T; EXP_MAX is where exp(x)
  * overflows, BIG where log1p(x) is log(x). */
 #define VEC_LOOPS(S, T, LANES, EXP_MAX, BIG)                                                       \
-    VEC_LOOP(v_add_##S, T, S, LANES, 2, v##S##_add(a, b))                                          \
-    VEC_LOOP(v_sub_##S, T, S, LANES, 2, v##S##_sub(a, b))                                          \
-    VEC_LOOP(v_mul_##S, T, S, LANES, 2, v##S##_mul(a, b))                                          \
-    VEC_LOOP(v_div_##S, T, S, LANES, 2, v##S##_div(a, b))                                          \
+    STREAM_LOOPS(PLAIN_LOOP, S, T, LANES)                                                          \
+    STREAM_LOOPS(FAR_LOOP, S, T, LANES)                                                            \
     VEC_LOOP(v_pow_##S, T, S, LANES, 2, v##S##_pow(a, b))                                          \
-    VEC_LOOP(v_max_##S, T, S, LANES, 2, NAN_MAX(S))                                                \
-    VEC_LOOP(v_min_##S, T, S, LANES, 2, NAN_MIN(S))                                                \
-    VEC_LOOP(v_neg_##S, T, S, LANES, 1, v##S##_neg(a))                                             \
-    VEC_LOOP(v_abs_##S, T, S, LANES, 1, v##S##_abs(a))                                             \
-    VEC_LOOP(v_sqrt_##S, T, S, LANES, 1, v##S##_sqrt(a))                                           \
-    VEC_LOOP(v_square_##S, T, S, LANES, 1, v##S##_mul(a, a))                                       \
-    VEC_LOOP(v_reciprocal_##S, T, S, LANES, 1, v##S##_div(v##S##_set1(1), a))                      \
     VEC_LOOP(v_exp_##S, T, S, LANES, 1, v##S##_exp(a))                                             \
     VEC_LOOP(v_expm1_##S, T, S, LANES, 1, v##S##_expm1(a))                                         \
     VEC_LOOP(v_exp2_##S, T, S, LANES, 1, v##S##_exp2(a))                                           \
@@ -138,23 +146,6 @@
 
 VEC_LOOPS(f32, float, VF32_LANES, 88.0f, 1e30f)
 VEC_LOOPS(f64, double, VF64_LANES, 709.0, 1e300)
-
-/* The far loops of the ops bound by memory (KB_EW_STREAM_OPS): a few instructions an element. */
-#define VEC_LOOPS_FAR(S, T, LANES)                                                                 \
-    VEC_LOOP_FAR(v_add_##S, T, S, LANES, 2, v##S##_add(a, b))                                      \
-    VEC_LOOP_FAR(v_sub_##S, T, S, LANES, 2, v##S##_sub(a, b))                                      \
-    VEC_LOOP_FAR(v_mul_##S, T, S, LANES, 2, v##S##_mul(a, b))                                      \
-    VEC_LOOP_FAR(v_div_##S, T, S, LANES, 2, v##S##_div(a, b))                                      \
-    VEC_LOOP_FAR(v_max_##S, T, S, LANES, 2, NAN_MAX(S))                                            \
-    VEC_LOOP_FAR(v_min_##S, T, S, LANES, 2, NAN_MIN(S))                                            \
-    VEC_LOOP_FAR(v_neg_##S, T, S, LANES, 1, v##S##_neg(a))                                         \
-    VEC_LOOP_FAR(v_abs_##S, T, S, LANES, 1, v##S##_abs(a))                                         \
-    VEC_LOOP_FAR(v_sqrt_##S, T, S, LANES, 1, v##S##_sqrt(a))                                       \
-    VEC_LOOP_FAR(v_square_##S, T, S, LANES, 1, v##S##_mul(a, a))                                   \
-    VEC_LOOP_FAR(v_reciprocal_##S, T, S, LANES, 1, v##S##_div(v##S##_set1(1), a))
-
-VEC_LOOPS_FAR(f32, float, VF32_LANES)
-VEC_LOOPS_FAR(f64, double, VF64_LANES)
 
 /* where's far loop: c_where's select a cache line of each branch at a time, with the same
  * prefetches (a line of the condition holds 64 elements). */

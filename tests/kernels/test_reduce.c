@@ -455,6 +455,21 @@ static void large_float_views_match_reference(void **state) {
     run_cases(25 / CASE_DIVISOR + 1, 300, 100000, true);
 }
 
+/* a reduced at one thread against the reference, and at the most threads to the same bits. */
+static void check_threads(const kb_array *a, const kb_reduce_args *args, const char *where) {
+    kb_array out1, out2;
+    kb_threads_set(1);
+    assert_int_equal(kb_reduce(a, args, &out1), KB_OK);
+    kb_threads_set(max_threads());
+    assert_int_equal(kb_reduce(a, args, &out2), KB_OK);
+    check_all(args, a, &out1, where);
+    size_t bytes = (size_t)kb_array_size(&out1) * kb_dtype_size(out1.dtype);
+    if (memcmp(out1.data, out2.data, bytes) != 0)
+        fail_msg("%s: 2 threads differ from 1", where);
+    kb_array_free(&out1);
+    kb_array_free(&out2);
+}
+
 static void shapes_that_cross_blocks_and_chunks(void **state) {
     /* (rows, cols) pairs chosen to hit the inner, cols and narrow paths with several
      * blocks and chunks each, including the splitting across threads. */
@@ -476,22 +491,12 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
                         if (!kb_simd_available((kb_simd_level)level))
                             continue;
                         kb_simd_set(level);
-                        kb_array out1, out2;
-                        kb_threads_set(1);
-                        assert_int_equal(kb_reduce(&a, &args, &out1), KB_OK);
-                        kb_threads_set(max_threads());
-                        assert_int_equal(kb_reduce(&a, &args, &out2), KB_OK);
                         char where[160];
                         snprintf(where, sizeof where, "%lldx%lld %s %s axis=%d level=%s",
                                  (long long)shapes[s][0], (long long)shapes[s][1],
                                  kb_dtype_name(a.dtype), kb_reduce_op_name((kb_reduce_op)op), axis,
                                  kb_simd_name((kb_simd_level)level));
-                        check_all(&args, &a, &out1, where);
-                        size_t bytes = (size_t)kb_array_size(&out1) * kb_dtype_size(out1.dtype);
-                        if (memcmp(out1.data, out2.data, bytes) != 0)
-                            fail_msg("%s: 2 threads differ from 1", where);
-                        kb_array_free(&out1);
-                        kb_array_free(&out2);
+                        check_threads(&a, &args, where);
                     }
                 }
             }
@@ -522,21 +527,11 @@ static void inputs_from_memory_match_reference(void **state) {
         kb_simd_set(level);
         for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
             args = kb_reduce_args_axis(ops[o], 0);
-            kb_array out1, out2;
-            kb_threads_set(1);
-            assert_int_equal(kb_reduce(&a, &args, &out1), KB_OK);
-            kb_threads_set(max_threads());
-            assert_int_equal(kb_reduce(&a, &args, &out2), KB_OK);
             char where[120];
             snprintf(where, sizeof where, "%lldx%lld float64 %s axis=0 level=%s",
                      (long long)shape[0], (long long)shape[1], kb_reduce_op_name(ops[o]),
                      kb_simd_name((kb_simd_level)level));
-            check_all(&args, &a, &out1, where);
-            size_t bytes = (size_t)kb_array_size(&out1) * kb_dtype_size(out1.dtype);
-            if (memcmp(out1.data, out2.data, bytes) != 0)
-                fail_msg("%s: 2 threads differ from 1", where);
-            kb_array_free(&out1);
-            kb_array_free(&out2);
+            check_threads(&a, &args, where);
         }
         if (CASE_DIVISOR > 1)
             break;

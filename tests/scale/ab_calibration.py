@@ -86,8 +86,8 @@ def analyze(rounds, slow):
 
     for t in THRESHOLDS:
         line(f"one run, threshold {t:.0%}", lambda c, ok, t=t: regressed(c, t))
-    line("the gate (its defaults: screened at 2% or an interval above 5%, the median of 3 runs "
-         "above 5%)",
+    line("the gate (its defaults: screened at 2% or an interval above 5%; the median of 3 runs "
+         "above 5%, each confirmation above 2%)",
          lambda c, ok: ok)
     for name, entries in sorted(caught.items()):
         ratios = sorted(c["ratio"] for c, _ in entries if c["ratio"] is not None)

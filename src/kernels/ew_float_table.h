@@ -14,8 +14,7 @@ typedef struct kb_ew_float_table {
     kb_ew_loop f64_far[KB_EW_OP_COUNT];
 } kb_ew_float_table;
 
-/* The vector ops bound by memory, a few instructions an element, that also have far loops
- * (and where, a C loop, has one too). */
+/* The vector ops bound by memory, a few instructions an element, that also have far loops. */
 #define KB_EW_STREAM_OPS(X)                                                                        \
     X(ADD, add)                                                                                    \
     X(SUB, sub)                                                                                    \

@@ -147,32 +147,6 @@
 VEC_LOOPS(f32, float, VF32_LANES, 88.0f, 1e30f)
 VEC_LOOPS(f64, double, VF64_LANES, 709.0, 1e300)
 
-/* where's far loop: c_where's select a cache line of each branch at a time, with the same
- * prefetches (a line of the condition holds 64 elements). */
-#define WHERE_FAR(S, T)                                                                            \
-    static void c_where_##S##_far(int64_t n, void *out, const void *const *in, unsigned *found) {  \
-        enum { STEP = 64 / sizeof(T) };                                                            \
-        const unsigned char *c = in[0];                                                            \
-        const T *x = in[1], *y = in[2];                                                            \
-        T *o = out;                                                                                \
-        int64_t i = 0;                                                                             \
-        for (; i + STEP <= n; i += STEP) {                                                         \
-            if (i % 64 == 0)                                                                       \
-                __builtin_prefetch(c + i + KB_FAR_AHEAD_BYTES, 0, 2);                              \
-            __builtin_prefetch((const char *)(x + i) + KB_FAR_AHEAD_BYTES, 0, 2);                  \
-            __builtin_prefetch((const char *)(y + i) + KB_FAR_AHEAD_BYTES, 0, 2);                  \
-            __builtin_prefetch((const char *)(o + i) + KB_FAR_AHEAD_BYTES, 1, 2);                  \
-            for (int k = 0; k < STEP; k++) {                                                       \
-                T a = x[i + k], b = y[i + k];                                                      \
-                o[i + k] = c[i + k] ? a : b;                                                       \
-            }                                                                                      \
-        }                                                                                          \
-        const void *rest[3] = {c + i, x + i, y + i};                                               \
-        c_where_##S(n - i, o + i, rest, found);                                                    \
-    }
-WHERE_FAR(f32, float)
-WHERE_FAR(f64, double)
-
 #define KB_EW_V_ENTRY32(ENUM, name) [KB_EW_##ENUM] = v_##name##_f32,
 #define KB_EW_V_ENTRY64(ENUM, name) [KB_EW_##ENUM] = v_##name##_f64,
 #define KB_EW_C_ENTRY32(ENUM, name) [KB_EW_##ENUM] = c_##name##_f32,
@@ -186,8 +160,8 @@ WHERE_FAR(f64, double)
         static const kb_ew_float_table table = {                                                   \
             .f32 = {KB_EW_VECTOR_OPS(KB_EW_V_ENTRY32) KB_EW_C_OPS(KB_EW_C_ENTRY32)},               \
             .f64 = {KB_EW_VECTOR_OPS(KB_EW_V_ENTRY64) KB_EW_C_OPS(KB_EW_C_ENTRY64)},               \
-            .f32_far = {KB_EW_STREAM_OPS(KB_EW_FAR_ENTRY32)[KB_EW_WHERE] = c_where_f32_far},       \
-            .f64_far = {KB_EW_STREAM_OPS(KB_EW_FAR_ENTRY64)[KB_EW_WHERE] = c_where_f64_far},       \
+            .f32_far = {KB_EW_STREAM_OPS(KB_EW_FAR_ENTRY32)},                                      \
+            .f64_far = {KB_EW_STREAM_OPS(KB_EW_FAR_ENTRY64)},                                      \
         };                                                                                         \
         return &table;                                                                             \
     }

@@ -495,17 +495,19 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
         x->chunk = x->it.m < chunk ? x->it.m : chunk;
     }
     x->nchunks = (x->it.m + x->chunk - 1) / x->chunk;
-    /* whether the kernel streams memory: its elements times the arrays it reads and writes */
-    int64_t streams = 0;
+    /* whether the kernel streams memory: its elements times the bytes of an element of each
+     * array it reads or writes */
+    int64_t element_bytes = 0;
     for (int i = 0; i < g->count; i++) {
         bool read = false;
         for (int k = 0; k < x->norder && !read; k++)
             for (int a = 0; a < g->nodes[x->order[k]].nin; a++)
                 read |= g->nodes[x->order[k]].in[a] == i;
         bool memory = x->slot[i] < 0 && g->nodes[i].kind != KB_PNODE_CONST;
-        streams += (read && memory) + (x->slot[i] >= 0 && g->nodes[i].output);
+        if ((read && memory) || (x->slot[i] >= 0 && g->nodes[i].output))
+            element_bytes += (int64_t)kb_dtype_size(g->nodes[i].dtype);
     }
-    bool far = kb_cache_far(x->it.rows * x->it.m * streams * (int64_t)ITEM);
+    bool far = kb_cache_far(x->it.rows * x->it.m * element_bytes);
     /* the places of what the kernel reads from memory, and of what it writes */
     for (int i = 0; i < x->norder; i++) {
         int node = x->order[i];

@@ -76,7 +76,7 @@ static inline vf64 cols_dload_f64(const double *p) {
                                                                                                    \
     static void sumd_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,              \
                               double *acc) {                                                       \
-        int A = narrow_acc(stride, m, sizeof(T), VF64_LANES);                                      \
+        int A = narrow_acc_sums(stride, m, sizeof(T), VF64_LANES);                                 \
         if (A) {                                                                                   \
             NARROW_DISPATCH(A, sumd_narrow_##S, x, rows, m, acc);                                  \
             return;                                                                                \
@@ -152,7 +152,7 @@ static inline vf64 cols_dload_f64(const double *p) {
                                                                                                    \
     static void sqdev_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,             \
                                const double *center, double *acc) {                                \
-        int A = narrow_acc(stride, m, sizeof(T), VF64_LANES);                                      \
+        int A = narrow_acc_sums(stride, m, sizeof(T), VF64_LANES);                                 \
         if (A) {                                                                                   \
             NARROW_DISPATCH(A, sqdev_narrow_##S, x, rows, m, center, acc);                         \
             return;                                                                                \

@@ -337,7 +337,7 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
     static void sum_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m, double *out,  \
                              bool far) {                                                           \
         enum { W = SUM_LANES_##P };                                                                \
-        int A = narrow_acc(stride, m, sizeof(T), W);                                               \
+        int A = narrow_acc_sums(stride, m, sizeof(T), W);                                          \
         if (A) {                                                                                   \
             switch (A) {                                                                           \
                 case 4:                                                                            \

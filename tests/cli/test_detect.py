@@ -180,7 +180,8 @@ def check_errors(tmp, path):
 
 def check_real_regression(tmp):
     """30 runs of one tiny case, the last 10 doing the sum four times per call: detect names run
-    21, from the runs' medians in a JSON file and from a fresh history the runs were added to.
+    21 as the one regression, from the runs' medians in a JSON file and from a fresh history the
+    runs were added to.
     Four times, not twice: at a load of 5 to 10, runs before the step had medians 1.8 times
     the others, one of them at run 20, and the detector put a doubling there."""
     points = []
@@ -206,8 +207,13 @@ def check_real_regression(tmp):
         d = json.loads(r.stdout) if r.stdout else {"change_points": []}
         found = [(c["run"], c["direction"], round(c["change"], 2), c["commit_after"])
                  for c in d["change_points"]]
-        check(r.returncode == 1 and len(found) == 1 and found[0][:2] == (21, "regression")
-              and found[0][2] > 0.5 and found[0][3] == commit(20),
+        # The regression is the one found; an improvement before it is allowed: under load the
+        # first runs can be slower (medians 1.5x in six runs of the sanitizer build), and then
+        # the data do hold one.
+        regressions = [f for f in found if f[1] == "regression"]
+        check(r.returncode == 1 and len(regressions) == 1 and regressions[0][0] == 21
+              and regressions[0][2] > 0.5 and regressions[0][3] == commit(20)
+              and all(f[0] < 21 for f in found if f[1] == "improvement"),
               f"real regression from {source[0]}: {found} ({r.stderr!r}), medians "
               f"{[round(p['median']) for p in points]}")
     r = kbench("detect", "--db", db, "--input", path)

@@ -562,19 +562,6 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
      * columns enough for vectors; narrow columns keep the two-pass narrow blocks. */
     bool moments = p->op == KB_REDUCE_VAR || p->op == KB_REDUCE_STD;
     bool one_pass = moments && p->in_dtype == KB_F32 && s.columns >= KB_REDUCE_ONE_PASS_COLUMNS;
-    if (moments && !one_pass) {
-        /* Two passes over a block: the second reads it from L2 only if the block fits there,
-         * beside the rows streaming in (float64 4096 x 4096 along axis 0: 64 rows of the
-         * whole width, 2 MiB, ran at half the DRAM bandwidth; docs/performance.md). Narrower
-         * tiles keep the block's rows, so the bits are the same. */
-        int64_t nominal = s.columns <= 2 * KB_REDUCE_TILE ? s.columns : KB_REDUCE_TILE;
-        int64_t fit = kb_cache_l2_bytes() / 2 / (s.block_rows * (int64_t)p->itemsize);
-        fit -= fit % nominal;
-        if (fit >= nominal && s.tile > fit) {
-            s.tile = fit;
-            s.tiles = (s.columns + s.tile - 1) / s.tile;
-        }
-    }
     if (one_pass) {
         /* A chunk is one block read once: longer chunks, fewer rows of partials to merge. */
         s.chunk_blocks *= KB_REDUCE_ONE_PASS_CHUNK_BLOCKS;

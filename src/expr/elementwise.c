@@ -489,6 +489,7 @@ static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr
         return run(KB_EW_SQUARE, ARITH_INT, "square", column, v, 1, out, hooks);
     }
     resolved res = {KB_BOOL, KB_BOOL, false};
+    int k = 0; /* the small integer power computed by multiplication, if any */
     kb_status st = resolve(r, ufunc, column, v, n, &res);
     if (st == KB_OK && r == CLIP)
         st = clamp_bounds(v, res.loop, column);
@@ -502,10 +503,10 @@ static kb_status run(kb_ew_op op, rule r, const char *ufunc, int column, kb_expr
             st = apply(KB_EW_MINIMUM, "clip", column, pair, 2, &step, out, hooks);
             kb_expr_value_free(&lower);
         }
-    } else if (st == KB_OK && op == KB_EW_POW && kb_expr_int_power(&v[0], &v[1], res.loop)) {
+    } else if (st == KB_OK &&
+               (k = op == KB_EW_POW ? kb_expr_int_power(&v[0], &v[1], res.loop) : 0) != 0) {
         kb_expr_ew_step steps[KB_EXPR_EW_MAX_STEPS];
-        int nsteps = kb_expr_int_power_steps(kb_expr_int_power(&v[0], &v[1], res.loop), res.loop,
-                                             res.out, steps);
+        int nsteps = kb_expr_int_power_steps(k, res.loop, res.out, steps);
         st = apply_steps(steps, nsteps, column, v, &res, out, hooks);
     } else if (st == KB_OK) {
         st = apply(op, ufunc, column, v, n, &res, out, hooks);

@@ -34,6 +34,8 @@ typedef struct kernel_run {
     kb_fused_place *places; /* per graph node read from or written to memory */
     bool *placed;
     kb_ew_loop *loops;               /* per slot */
+    kb_ew_loop *nt_loops;            /* per slot: for an output written straight to memory */
+    bool nt;                         /* some op writes with non-temporal stores */
     kb_ew_loop *subtract, *exponent; /* per slot of an online sum: x - max, then exp */
     int nconst;                      /* constant operands of element nodes, prefilled per thread */
     int *const_slot;                 /* per slot * 3 + operand: its prefilled buffer, or -1 */
@@ -149,7 +151,9 @@ static bool run_ew(const kernel_run *x, buffers *b, int node, int64_t j0, int64_
         b->at[x->slot[node]] = out = direct ? direct : out;
     }
     unsigned found = 0;
-    x->loops[x->slot[node]](n, out, ins, &found);
+    kb_ew_loop nt = x->nt_loops[x->slot[node]];
+    (nt && !p->row && out != value_of(x, b, node) ? nt : x->loops[x->slot[node]])(n, out, ins,
+                                                                                  &found);
     return true;
 }
 
@@ -416,6 +420,8 @@ static kb_status run_kernel(kernel_run *x, int threads) {
                                     : run_task(x, &b, t / x->nchunks, t % x->nchunks);
                 failed |= !ok;
             }
+            if (x->nt)
+                kb_nt_fence();
 #pragma omp critical(kb_fused_seen)
             for (int i = 0; i < x->norder; i++)
                 x->seen[i] |= b.seen[i];
@@ -447,6 +453,17 @@ static kb_array array_of(const kb_pgraph *g, const kb_array *arrays, int node) {
         return a;
     }
     return arrays[node];
+}
+
+/* Whether an op of the kernel (x->order) reads node's value. */
+static bool read_in_kernel(const kernel_run *x, int node) {
+    for (int k = 0; k < x->norder; k++) {
+        const kb_pnode *p = &x->g->nodes[x->order[k]];
+        for (int a = 0; a < p->nin; a++)
+            if (p->in[a] == node)
+                return true;
+    }
+    return false;
 }
 
 /* Kernel x->k's iteration (rows, row length, chunk), its nodes' slots and loops, the places
@@ -507,7 +524,8 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
         if ((read && memory) || (x->slot[i] >= 0 && g->nodes[i].output))
             element_bytes += (int64_t)kb_dtype_size(g->nodes[i].dtype);
     }
-    bool far = kb_cache_far(x->it.rows * x->it.m * element_bytes);
+    kb_reach reach = kb_cache_reach(x->it.rows * x->it.m * element_bytes);
+    x->nt = false;
     /* the places of what the kernel reads from memory, and of what it writes */
     for (int i = 0; i < x->norder; i++) {
         int node = x->order[i];
@@ -537,14 +555,24 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
                 const kb_pnode *in = &g->nodes[p->in[a]];
                 touches_memory |= x->slot[p->in[a]] < 0 && in->kind != KB_PNODE_CONST;
             }
-            x->loops[i] = kb_ew_float_loop(p->op, p->loop, level, touches_memory && far);
+            kb_reach own =
+                touches_memory && reach != KB_REACH_CACHE ? KB_REACH_FAR : KB_REACH_CACHE;
+            x->loops[i] = kb_ew_float_loop(p->op, p->loop, level, own);
             if (!x->loops[i])
                 return kb_fail(KB_EUNSUPPORTED, "no float loop for op %d", (int)p->op);
+            /* An output no other op of the kernel reads, in a kernel beyond the last-level
+             * cache, goes out with non-temporal stores where it is written straight to its
+             * array (run_ew): read back, it would come from memory. */
+            x->nt_loops[i] = NULL;
+            if (p->output && !p->row && reach == KB_REACH_BEYOND && !read_in_kernel(x, node)) {
+                x->nt_loops[i] = kb_ew_float_loop(p->op, p->loop, level, KB_REACH_BEYOND);
+                x->nt |= x->nt_loops[i] != x->loops[i];
+            }
         }
         if (p->online) {
             kb_dtype t = g->nodes[p->in[0]].dtype;
-            x->subtract[i] = kb_ew_float_loop(KB_EW_SUB, t, level, false);
-            x->exponent[i] = kb_ew_float_loop(KB_EW_EXP, t, level, false);
+            x->subtract[i] = kb_ew_float_loop(KB_EW_SUB, t, level, KB_REACH_CACHE);
+            x->exponent[i] = kb_ew_float_loop(KB_EW_EXP, t, level, KB_REACH_CACHE);
         }
     }
     /* streaming reductions keep a partial per row and chunk */
@@ -590,14 +618,15 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     x.places = calloc((size_t)g->count, sizeof *x.places);
     x.placed = calloc((size_t)g->count, sizeof *x.placed);
     x.loops = calloc((size_t)g->count, sizeof *x.loops);
+    x.nt_loops = calloc((size_t)g->count, sizeof *x.nt_loops);
     x.subtract = calloc((size_t)g->count, sizeof *x.subtract);
     x.exponent = calloc((size_t)g->count, sizeof *x.exponent);
     x.const_slot = malloc((size_t)g->count * 3 * sizeof *x.const_slot);
     x.partial_at = malloc((size_t)g->count * sizeof *x.partial_at);
     x.seen = malloc((size_t)g->count * sizeof *x.seen);
     kb_status st = KB_OK;
-    if (!arrays || !x.order || !x.slot || !x.places || !x.placed || !x.loops || !x.subtract ||
-        !x.exponent || !x.const_slot || !x.partial_at || !x.seen)
+    if (!arrays || !x.order || !x.slot || !x.places || !x.placed || !x.loops || !x.nt_loops ||
+        !x.subtract || !x.exponent || !x.const_slot || !x.partial_at || !x.seen)
         st = kb_fail(KB_ENOMEM, "out of memory for a fused evaluation");
     for (int i = 0; i < g->count && st == KB_OK; i++) {
         const kb_pnode *n = &g->nodes[i];
@@ -626,6 +655,7 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     free(x.places);
     free(x.placed);
     free(x.loops);
+    free(x.nt_loops);
     free(x.subtract);
     free(x.exponent);
     free(x.const_slot);

@@ -5,6 +5,7 @@
 
 #include "kbench/array.h"
 #include "kbench/error.h"
+#include "core/cache_size.h"
 #include "kbench/simd.h"
 
 /* Elementwise operations: NumPy's ufuncs that the expression language evaluates, each
@@ -87,11 +88,13 @@ enum {
 typedef void (*kb_ew_loop)(int64_t n, void *out, const void *const *in, unsigned *found);
 
 /* The loop of op for compute type dtype (bool and the integers; float32 and float64 at a
- * dispatch level), or NULL when the op has none for it. With far (operands streamed from
- * memory, kb_cache_far), a float loop that prefetches ahead where the level has one; it
- * computes every element as the plain loop does. */
+ * dispatch level), or NULL when the op has none for it. For operands and output beyond the
+ * caches (reach, core/cache_size.h), a float loop that prefetches ahead (far) or that also
+ * writes with non-temporal stores (stream), where the level has one, else the nearer kind; each
+ * computes every element as the plain loop does. A thread that ran a stream loop calls
+ * kb_nt_fence before another thread reads what it wrote. */
 kb_ew_loop kb_ew_int_loop(kb_ew_op op, kb_dtype dtype);
-kb_ew_loop kb_ew_float_loop(kb_ew_op op, kb_dtype dtype, kb_simd_level level, bool far);
+kb_ew_loop kb_ew_float_loop(kb_ew_op op, kb_dtype dtype, kb_simd_level level, kb_reach reach);
 
 /* Applies op to the operands broadcast together, NumPy's way, at the dispatch level in force:
  * each operand is cast to the loop type (float16 computes as float32), and the result, a new

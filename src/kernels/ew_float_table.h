@@ -12,6 +12,10 @@ typedef struct kb_ew_float_table {
      * NULL where the level streams with its plain loop (kb_ew_float_loop). */
     kb_ew_loop f32_far[KB_EW_OP_COUNT];
     kb_ew_loop f64_far[KB_EW_OP_COUNT];
+    /* The loops for operands and an output beyond the last-level cache, which also write with
+     * non-temporal stores; NULL where the level has none. */
+    kb_ew_loop f32_nt[KB_EW_OP_COUNT];
+    kb_ew_loop f64_nt[KB_EW_OP_COUNT];
 } kb_ew_float_table;
 
 /* The vector ops bound by memory, a few instructions an element, that also have far loops. */

@@ -71,6 +71,41 @@
         NAME(n - i, o + i, rest, found);                                                           \
     }
 
+/* The loop of VEC_LOOP for operands and an output beyond the last-level cache
+ * (KB_REACH_BEYOND): the output's vectors go out with non-temporal stores, which write a line
+ * without first reading it, and a trip prefetches the inputs KB_NT_AHEAD_BYTES ahead. Those
+ * stores need an aligned output (KB_NT_ALIGN): the elements before the first aligned one go
+ * through the plain loop when they are whole vectors, so that every element sits in the lane
+ * it has in the plain loop (SLEEF's functions take a slower path for a whole vector when one
+ * lane needs it, which moves the others' last bits); otherwise the plain loop takes all. So
+ * results do not depend on which loop ran. A unary op over 64 MiB streamed 49 GB/s this way
+ * against 32 with the far loop (Zen 4, one thread). No fence: the caller fences once per
+ * thread (kb_nt_fence), as a fence after each call cost up to half the time of calls over a
+ * few KiB. */
+#define VEC_LOOP_NT(NAME, T, S, LANES, NIN, BODY)                                                  \
+    static void NAME##_nt(int64_t n, void *out, const void *const *in, unsigned *found) {          \
+        enum { STEP = LANES * sizeof(T) >= 64 ? LANES : 64 / sizeof(T) };                          \
+        const T *x = in[0];                                                                        \
+        const T *y = NIN > 1 ? (const T *)in[1] : x;                                               \
+        T *o = out;                                                                                \
+        size_t head = (KB_NT_ALIGN - (uintptr_t)o % KB_NT_ALIGN) % KB_NT_ALIGN;                    \
+        int64_t i = head % (LANES * sizeof(T)) ? n : (int64_t)(head / sizeof(T));                  \
+        i = i < n ? i : n;                                                                         \
+        NAME(i, o, in, found);                                                                     \
+        for (; i + STEP <= n; i += STEP) {                                                         \
+            __builtin_prefetch((const char *)(x + i) + KB_NT_AHEAD_BYTES, 0, 0);                   \
+            if (NIN > 1)                                                                           \
+                __builtin_prefetch((const char *)(y + i) + KB_NT_AHEAD_BYTES, 0, 0);               \
+            for (int k = 0; k < STEP; k += LANES) {                                                \
+                v##S a = v##S##_load(x + i + k), b = v##S##_load(y + i + k);                       \
+                (void)b;                                                                           \
+                v##S##_store_nt(o + i + k, BODY);                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        const void *rest[2] = {x + i, y + i};                                                      \
+        NAME(n - i, o + i, rest, found);                                                           \
+    }
+
 /* NumPy's maximum and minimum: NaN from either operand (all bits set here; NaN either way). */
 #define NAN_MAX(S) v##S##_nan_or(v##S##_max(a, b), a, b)
 #define NAN_MIN(S) v##S##_nan_or(v##S##_min(a, b), a, b)
@@ -118,31 +153,39 @@
     X(S, T, LANES, reciprocal, 1, v##S##_div(v##S##_set1(1), a))
 #define PLAIN_LOOP(S, T, LANES, name, NIN, BODY) VEC_LOOP(v_##name##_##S, T, S, LANES, NIN, BODY)
 #define FAR_LOOP(S, T, LANES, name, NIN, BODY) VEC_LOOP_FAR(v_##name##_##S, T, S, LANES, NIN, BODY)
+#define NT_LOOP(S, T, LANES, name, NIN, BODY) VEC_LOOP_NT(v_##name##_##S, T, S, LANES, NIN, BODY)
 
-/* Every vector loop of one type S (f32 or f64) with element T; EXP_MAX is where exp(x)
- * overflows, BIG where log1p(x) is log(x). */
+/* The ops that compute more an element (SLEEF's functions), with the same X; EXP_MAX is where
+ * exp(x) overflows, BIG where log1p(x) is log(x). */
+#define MATH_LOOPS(X, S, T, LANES, EXP_MAX, BIG)                                                   \
+    X(S, T, LANES, pow, 2, v##S##_pow(a, b))                                                       \
+    X(S, T, LANES, exp, 1, v##S##_exp(a))                                                          \
+    X(S, T, LANES, expm1, 1, v##S##_expm1(a))                                                      \
+    X(S, T, LANES, exp2, 1, v##S##_exp2(a))                                                        \
+    X(S, T, LANES, log, 1, v##S##_log(a))                                                          \
+    X(S, T, LANES, log1p, 1, LOG1P(S, BIG))                                                        \
+    X(S, T, LANES, log2, 1, v##S##_log2(a))                                                        \
+    X(S, T, LANES, log10, 1, v##S##_log10(a))                                                      \
+    X(S, T, LANES, sin, 1, v##S##_sin(a))                                                          \
+    X(S, T, LANES, cos, 1, v##S##_cos(a))                                                          \
+    X(S, T, LANES, tan, 1, v##S##_tan(a))                                                          \
+    X(S, T, LANES, arcsin, 1, v##S##_arcsin(a))                                                    \
+    X(S, T, LANES, arccos, 1, v##S##_arccos(a))                                                    \
+    X(S, T, LANES, arctan, 1, v##S##_arctan(a))                                                    \
+    X(S, T, LANES, tanh, 1, v##S##_tanh(a))                                                        \
+    X(S, T, LANES, sinh, 1, SINH(S, EXP_MAX))                                                      \
+    X(S, T, LANES, cosh, 1, COSH(S, EXP_MAX))                                                      \
+    X(S, T, LANES, erf, 1, v##S##_erf(a))                                                          \
+    X(S, T, LANES, sigmoid, 1, SIGMOID(S))
+
+/* Every vector loop of one type S (f32 or f64) with element T: plain and non-temporal loops
+ * of every op, far loops of those bound by memory. */
 #define VEC_LOOPS(S, T, LANES, EXP_MAX, BIG)                                                       \
     STREAM_LOOPS(PLAIN_LOOP, S, T, LANES)                                                          \
     STREAM_LOOPS(FAR_LOOP, S, T, LANES)                                                            \
-    VEC_LOOP(v_pow_##S, T, S, LANES, 2, v##S##_pow(a, b))                                          \
-    VEC_LOOP(v_exp_##S, T, S, LANES, 1, v##S##_exp(a))                                             \
-    VEC_LOOP(v_expm1_##S, T, S, LANES, 1, v##S##_expm1(a))                                         \
-    VEC_LOOP(v_exp2_##S, T, S, LANES, 1, v##S##_exp2(a))                                           \
-    VEC_LOOP(v_log_##S, T, S, LANES, 1, v##S##_log(a))                                             \
-    VEC_LOOP(v_log1p_##S, T, S, LANES, 1, LOG1P(S, BIG))                                           \
-    VEC_LOOP(v_log2_##S, T, S, LANES, 1, v##S##_log2(a))                                           \
-    VEC_LOOP(v_log10_##S, T, S, LANES, 1, v##S##_log10(a))                                         \
-    VEC_LOOP(v_sin_##S, T, S, LANES, 1, v##S##_sin(a))                                             \
-    VEC_LOOP(v_cos_##S, T, S, LANES, 1, v##S##_cos(a))                                             \
-    VEC_LOOP(v_tan_##S, T, S, LANES, 1, v##S##_tan(a))                                             \
-    VEC_LOOP(v_arcsin_##S, T, S, LANES, 1, v##S##_arcsin(a))                                       \
-    VEC_LOOP(v_arccos_##S, T, S, LANES, 1, v##S##_arccos(a))                                       \
-    VEC_LOOP(v_arctan_##S, T, S, LANES, 1, v##S##_arctan(a))                                       \
-    VEC_LOOP(v_tanh_##S, T, S, LANES, 1, v##S##_tanh(a))                                           \
-    VEC_LOOP(v_sinh_##S, T, S, LANES, 1, SINH(S, EXP_MAX))                                         \
-    VEC_LOOP(v_cosh_##S, T, S, LANES, 1, COSH(S, EXP_MAX))                                         \
-    VEC_LOOP(v_erf_##S, T, S, LANES, 1, v##S##_erf(a))                                             \
-    VEC_LOOP(v_sigmoid_##S, T, S, LANES, 1, SIGMOID(S))
+    STREAM_LOOPS(NT_LOOP, S, T, LANES)                                                             \
+    MATH_LOOPS(PLAIN_LOOP, S, T, LANES, EXP_MAX, BIG)                                              \
+    MATH_LOOPS(NT_LOOP, S, T, LANES, EXP_MAX, BIG)
 
 VEC_LOOPS(f32, float, VF32_LANES, 88.0f, 1e30f)
 VEC_LOOPS(f64, double, VF64_LANES, 709.0, 1e300)
@@ -153,6 +196,8 @@ VEC_LOOPS(f64, double, VF64_LANES, 709.0, 1e300)
 #define KB_EW_C_ENTRY64(ENUM, name) [KB_EW_##ENUM] = c_##name##_f64,
 #define KB_EW_FAR_ENTRY32(ENUM, name) [KB_EW_##ENUM] = v_##name##_f32_far,
 #define KB_EW_FAR_ENTRY64(ENUM, name) [KB_EW_##ENUM] = v_##name##_f64_far,
+#define KB_EW_NT_ENTRY32(ENUM, name) [KB_EW_##ENUM] = v_##name##_f32_nt,
+#define KB_EW_NT_ENTRY64(ENUM, name) [KB_EW_##ENUM] = v_##name##_f64_nt,
 
 /* Defines kb_ew_float_table_<level>(). */
 #define KB_EW_FLOAT_TABLE(level)                                                                   \
@@ -162,6 +207,8 @@ VEC_LOOPS(f64, double, VF64_LANES, 709.0, 1e300)
             .f64 = {KB_EW_VECTOR_OPS(KB_EW_V_ENTRY64) KB_EW_C_OPS(KB_EW_C_ENTRY64)},               \
             .f32_far = {KB_EW_STREAM_OPS(KB_EW_FAR_ENTRY32)},                                      \
             .f64_far = {KB_EW_STREAM_OPS(KB_EW_FAR_ENTRY64)},                                      \
+            .f32_nt = {KB_EW_VECTOR_OPS(KB_EW_NT_ENTRY32)},                                        \
+            .f64_nt = {KB_EW_VECTOR_OPS(KB_EW_NT_ENTRY64)},                                        \
         };                                                                                         \
         return &table;                                                                             \
     }

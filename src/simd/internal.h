@@ -19,6 +19,10 @@
  *   vf64_widen_hi(a)        the upper half
  *   vf64_hsum(a)            the sum of a's lanes, in double
  *   vf64_store(p, a)
+ *   vfS_store_nt(p, a)      a stored with a non-temporal hint, p aligned to KB_NT_ALIGN
+ *                           (core/cache_size.h); a plain store where the target has no such
+ *                           store (NEON); not on SVE, which no elementwise or bandwidth
+ *                           kernel is compiled for
  *   vf32_load_f16(p), vf32_load_bf16(p)
  *                           VF32_LANES float16 / bfloat16 values (raw uint16_t) as floats
  *   vf64_load_i32(p)        VF64_LANES int32 values as doubles

@@ -52,6 +52,12 @@ static inline void vf32_store(float *p, vf32 a) {
 static inline void vf64_store(double *p, vf64 a) {
     _mm512_storeu_pd(p, a);
 }
+static inline void vf32_store_nt(float *p, vf32 a) {
+    _mm512_stream_ps(p, a);
+}
+static inline void vf64_store_nt(double *p, vf64 a) {
+    _mm512_stream_pd(p, a);
+}
 /* Widening loads: VF32_LANES float16 or bfloat16 values into floats (F16C's conversion; a
  * bfloat16 is the top half of a float), VF64_LANES int32 into doubles (exact). */
 static inline vf32 vf32_load_f16(const uint16_t *p) {

@@ -58,6 +58,13 @@ static inline void vf32_store(float *p, vf32 a) {
 static inline void vf64_store(double *p, vf64 a) {
     vst1q_f64(p, a);
 }
+/* AArch64's non-temporal pair store (STNP) has no intrinsic: a plain store. */
+static inline void vf32_store_nt(float *p, vf32 a) {
+    vst1q_f32(p, a);
+}
+static inline void vf64_store_nt(double *p, vf64 a) {
+    vst1q_f64(p, a);
+}
 /* Widening loads: VF32_LANES float16 or bfloat16 values into floats (FCVTL, part of AArch64's
  * base SIMD; a bfloat16 is the top half of a float), VF64_LANES int32 into doubles (exact). */
 static inline vf32 vf32_load_f16(const uint16_t *p) {

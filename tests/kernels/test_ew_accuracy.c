@@ -216,7 +216,7 @@ static void inputs(const function *f, bool f32, uint64_t *s, int64_t i, double *
 
 /* The largest error of f at a level in n samples, and where. */
 static double measure(const function *f, bool f32, kb_simd_level level, int64_t n, double *worst) {
-    kb_ew_loop loop = kb_ew_float_loop(f->op, f32 ? KB_F32 : KB_F64, level, false);
+    kb_ew_loop loop = kb_ew_float_loop(f->op, f32 ? KB_F32 : KB_F64, level, KB_REACH_CACHE);
     assert_non_null(loop);
     static float a32[BLOCK], b32[BLOCK], o32[BLOCK];
     static double a64[BLOCK], b64[BLOCK], o64[BLOCK];

@@ -54,6 +54,12 @@ typedef struct kb_bw_traffic {
 
 void kb_bw_kernel_traffic(kb_bw_kernel kernel, kb_bw_traffic *out);
 
+/* Whether the copy and triad kernels of a SIMD level over a working set of this many bytes
+ * store with plain stores, which read a line before writing it in a write-allocate cache:
+ * false beyond the last-level cache at a level with non-temporal stores (AVX2, AVX-512),
+ * which write lines without reading them. */
+bool kb_bw_stores_allocate(kb_simd_level level, int64_t working_set_bytes);
+
 /* The scalar s of the triad. */
 #define KB_BW_TRIAD_SCALAR 3.0
 

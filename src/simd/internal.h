@@ -10,6 +10,7 @@
  *   vf32, vf64              vectors of VF32_LANES floats and VF64_LANES doubles
  *                           (VF32_LANES == 2 * VF64_LANES on every target)
  *   KB_VEC_REGISTERS        how many vector registers the target has (16 or 32)
+ *   KB_VEC_NT_STORES        1 where vfS_store_nt is a non-temporal store, 0 where it is plain
  *   vfS_zero()              all lanes 0
  *   vfS_load(p)             VF*_LANES elements from p, any alignment
  *   vfS_load_till(p, n)     the first n (< lanes) elements from p, zero in the others;

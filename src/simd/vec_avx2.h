@@ -12,6 +12,7 @@ typedef __m256d vf64;
 #define VF32_LANES 8
 #define VF64_LANES 4
 #define KB_VEC_REGISTERS 16
+#define KB_VEC_NT_STORES 1
 
 static inline vf32 vf32_zero(void) {
     return _mm256_setzero_ps();

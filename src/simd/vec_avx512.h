@@ -12,6 +12,7 @@ typedef __m512d vf64;
 #define VF32_LANES 16
 #define VF64_LANES 8
 #define KB_VEC_REGISTERS 32
+#define KB_VEC_NT_STORES 1
 
 static inline vf32 vf32_zero(void) {
     return _mm512_setzero_ps();

@@ -14,6 +14,7 @@ typedef float64x2_t vf64;
 #define VF32_LANES 4
 #define VF64_LANES 2
 #define KB_VEC_REGISTERS 32
+#define KB_VEC_NT_STORES 0
 
 static inline vf32 vf32_zero(void) {
     return vdupq_n_f32(0.0f);

@@ -42,16 +42,21 @@ static const kb_bw_kernels *kernels_for(kb_simd_level level) {
     return tables[kb_simd_table_level(KB_SIMD_FAMILY_BANDWIDTH, level)];
 }
 
-static double sweep(const kb_bw_kernels *k, kb_bw_kernel kernel, int64_t n, bool far, double *a,
-                    const double *b, const double *c) {
+bool kb_bw_stores_allocate(kb_simd_level level, int64_t working_set_bytes) {
+    const kb_bw_kernels *k = kernels_for(level);
+    return !(k && k->nt_stores && kb_cache_reach(working_set_bytes) == KB_REACH_BEYOND);
+}
+
+static double sweep(const kb_bw_kernels *k, kb_bw_kernel kernel, int64_t n, kb_reach reach,
+                    double *a, const double *b, const double *c) {
     switch (kernel) {
         case KB_BW_LOAD:
-            return k->load(a, n, far);
+            return k->load(a, n, reach);
         case KB_BW_COPY:
-            k->copy(a, b, n, far);
+            k->copy(a, b, n, reach);
             return a[n - 1];
         default:
-            k->triad(a, b, c, KB_BW_TRIAD_SCALAR, n, far);
+            k->triad(a, b, c, KB_BW_TRIAD_SCALAR, n, reach);
             return a[n - 1];
     }
 }
@@ -71,10 +76,15 @@ kb_status kb_bw_run(kb_bw_kernel kernel, kb_simd_level level, int64_t n, int64_t
         return kb_fail(KB_EUNSUPPORTED, "no bandwidth kernel for SIMD level %s on this machine",
                        kb_simd_name(level));
     double last = 0;
+    kb_reach reach = kb_cache_reach(n * kb_bw_array_count(kernel) * (int64_t)sizeof(double));
     for (int64_t s = 0; s < sweeps && n > 0; s++)
-        last = sweep(k, kernel, n, kb_cache_far(n * (int64_t)sizeof(double)), a, b, c);
+        last = sweep(k, kernel, n, reach, a, b, c);
     kb_bw_traffic t;
     kb_bw_kernel_traffic(kernel, &t);
+    /* non-temporal stores (bandwidth_target.h) write without reading the line first */
+    int64_t ws = n * kb_bw_array_count(kernel) * (int64_t)sizeof(double);
+    if (!kb_bw_stores_allocate(level, ws) && (uintptr_t)a % KB_NT_ALIGN == 0)
+        t.write_allocate_bytes = 0;
     double elements = (double)n * (double)sweeps;
     out->bytes = elements * (t.read_bytes + t.write_bytes);
     out->bytes_with_write_allocate =
@@ -89,8 +99,8 @@ kb_status kb_bw_run(kb_bw_kernel kernel, kb_simd_level level, int64_t n, int64_t
 typedef struct bw_context {
     const kb_bw_kernels *kernels;
     kb_bw_kernel kernel;
-    int64_t n; /* elements per array and thread */
-    bool far;  /* the working set comes from memory (kb_cache_far): the kernels prefetch */
+    int64_t n;      /* elements per array and thread */
+    kb_reach reach; /* where the working set is: how the kernels treat memory */
 } bw_context;
 
 /* Array i starts i x 1344 bytes (21 cache lines) into its allocation, as STREAM offsets its
@@ -141,7 +151,7 @@ static double bw_run(void *context, void *state, int64_t count) {
     bw_state *s = state;
     double keep = 0;
     for (int64_t i = 0; i < count; i++)
-        keep += sweep(ctx->kernels, ctx->kernel, ctx->n, ctx->far, s->array[0], s->array[1],
+        keep += sweep(ctx->kernels, ctx->kernel, ctx->n, ctx->reach, s->array[0], s->array[1],
                       s->array[2]);
     return keep;
 }
@@ -170,7 +180,7 @@ kb_status kb_bw_measure(kb_bw_kernel kernel, kb_simd_level level, int threads,
     int64_t n = per_array / KB_BW_BLOCK_ELEMENTS * KB_BW_BLOCK_ELEMENTS;
     if (n < KB_BW_BLOCK_ELEMENTS)
         n = KB_BW_BLOCK_ELEMENTS;
-    bw_context ctx = {k, kernel, n, kb_cache_far(working_set_bytes)};
+    bw_context ctx = {k, kernel, n, kb_cache_reach(working_set_bytes)};
     kb_team_job job = {threads, s, &ctx, bw_prepare, bw_run, bw_finish};
     double rates[KB_MEASURE_MAX_REPETITIONS];
     st = kb_team_time(&job, rates);

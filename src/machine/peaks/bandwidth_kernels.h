@@ -8,15 +8,18 @@
 
 /* The inner loops of the bandwidth kernels, one set per instruction set (bandwidth_<isa>.c,
  * each compiled with its own flags). One call is one sweep over n elements; the driver
- * (bandwidth.c) repeats them. Plain loads and stores, no non-temporal stores: the numbers are
- * those of the code kernels are written as. That code prefetches when it streams a working set
- * from memory (kb_cache_far), and so do these when far is set, KB_FAR_AHEAD_BYTES ahead of
- * each line they read or write: without it, kbench's own sums and elementwise loops stream
- * memory faster than the peaks they are held against (docs/roofline.md). */
+ * (bandwidth.c) repeats them. The numbers are those of the code kernels are written as, which
+ * treats memory by where the working set is (reach, core/cache_size.h), and so do these: plain
+ * loads and stores in the caches; from memory (far) prefetches KB_FAR_AHEAD_BYTES ahead of each
+ * line read or written; beyond the last-level cache, non-temporal stores for the written array
+ * and prefetches KB_NT_AHEAD_BYTES ahead of the lines read. Without them, kbench's own sums and
+ * elementwise loops stream memory faster than the peaks they are held against
+ * (docs/roofline.md). */
 typedef struct kb_bw_kernels {
-    double (*load)(const double *a, int64_t n, bool far);
-    void (*copy)(double *a, const double *b, int64_t n, bool far);
-    void (*triad)(double *a, const double *b, const double *c, double s, int64_t n, bool far);
+    double (*load)(const double *a, int64_t n, kb_reach reach);
+    void (*copy)(double *a, const double *b, int64_t n, kb_reach reach);
+    void (*triad)(double *a, const double *b, const double *c, double s, int64_t n, kb_reach reach);
+    bool nt_stores; /* whether copy and triad store non-temporally beyond the last level */
 } kb_bw_kernels;
 
 /* One table per level, defined in its file when the level is compiled; the levels with a

@@ -26,7 +26,8 @@ enum {
     BW_SUMS = 2 * BW_VECTORS,
 };
 
-static double load(const double *a, int64_t n, bool far) {
+static double load(const double *a, int64_t n, kb_reach reach) {
+    bool far = reach != KB_REACH_CACHE;
     vf64 s[BW_SUMS];
     for (int k = 0; k < BW_SUMS; k++)
         s[k] = vf64_zero();
@@ -59,8 +60,28 @@ static inline void prefetch_step(const double *p, int write) {
             __builtin_prefetch((const char *)p + b + KB_FAR_AHEAD_BYTES, 0, 2);
 }
 
-static void copy(double *restrict a, const double *restrict b, int64_t n, bool far) {
+/* Beyond the last-level cache, elementwise loops write with non-temporal stores and prefetch
+ * their reads KB_NT_AHEAD_BYTES ahead (kernels/ew_float_target.h), and so do copy and triad
+ * there, where a is aligned for them. */
+static inline bool nt_stores(const double *a, kb_reach reach) {
+    return reach == KB_REACH_BEYOND && (uintptr_t)a % KB_NT_ALIGN == 0;
+}
+static inline void prefetch_nt_step(const double *p) {
+    for (int b = 0; b < BW_STEP * (int)sizeof(double); b += BW_LINE)
+        __builtin_prefetch((const char *)p + b + KB_NT_AHEAD_BYTES, 0, 0);
+}
+
+static void copy(double *restrict a, const double *restrict b, int64_t n, kb_reach reach) {
     int64_t i = 0;
+    if (nt_stores(a, reach)) {
+        for (; i + BW_STEP <= n; i += BW_STEP) {
+            prefetch_nt_step(b + i);
+            for (int k = 0; k < BW_VECTORS; k++)
+                vf64_store_nt(a + i + k * VF64_LANES, vf64_load(b + i + k * VF64_LANES));
+        }
+        kb_nt_fence();
+    }
+    bool far = reach != KB_REACH_CACHE;
     for (; i + BW_STEP <= n; i += BW_STEP) {
         if (far) {
             prefetch_step(b + i, 0);
@@ -77,9 +98,21 @@ static void copy(double *restrict a, const double *restrict b, int64_t n, bool f
 }
 
 static void triad(double *restrict a, const double *restrict b, const double *restrict c, double s,
-                  int64_t n, bool far) {
+                  int64_t n, kb_reach reach) {
     vf64 vs = vf64_set1(s);
     int64_t i = 0;
+    if (nt_stores(a, reach)) {
+        for (; i + BW_STEP <= n; i += BW_STEP) {
+            prefetch_nt_step(b + i);
+            prefetch_nt_step(c + i);
+            for (int k = 0; k < BW_VECTORS; k++)
+                vf64_store_nt(a + i + k * VF64_LANES,
+                              vf64_fma(vs, vf64_load(c + i + k * VF64_LANES),
+                                       vf64_load(b + i + k * VF64_LANES)));
+        }
+        kb_nt_fence();
+    }
+    bool far = reach != KB_REACH_CACHE;
     for (; i + BW_STEP <= n; i += BW_STEP) {
         if (far) {
             prefetch_step(b + i, 0);
@@ -95,6 +128,6 @@ static void triad(double *restrict a, const double *restrict b, const double *re
 }
 
 #define KB_BW_KERNELS_TABLE                                                                        \
-    { load, copy, triad }
+    { load, copy, triad, KB_VEC_NT_STORES }
 
 #endif

@@ -66,7 +66,8 @@ static json_t *curve_json(const kb_bw_curve *c) {
     return a;
 }
 
-static json_t *set_json(const kb_peak_set *set, const kb_cache caches[KB_CACHE_LEVEL_COUNT]) {
+static json_t *set_json(const kb_peak_set *set, const kb_cache caches[KB_CACHE_LEVEL_COUNT],
+                        kb_simd_level simd) {
     json_t *bw = json_array();
     for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
         kb_bw_traffic t;
@@ -77,8 +78,10 @@ static json_t *set_json(const kb_peak_set *set, const kb_cache caches[KB_CACHE_L
             const kb_bw_peak *p = &set->bandwidth[k][l];
             if (p->bytes_per_second.repetitions == 0)
                 continue;
-            /* In L1 the written lines stay in the cache: no write-allocate traffic to count. */
-            json_t *with_wa = l == KB_MEM_L1 || t.write_allocate_bytes == 0
+            /* In L1 the written lines stay in the cache, and non-temporal stores write lines
+             * without reading them: no write-allocate traffic to count. */
+            json_t *with_wa = l == KB_MEM_L1 || t.write_allocate_bytes == 0 ||
+                                      !kb_bw_stores_allocate(simd, p->working_set_bytes)
                                   ? json_null()
                                   : rate_json(&p->bytes_per_second, wa * 1e-9);
             json_array_append_new(bw,
@@ -136,7 +139,7 @@ json_t *kb_peaks_json_build(const kb_peaks *p) {
                                       p->caches[c].line_size, "shared_by", p->caches[c].shared_by));
     json_t *sets = json_array();
     for (int s = 0; s < KB_PEAKS_SET_COUNT; s++)
-        json_array_append_new(sets, set_json(&p->sets[s], p->caches));
+        json_array_append_new(sets, set_json(&p->sets[s], p->caches, p->bandwidth_simd));
     return json_pack("{s:s, s:s, s:o, s:b, s:s, s:o, s:i, s:o, s:o}", "format", KB_PEAKS_FORMAT,
                      "measured_at", when, "load_average",
                      p->load_average >= 0 ? json_real(p->load_average) : json_null(), "quick",

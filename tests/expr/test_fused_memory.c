@@ -1,13 +1,14 @@
 /* Fused kernels over arrays beyond the last-level cache, which prefetch their inputs ahead and
  * write their outputs with non-temporal stores (expr/fused_eval.c), give the bits the same
  * expressions give over slices that fit the caches, where neither happens: elementwise chains of
- * one and three inputs, a select, at one and two threads. */
+ * one and three inputs, a select, at one and KB_TEST_THREADS (default 2) threads. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -37,6 +38,11 @@ static kb_status eval_range(const kb_expr *e, const kb_array *in, int64_t from, 
     return kb_expr_eval_into(e, &inputs, out, 1);
 }
 
+static int test_threads(void) {
+    const char *v = getenv("KB_TEST_THREADS");
+    return v && atoi(v) > 0 ? atoi(v) : 2;
+}
+
 static void beyond_the_caches_equals_in_the_caches(void **state) {
     (void)state;
     /* x and the output alone span twice the last-level cache */
@@ -58,7 +64,7 @@ static void beyond_the_caches_equals_in_the_caches(void **state) {
     for (size_t x = 0; x < sizeof expressions / sizeof *expressions; x++) {
         kb_expr *e;
         assert_int_equal(kb_expr_parse(expressions[x], &e), KB_OK);
-        for (int threads = 1; threads <= 2; threads++) {
+        for (int threads = 1; threads <= test_threads(); threads++) {
             assert_int_equal(kb_threads_set(threads), KB_OK);
             memset(whole.data, 0, (size_t)n * sizeof(float));
             assert_int_equal(eval_range(e, in, 0, n, &whole), KB_OK);

@@ -1,10 +1,10 @@
 /* The elementwise loops for operands beyond the caches (kb_ew_float_loop with a reach: far
  * loops, which prefetch ahead, and non-temporal loops, which also write with non-temporal
  * stores) give the plain loops' results bit for bit, at every level this build and CPU run:
- * every vector op, float32 and float64, lengths that end inside a cache line, a vector or a
- * whole trip, outputs at element offsets 0, 1, 4 and 8 from a cache line's start (aligned, off
- * by one element, off by a whole AVX2 vector of float64 or of float32), on values with
- * NaN, infinities, signed zeros and subnormals; and write nothing past their output. */
+ * every vector op and where, float32 and float64, lengths that end inside a cache line, a vector or
+ * a whole trip, outputs at element offsets 0, 1, 4 and 8 from a cache line's start (aligned, off by
+ * one element, off by a whole AVX2 vector of float64 or of float32), on values with NaN,
+ * infinities, signed zeros and subnormals; and write nothing past their output. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +24,8 @@ static const kb_ew_op ops[] = {
     KB_EW_NEG,    KB_EW_ABS,   KB_EW_SQRT, KB_EW_SQUARE, KB_EW_RECIPROCAL, KB_EW_POW,
     KB_EW_EXP,    KB_EW_EXPM1, KB_EW_EXP2, KB_EW_LOG,    KB_EW_LOG1P,      KB_EW_LOG2,
     KB_EW_LOG10,  KB_EW_SIN,   KB_EW_COS,  KB_EW_TAN,    KB_EW_ARCSIN,     KB_EW_ARCCOS,
-    KB_EW_ARCTAN, KB_EW_TANH,  KB_EW_SINH, KB_EW_COSH,   KB_EW_ERF,        KB_EW_SIGMOID};
+    KB_EW_ARCTAN, KB_EW_TANH,  KB_EW_SINH, KB_EW_COSH,   KB_EW_ERF,        KB_EW_SIGMOID,
+    KB_EW_WHERE};
 static const int64_t lengths[] = {1, 5, 15, 16, 17, 33, 1029, 4099};
 static const int offsets[] = {0, 1, 4, 8};
 enum { MAX_N = 4099, OFFSETS = 8 };
@@ -40,13 +41,15 @@ static double value(uint64_t *seed) {
 
 /* Elements where the other loop's bits differ from the plain loop's, its output starting off
  * elements past a 64-byte boundary; and whether it wrote past its output. */
-static int differences(kb_ew_loop plain, kb_ew_loop other, kb_dtype dtype, int64_t n, int off,
-                       uint64_t seed) {
+static int differences(kb_ew_op op, kb_ew_loop plain, kb_ew_loop other, kb_dtype dtype, int64_t n,
+                       int off, uint64_t seed) {
     static double x[MAX_N], y[MAX_N];
+    static unsigned char condition[MAX_N];
     static _Alignas(64) double a[MAX_N + OFFSETS + 1], b[MAX_N + OFFSETS + 1];
     size_t item = dtype == KB_F32 ? sizeof(float) : sizeof(double);
     for (int64_t i = 0; i < n; i++) {
         double u = value(&seed), v = value(&seed);
+        condition[i] = u > v;
         if (dtype == KB_F32) {
             ((float *)x)[i] = (float)u;
             ((float *)y)[i] = (float)v;
@@ -58,7 +61,8 @@ static int differences(kb_ew_loop plain, kb_ew_loop other, kb_dtype dtype, int64
     memset(a, 0x55, sizeof a);
     memset(b, 0x55, sizeof b);
     char *pa = (char *)a + off * item, *pb = (char *)b + off * item;
-    const void *in[2] = {x, y};
+    const void *two[2] = {x, y}, *three[3] = {condition, x, y};
+    const void *const *in = op == KB_EW_WHERE ? three : two;
     unsigned found = 0;
     plain(n, pa, in, &found);
     other(n, pb, in, &found);
@@ -94,7 +98,7 @@ static void loops_beyond_the_caches_equal_plain_loops(void **state) {
                     for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++)
                         for (size_t o = 0; o < sizeof offsets / sizeof *offsets; o++) {
                             int off = offsets[o];
-                            int d = differences(plain, other, dtype, lengths[i], off,
+                            int d = differences(ops[k], plain, other, dtype, lengths[i], off,
                                                 7 + k * 31 + i * 7 + (uint64_t)off);
                             if (d)
                                 fprintf(

@@ -513,13 +513,15 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
  * best level only), against the long double reference, and 2 threads give 1 thread's bits. */
 static void inputs_from_memory_match_reference(void **state) {
     (void)state;
-    static const kb_reduce_op ops[] = {KB_REDUCE_SUM, KB_REDUCE_MEAN, KB_REDUCE_VAR,
-                                       KB_REDUCE_STD, KB_REDUCE_MAX,  KB_REDUCE_ARGMIN};
+    static const kb_reduce_op ops[] = {KB_REDUCE_SUM, KB_REDUCE_MEAN, KB_REDUCE_VAR, KB_REDUCE_STD,
+                                       KB_REDUCE_MAX, KB_REDUCE_MIN,  KB_REDUCE_ARGMIN};
     int64_t cols = 1100;
     int64_t shape[2] = {kb_cache_llc_bytes() / 2 / (cols * 8) + 37, cols};
     kb_array a;
     assert_int_equal(kb_array_new(&a, KB_F64, 2, shape, KB_ORDER_C), KB_OK);
     fill_random(&a, 0);
+    /* a NaN in one column, which the far kernels' detectors send to the reference */
+    ((double *)a.data)[(shape[0] / 2 + 3) * cols + 13] = NAN;
     kb_reduce_args args;
     for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
         if (!kb_simd_available((kb_simd_level)level))

@@ -44,24 +44,46 @@
         int64_t nv = cw / W, i = 0;                                                                \
         v##S nan = v##S##_zero(), nan2 = v##S##_zero();                                            \
         for (; i + R <= rows; i += R) {                                                            \
-            const T *r[KB_EXTREME_ROWS_FAR];                                                       \
-            SUM_UNROLL for (int q = 0; q < R; q++) r[q] = SUM_ROW(T, x, i + q, stride);            \
-            for (int64_t v = 0; v < nv; v++) {                                                     \
-                if (PF)                                                                            \
-                    SUM_UNROLL for (int q = 0; q < R; q++)                                         \
-                        __builtin_prefetch((const char *)(r[q] + v * W) + R * stride, 0, 2);       \
-                v##S p[KB_EXTREME_ROWS_FAR];                                                       \
-                SUM_UNROLL for (int q = 0; q < R; q++) p[q] = v##S##_load(r[q] + v * W);           \
-                SUM_UNROLL for (int q = 0; q < R; q += 4) {                                        \
-                    nan = v##S##_nan_or(nan, p[q], p[q + 1]);                                      \
-                    nan2 = v##S##_nan_or(nan2, p[q + 2], p[q + 3]);                                \
-                }                                                                                  \
-                SUM_UNROLL for (int h = R / 2; h > 0; h /= 2)                                      \
-                    SUM_UNROLL for (int q = 0; q < h; q++) p[q] = v##S##_##OP(p[q], p[q + h]);     \
-                v##S##_store(a + v * W, v##S##_##OP(p[0], v##S##_load(a + v * W)));                \
+            /* named rows and vectors, not arrays: GCC kept arrays of them on the stack */         \
+            const T *r0 = SUM_ROW(T, x, i, stride), *r1 = SUM_ROW(T, x, i + 1, stride);            \
+            const T *r2 = SUM_ROW(T, x, i + 2, stride), *r3 = SUM_ROW(T, x, i + 3, stride);        \
+            const T *r4 = r0, *r5 = r0, *r6 = r0, *r7 = r0;                                        \
+            if (R == KB_EXTREME_ROWS_FAR) {                                                        \
+                r4 = SUM_ROW(T, x, i + 4, stride), r5 = SUM_ROW(T, x, i + 5, stride);              \
+                r6 = SUM_ROW(T, x, i + 6, stride), r7 = SUM_ROW(T, x, i + 7, stride);              \
             }                                                                                      \
-            for (int64_t c = nv * W; c < cw; c++)                                                  \
-                SUM_UNROLL for (int q = 0; q < R; q++) KB_EXTREME_FOLD(CMP, a[c], r[q][c]);        \
+            for (int64_t v = 0; v < nv; v++) {                                                     \
+                if (PF) {                                                                          \
+                    const char *ahead = (const char *)(r0 + v * W) + R * stride;                   \
+                    SUM_UNROLL for (int q = 0; q < R; q++)                                         \
+                        __builtin_prefetch(ahead + q * stride, 0, 2);                              \
+                }                                                                                  \
+                v##S p0 = v##S##_load(r0 + v * W), p1 = v##S##_load(r1 + v * W);                   \
+                v##S p2 = v##S##_load(r2 + v * W), p3 = v##S##_load(r3 + v * W);                   \
+                nan = v##S##_nan_or(nan, p0, p1);                                                  \
+                nan2 = v##S##_nan_or(nan2, p2, p3);                                                \
+                v##S e = v##S##_##OP(v##S##_##OP(p0, p1), v##S##_##OP(p2, p3));                    \
+                if (R == KB_EXTREME_ROWS_FAR) {                                                    \
+                    v##S p4 = v##S##_load(r4 + v * W), p5 = v##S##_load(r5 + v * W);               \
+                    v##S p6 = v##S##_load(r6 + v * W), p7 = v##S##_load(r7 + v * W);               \
+                    nan = v##S##_nan_or(nan, p4, p5);                                              \
+                    nan2 = v##S##_nan_or(nan2, p6, p7);                                            \
+                    e = v##S##_##OP(e, v##S##_##OP(v##S##_##OP(p4, p5), v##S##_##OP(p6, p7)));     \
+                }                                                                                  \
+                v##S##_store(a + v * W, v##S##_##OP(e, v##S##_load(a + v * W)));                   \
+            }                                                                                      \
+            for (int64_t c = nv * W; c < cw; c++) {                                                \
+                KB_EXTREME_FOLD(CMP, a[c], r0[c]);                                                 \
+                KB_EXTREME_FOLD(CMP, a[c], r1[c]);                                                 \
+                KB_EXTREME_FOLD(CMP, a[c], r2[c]);                                                 \
+                KB_EXTREME_FOLD(CMP, a[c], r3[c]);                                                 \
+                if (R == KB_EXTREME_ROWS_FAR) {                                                    \
+                    KB_EXTREME_FOLD(CMP, a[c], r4[c]);                                             \
+                    KB_EXTREME_FOLD(CMP, a[c], r5[c]);                                             \
+                    KB_EXTREME_FOLD(CMP, a[c], r6[c]);                                             \
+                    KB_EXTREME_FOLD(CMP, a[c], r7[c]);                                             \
+                }                                                                                  \
+            }                                                                                      \
         }                                                                                          \
         for (; i < rows; i++) {                                                                    \
             const T *r = SUM_ROW(T, x, i, stride);                                                 \

@@ -58,6 +58,7 @@ typedef struct buffers {
     char *scratch;
     char *consts;
     int64_t *base;  /* per graph node with a place: its offset at the current row */
+    int64_t *ahead; /* the same at the row of the task prefetched (run_task) */
     char **at;      /* per slot: where the chunk\'s values are (the value buffer, or the output) */
     unsigned *seen; /* per slot: what this thread's reductions saw */
 } buffers;
@@ -77,12 +78,12 @@ static char *scratch_of(const kernel_run *x, buffers *b, int i) {
 }
 
 /* The offsets of every place at row r. */
-static void row_bases(const kernel_run *x, buffers *b, int64_t r) {
+static void row_bases(const kernel_run *x, int64_t *base, int64_t r) {
     int64_t idx[KB_MAX_DIMS];
     kb_fused_row_index(&x->it, r, idx);
     for (int i = 0; i < x->g->count; i++)
         if (x->placed[i])
-            b->base[i] = kb_fused_row_offset(&x->it, &x->places[i], idx);
+            base[i] = kb_fused_row_offset(&x->it, &x->places[i], idx);
 }
 
 /* n copies of one value (of type have) as want, in buf: typed loops that vectorize, where the
@@ -284,11 +285,11 @@ static bool reduce_chunk(const kernel_run *x, buffers *b, int node, int64_t j0, 
 
 /* Prefetches elements [j0, j0 + n) of the row at b's bases of every array the kernel reads
  * from memory, where they are contiguous. */
-static void prefetch_inputs(const kernel_run *x, const buffers *b, int64_t j0, int64_t n) {
+static void prefetch_inputs(const kernel_run *x, const int64_t *base, int64_t j0, int64_t n) {
     for (int o = 0; o < x->g->count; o++) {
         if (!x->placed[o] || x->slot[o] >= 0)
             continue;
-        const char *p = kb_fused_contiguous(&x->it, &x->places[o], b->base[o], j0, n);
+        const char *p = kb_fused_contiguous(&x->it, &x->places[o], base[o], j0, n);
         if (!p)
             continue;
         size_t bytes = (size_t)n * kb_dtype_size(x->g->nodes[o].dtype);
@@ -299,9 +300,10 @@ static void prefetch_inputs(const kernel_run *x, const buffers *b, int64_t j0, i
 
 /* One task: chunk q of row r. Phased kernels have one chunk per row and compute the row
  * values as they come; streaming ones leave the reductions' partials and the row values to
- * finish_rows. A streaming kernel that reads memory prefetches the inputs of the row's chunk
- * after next, a share before each op: the ops of a chunk run in the caches one after another,
- * so without it the first one waits on memory while the others leave it idle. Measured at 32 Mi
+ * finish_rows. A kernel that reads memory prefetches the inputs of the task after next (the
+ * chunk, or for a phased kernel the row), a share before each op: the ops of a chunk run in the
+ * caches one after another, so without it the first one waits on memory while the others leave
+ * it idle. Measured at 32 Mi
  * float32 elements (Zen 4, one thread, ns an element, without and with): the polynomial of the
  * expr suite 1.21 and 0.99 (0.7 in L2), a*b + c 0.68 and 0.59, sqrt(x**2 + y**2) 0.71 and
  * 0.49. The whole next chunk prefetched at once did better for the polynomial (0.87) and worse
@@ -309,15 +311,21 @@ static void prefetch_inputs(const kernel_run *x, const buffers *b, int64_t j0, i
 static bool run_task(const kernel_run *x, buffers *b, int64_t r, int64_t q) {
     int64_t j0 = q * x->chunk;
     int64_t n = x->it.m - j0 < x->chunk ? x->it.m - j0 : x->chunk;
-    row_bases(x, b, r);
-    int64_t ahead = j0 + 2 * x->chunk;
-    int64_t next = x->far && !x->phased && ahead < x->it.m
-                       ? (x->it.m - ahead < x->chunk ? x->it.m - ahead : x->chunk)
-                       : 0;
+    row_bases(x, b->base, r);
+    int64_t chunks = x->phased ? 1 : x->nchunks;
+    int64_t r2 = r + (q + 2) / chunks, j2 = (q + 2) % chunks * x->chunk, next = 0;
+    const int64_t *base2 = b->base;
+    if (x->far && r2 < x->it.rows) {
+        next = x->it.m - j2 < x->chunk ? x->it.m - j2 : x->chunk;
+        if (r2 != r) {
+            row_bases(x, b->ahead, r2);
+            base2 = b->ahead;
+        }
+    }
     for (int i = 0; i < x->norder; i++) {
         if (next) {
             int64_t from = next * i / x->norder, to = next * (i + 1) / x->norder;
-            prefetch_inputs(x, b, ahead + from, to - from);
+            prefetch_inputs(x, base2, j2 + from, to - from);
         }
         int node = x->order[i];
         const kb_pnode *p = &x->g->nodes[node];
@@ -354,7 +362,7 @@ static bool run_task(const kernel_run *x, buffers *b, int64_t r, int64_t q) {
  * order, then the ops on row values. */
 static bool finish_rows(const kernel_run *x, buffers *b) {
     for (int64_t r = 0; r < x->it.rows; r++) {
-        row_bases(x, b, r);
+        row_bases(x, b->base, r);
         for (int i = 0; i < x->norder; i++) {
             int node = x->order[i];
             const kb_pnode *p = &x->g->nodes[node];
@@ -394,6 +402,7 @@ static void buffers_free(buffers *b) {
     kb_aligned_free(b->scratch);
     kb_aligned_free(b->consts);
     free(b->base);
+    free(b->ahead);
     free(b->seen);
     free(b->at);
 }
@@ -407,9 +416,11 @@ static bool buffers_new(const kernel_run *x, buffers *b) {
     b->scratch = kb_aligned_alloc(3 * chunk);
     b->consts = kb_aligned_alloc((size_t)(x->nconst > 0 ? x->nconst : 1) * chunk);
     b->base = calloc((size_t)x->g->count, sizeof *b->base);
+    b->ahead = calloc((size_t)x->g->count, sizeof *b->ahead);
     b->seen = calloc((size_t)nslots, sizeof *b->seen);
     b->at = calloc((size_t)nslots, sizeof *b->at);
-    if (!b->values || !b->rowvals || !b->scratch || !b->consts || !b->base || !b->seen || !b->at) {
+    if (!b->values || !b->rowvals || !b->scratch || !b->consts || !b->base || !b->ahead ||
+        !b->seen || !b->at) {
         buffers_free(b);
         return false;
     }

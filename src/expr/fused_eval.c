@@ -283,18 +283,36 @@ static bool reduce_chunk(const kernel_run *x, buffers *b, int node, int64_t j0, 
     return true;
 }
 
-/* Prefetches elements [j0, j0 + n) of the row at b's bases of every array the kernel reads
- * from memory, where they are contiguous. */
-static void prefetch_inputs(const kernel_run *x, const int64_t *base, int64_t j0, int64_t n) {
-    for (int o = 0; o < x->g->count; o++) {
+/* The runs of the inputs a task prefetches: elements [j0, j0 + n) of the row at base of every
+ * array the kernel reads from memory, where they are contiguous; at most PREFETCH_RUNS. */
+enum { PREFETCH_RUNS = 8 };
+typedef struct prefetch_runs {
+    const char *at[PREFETCH_RUNS];
+    size_t bytes[PREFETCH_RUNS];
+    int count;
+} prefetch_runs;
+
+static void prefetch_runs_of(const kernel_run *x, const int64_t *base, int64_t j0, int64_t n,
+                             prefetch_runs *runs) {
+    runs->count = 0;
+    for (int o = 0; o < x->g->count && runs->count < PREFETCH_RUNS; o++) {
         if (!x->placed[o] || x->slot[o] >= 0)
             continue;
         const char *p = kb_fused_contiguous(&x->it, &x->places[o], base[o], j0, n);
-        if (!p)
-            continue;
-        size_t bytes = (size_t)n * kb_dtype_size(x->g->nodes[o].dtype);
-        for (size_t at = 0; at < bytes; at += 64)
-            __builtin_prefetch(p + at, 0, 2);
+        if (p) {
+            runs->at[runs->count] = p;
+            runs->bytes[runs->count++] = (size_t)n * kb_dtype_size(x->g->nodes[o].dtype);
+        }
+    }
+}
+
+/* Prefetches share k of `shares` of every run, a line at a time. */
+static void prefetch_share(const prefetch_runs *runs, int k, int shares) {
+    for (int i = 0; i < runs->count; i++) {
+        size_t from = runs->bytes[i] * (size_t)k / (size_t)shares / 64 * 64;
+        size_t to = runs->bytes[i] * (size_t)(k + 1) / (size_t)shares;
+        for (size_t at = from; at < to; at += 64)
+            __builtin_prefetch(runs->at[i] + at, 0, 2);
     }
 }
 
@@ -313,20 +331,16 @@ static bool run_task(const kernel_run *x, buffers *b, int64_t r, int64_t q) {
     int64_t n = x->it.m - j0 < x->chunk ? x->it.m - j0 : x->chunk;
     row_bases(x, b->base, r);
     int64_t chunks = x->phased ? 1 : x->nchunks;
-    int64_t r2 = r + (q + 2) / chunks, j2 = (q + 2) % chunks * x->chunk, next = 0;
-    const int64_t *base2 = b->base;
+    int64_t r2 = r + (q + 2) / chunks, j2 = (q + 2) % chunks * x->chunk;
+    prefetch_runs runs = {.count = 0};
     if (x->far && r2 < x->it.rows) {
-        next = x->it.m - j2 < x->chunk ? x->it.m - j2 : x->chunk;
-        if (r2 != r) {
+        if (r2 != r)
             row_bases(x, b->ahead, r2);
-            base2 = b->ahead;
-        }
+        prefetch_runs_of(x, r2 != r ? b->ahead : b->base, j2,
+                         x->it.m - j2 < x->chunk ? x->it.m - j2 : x->chunk, &runs);
     }
     for (int i = 0; i < x->norder; i++) {
-        if (next) {
-            int64_t from = next * i / x->norder, to = next * (i + 1) / x->norder;
-            prefetch_inputs(x, base2, j2 + from, to - from);
-        }
+        prefetch_share(&runs, i, x->norder);
         int node = x->order[i];
         const kb_pnode *p = &x->g->nodes[node];
         if (p->kind == KB_PNODE_REDUCE) {

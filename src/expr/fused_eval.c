@@ -321,11 +321,11 @@ static void prefetch_share(const prefetch_runs *runs, int k, int shares) {
  * finish_rows. A kernel that reads memory prefetches the inputs of the task after next (the
  * chunk, or for a phased kernel the row), a share before each op: the ops of a chunk run in the
  * caches one after another, so without it the first one waits on memory while the others leave
- * it idle. Measured at 32 Mi
- * float32 elements (Zen 4, one thread, ns an element, without and with): the polynomial of the
- * expr suite 1.21 and 0.99 (0.7 in L2), a*b + c 0.68 and 0.59, sqrt(x**2 + y**2) 0.71 and
- * 0.49. The whole next chunk prefetched at once did better for the polynomial (0.87) and worse
- * for a*b + c (0.85), whose three inputs' chunks then evicted its buffers from L1. */
+ * it idle. Measured at 32 Mi float32 elements (Zen 4, one thread, ns an element, without and
+ * with): the polynomial of the expr suite 1.21 and 0.99 (0.7 in L2), a*b + c 0.68 and 0.59,
+ * sqrt(x**2 + y**2) 0.71 and 0.49. The whole next chunk prefetched at once did better for the
+ * polynomial (0.87) and worse for a*b + c (0.85), whose three inputs' chunks then evicted its
+ * buffers from L1. */
 static bool run_task(const kernel_run *x, buffers *b, int64_t r, int64_t q) {
     int64_t j0 = q * x->chunk;
     int64_t n = x->it.m - j0 < x->chunk ? x->it.m - j0 : x->chunk;

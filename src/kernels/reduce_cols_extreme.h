@@ -9,10 +9,12 @@
  * running extremes (the caller's acc) take half of L1 (sum_chunk_columns), and every chunk of
  * a group of KB_EXTREME_GROUP (16) rows is done before the next group, as the column sums do:
  * memory sees four sequential streams over whole rows, and each running extreme is loaded and
- * stored once per four rows; from an input of at least half the last-level cache it streams
- * KB_EXTREME_ROWS_FAR (8) rows at once, and each vector also prefetches the eight rows that come
- * next (kb_cache_far), as the column sums do: with four, 4096 x 4096 float64 along axis 0 from
- * DRAM read at 79% of the load bound, where the sums' eight read at 95% (Zen 4, one thread).
+ * stored once per four rows; from an input of at least half the last-level cache each vector
+ * also prefetches the rows that come next (kb_cache_far), and rows of at least
+ * KB_EXTREME_WIDE_ROW bytes stream KB_EXTREME_ROWS_FAR (8) at once, as the column sums do: with
+ * four, 4096 x 4096 float64 along axis 0 from DRAM read at 79% of the load bound, where the
+ * sums' eight read at 95% (Zen 4, one thread). Narrow rows keep four: (100000, 32) float64 took
+ * twice as long with eight.
  * Tiles of 8 vectors held in registers, which
  * this replaced, read each row in 512- or 256-byte pieces and ran at 40 GB/s from L3 where the
  * sums ran at 68 (1024 x 1024 float32, Zen 4, one thread).
@@ -25,6 +27,7 @@
 
 #define KB_EXTREME_ROWS 4
 #define KB_EXTREME_ROWS_FAR 8
+#define KB_EXTREME_WIDE_ROW 1024
 #define KB_EXTREME_GROUP 16
 
 /* acc = the extreme of acc and v, a NaN in either one kept. */
@@ -99,6 +102,13 @@
             kb_reduce_kernels_scalar()->OP##_cols_##S(x, rows, stride, cw, a);                     \
     }                                                                                              \
                                                                                                    \
+    /* The eight-row form in a function of its own: inlined beside the four-row ones, it made GCC  \
+     * spill their row pointers, and (100000, 32) float64 took 1.5 times as long. */               \
+    static __attribute__((noinline)) void OP##_colrows8_##S(const char *x, int64_t rows,           \
+                                                            int64_t stride, int64_t cw, T *a) {    \
+        OP##_colrows_##S(1, KB_EXTREME_ROWS_FAR, x, rows, stride, cw, a);                          \
+    }                                                                                              \
+                                                                                                   \
     static void OP##_rowwise_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) { \
         enum { W = (int)(sizeof(v##S) / sizeof(T)) };                                              \
         v##S nan = v##S##_zero();                                                                  \
@@ -111,14 +121,17 @@
             return;                                                                                \
         }                                                                                          \
         int64_t chunk = sum_chunk_columns(sizeof(T), W);                                           \
-        bool far = rows > KB_EXTREME_ROWS_FAR && kb_cache_far(rows * stride);                      \
+        bool far = rows > KB_EXTREME_ROWS && kb_cache_far(rows * stride);                          \
+        bool wide = rows > KB_EXTREME_ROWS_FAR && stride >= KB_EXTREME_WIDE_ROW;                   \
         for (int64_t i0 = 0; i0 < rows; i0 += KB_EXTREME_GROUP)                                    \
             for (int64_t j0 = 0; j0 < m; j0 += chunk) {                                            \
                 const char *xi = x + i0 * stride + j0 * (int64_t)sizeof(T);                        \
                 int64_t nr = rows - i0 < KB_EXTREME_GROUP ? rows - i0 : KB_EXTREME_GROUP;          \
                 int64_t cw = m - j0 < chunk ? m - j0 : chunk;                                      \
-                if (far)                                                                           \
-                    OP##_colrows_##S(1, KB_EXTREME_ROWS_FAR, xi, nr, stride, cw, acc + j0);        \
+                if (far && wide)                                                                   \
+                    OP##_colrows8_##S(xi, nr, stride, cw, acc + j0);                               \
+                else if (far)                                                                      \
+                    OP##_colrows_##S(1, KB_EXTREME_ROWS, xi, nr, stride, cw, acc + j0);            \
                 else                                                                               \
                     OP##_colrows_##S(0, KB_EXTREME_ROWS, xi, nr, stride, cw, acc + j0);            \
             }                                                                                      \

@@ -17,7 +17,16 @@
  *   vfS_add(a, b)
  *   vf64_widen_lo(a)        the lower half of a float vector's lanes as doubles
  *   vf64_widen_hi(a)        the upper half
+ *   vf64_widen_halves(a)    a's halves added lane-wise in float, then widened: lane i is
+ *                           (double)(a[i] + a[i + VF64_LANES])
  *   vf64_hsum(a)            the sum of a's lanes, in double
+ *   vf64_hsum_many(v)       the sums of the lanes of VF64_LANES vectors v[0 ..), one a lane:
+ *                           lane i is v[i]'s, added as a tree of neighbouring pairs,
+ *                           ((x0 + x1) + (x2 + x3)) + ..., the same for every lane (so a sum
+ *                           does not depend on the lane it lands in)
+ *   vf64_barrier(a)         a, unchanged, through an empty asm: what uses it waits for all of
+ *                           a's computation, and what computes it is not spread among later
+ *                           work (the rows of sum_rows, reduce_sum.h, stay in order)
  *   vf64_store(p, a)
  *   vf32_load_f16(p), vf32_load_bf16(p)
  *                           VF32_LANES float16 / bfloat16 values (raw uint16_t) as floats

@@ -43,8 +43,29 @@ static inline vf64 vf64_widen_lo(vf32 a) {
 static inline vf64 vf64_widen_hi(vf32 a) {
     return _mm512_cvtps_pd(_mm512_extractf32x8_ps(a, 1));
 }
+static inline vf64 vf64_widen_halves(vf32 a) {
+    return _mm512_cvtps_pd(_mm256_add_ps(_mm512_castps512_ps256(a), _mm512_extractf32x8_ps(a, 1)));
+}
 static inline double vf64_hsum(vf64 a) {
     return _mm512_reduce_add_pd(a);
+}
+/* Lane i: the sum of v[i]'s lanes. Three levels of pairs, each two shuffles and an add per
+ * pair of vectors: within 128-bit blocks (unpack), then whole blocks (vshuff64x2) twice. */
+static inline vf64 vf64_hsum_many(const vf64 v[VF64_LANES]) {
+    __m512d t[4], s[2];
+    for (int k = 0; k < 4; k++)
+        t[k] = _mm512_add_pd(_mm512_unpacklo_pd(v[2 * k], v[2 * k + 1]),
+                             _mm512_unpackhi_pd(v[2 * k], v[2 * k + 1]));
+    for (int k = 0; k < 2; k++)
+        s[k] = _mm512_add_pd(_mm512_shuffle_f64x2(t[2 * k], t[2 * k + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                             _mm512_shuffle_f64x2(t[2 * k], t[2 * k + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+    return _mm512_add_pd(_mm512_shuffle_f64x2(s[0], s[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm512_shuffle_f64x2(s[0], s[1], _MM_SHUFFLE(3, 1, 3, 1)));
+}
+/* a, through an empty asm the compiler cannot see into (see simd/internal.h). */
+static inline vf64 vf64_barrier(vf64 a) {
+    __asm__ volatile("" : "+v"(a));
+    return a;
 }
 static inline void vf32_store(float *p, vf32 a) {
     _mm512_storeu_ps(p, a);

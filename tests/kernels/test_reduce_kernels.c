@@ -783,6 +783,34 @@ static void widened_run(const widened *w, int64_t n, bool special) {
     free(b.base);
 }
 
+/* Many rows of n elements, stride bytes apart, through the rows form: each row's sum. */
+static void widened_rows(const widened *w, int64_t rows, int64_t n, bool special) {
+    int64_t stride = (n + test_rng_below(&rng, 3)) * w->size;
+    buffer b = buffer_new((rows - 1) * stride + n * w->size, w->size);
+    long double *want = calloc((size_t)rows, sizeof *want),
+                *magnitude = calloc((size_t)rows, sizeof *want);
+    double *got = malloc((size_t)rows * sizeof *got);
+    assert_true(want && magnitude && got);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double v = widened_put(w, b.data + i * stride + j * w->size, special);
+            want[i] += v;
+            magnitude[i] += isfinite(v) ? fabsl((long double)v) : 0;
+        }
+    for (int l = 0; l < nlevels; l++) {
+        levels[l].table->sum[w->type].rows(b.data, rows, stride, n, got, (rows & 1) != 0);
+        for (int64_t i = 0; i < rows; i++)
+            if (!close_sum_of(w->f32_partials, got[i], want[i], magnitude[i], n))
+                fail_msg("%s sum_rows_%s rows=%lld n=%lld stride=%lld row %lld: got %a, want %La",
+                         kb_simd_name(levels[l].id), w->name, (long long)rows, (long long)n,
+                         (long long)stride, (long long)i, got[i], want[i]);
+    }
+    free(b.base);
+    free(want);
+    free(magnitude);
+    free(got);
+}
+
 static void widened_cols(const widened *w, int64_t rows, int64_t m, bool adjacent, bool special) {
     int64_t stride = (m + (adjacent ? 0 : 1 + test_rng_below(&rng, 9))) * w->size;
     buffer b = buffer_new((rows - 1) * stride + m * w->size, w->size);
@@ -833,7 +861,8 @@ static void widened_cols(const widened *w, int64_t rows, int64_t m, bool adjacen
     free(far);
 }
 
-/* Every run length to 70 and longer ones to KB_REDUCE_BLOCK; cols of 1..300 rows and every m
+/* Every run length to 70 and longer ones to KB_REDUCE_BLOCK; many rows of every length to 70
+ * (the short rows' groups, reduce_sum.h); cols of 1..300 rows and every m
  * to 70, adjacent and padded, and more columns than a chunk holds; each with and without
  * infinities and NaN. */
 static void widened_sums(void **state) {
@@ -844,6 +873,8 @@ static void widened_sums(void **state) {
                 widened_run(w, n, special);
             for (int rep = 0; rep < 20; rep++)
                 widened_run(w, 1 + test_rng_below(&rng, KB_REDUCE_BLOCK), special);
+            for (int64_t n = 1; n <= 70; n++)
+                widened_rows(w, 1 + test_rng_below(&rng, 40), n, special);
             for (int adjacent = 0; adjacent < 2; adjacent++) {
                 for (int64_t m = 1; m <= 70; m++)
                     widened_cols(w, 1 + test_rng_below(&rng, 300), m, adjacent, special);

@@ -30,6 +30,10 @@
  *  - adjacent narrow rows (an (N, m) array with m smaller than a few vectors) are one run in
  *    which a lane always holds the same column (narrow_acc, reduce_lanes.h), so they stream
  *    as a run.
+ *  - short rows (at most four vectors, sum_rows) go a group of VF64_LANES rows at a time: each
+ *    row's vectors add lane-wise, and the group's row vectors go across into one vector of
+ *    their sums (vf64_hsum_many), rather than one horizontal sum and one store per row, which
+ *    had been most of the time of (100000, 32) float32 (docs/performance.md).
  * The includer has included reduce_lanes.h (narrow blocks) and the vector layer first. */
 
 #include <math.h>

@@ -862,9 +862,8 @@ static void widened_cols(const widened *w, int64_t rows, int64_t m, bool adjacen
 }
 
 /* Every run length to 70 and longer ones to KB_REDUCE_BLOCK; many rows of every length to 70
- * (the short rows' groups, reduce_sum.h); cols of 1..300 rows and every m
- * to 70, adjacent and padded, and more columns than a chunk holds; each with and without
- * infinities and NaN. */
+ * (the short rows' groups, reduce_sum.h); cols of 1..300 rows and every m to 70, adjacent and
+ * padded, and more columns than a chunk holds; each with and without infinities and NaN. */
 static void widened_sums(void **state) {
     for (size_t t = 0; t < sizeof widened_types / sizeof widened_types[0]; t++) {
         const widened *w = &widened_types[t];

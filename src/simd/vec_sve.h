@@ -85,8 +85,9 @@ static inline vf64 vf64_hsum_many(const vf64 v[VF64_LANES]) {
 }
 /* a, through an empty asm the compiler cannot see into (see simd/internal.h). */
 static inline vf64 vf64_barrier(vf64 a) {
-    __asm__ volatile("" : "+w"(a));
-    return a;
+    svfloat64_t t = a; /* sizeless: what clang's "w" takes */
+    __asm__ volatile("" : "+w"(t));
+    return t;
 }
 static inline void vf32_store(float *p, vf32 a) {
     svst1_f32(KB_SVE_ALL32, p, a);

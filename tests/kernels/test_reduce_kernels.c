@@ -412,10 +412,43 @@ static void narrow_rows(void **state) {
                     narrow_case(f32, rep == 0 ? 1 : 1 + test_rng_below(&rng, 300), n, (kind)k);
 }
 
-/* ---- Sums of many rows ---- */
-/* The rows form of the sums (reduce_sum.h: short rows a group of VF64_LANES at a time, their
- * partial vectors added across into one vector of sums) against each row's long double sum.
- * A wrong lane or row in that transpose shows as another row's sum: the rows are each of a
+/* ---- Sums and extremes of many rows ---- */
+/* min_rows and max_rows of the same rows, exactly, into results adjacent and strided (every
+ * other slot; the slots between are left alone). */
+static void check_rows_extremes(const level *lv, bool f32, const char *x, const double *v,
+                                int64_t rows, int64_t n, int64_t stride) {
+    const kb_reduce_kernels *t = lv->table;
+    int64_t size = f32 ? 4 : 8;
+    char *out = malloc((size_t)(2 * rows * size));
+    assert_non_null(out);
+    for (int is_max = 0; is_max < 2; is_max++)
+        for (int64_t spread = 1; spread <= 2; spread++) {
+            memset(out, 0x5a, (size_t)(2 * rows * size));
+            if (f32)
+                (is_max ? t->max_rows_f32 : t->min_rows_f32)(x, rows, stride, n, out, spread * 4);
+            else
+                (is_max ? t->max_rows_f64 : t->min_rows_f64)(x, rows, stride, n, out, spread * 8);
+            for (int64_t i = 0; i < rows; i++) {
+                run_ref r = run_reference(v + i * n, n, 0);
+                double want = is_max ? r.max : r.min, got = get(out + i * spread * size, f32);
+                if (!same_value(got, want))
+                    fail_msg("%s %s_rows_%s rows=%lld n=%lld stride=%lld out stride %lld row %lld: "
+                             "got %a, want %a",
+                             kb_simd_name(lv->id), is_max ? "max" : "min", f32 ? "f32" : "f64",
+                             (long long)rows, (long long)n, (long long)stride,
+                             (long long)(spread * size), (long long)i, got, want);
+                if (spread == 2 && (unsigned char)out[(2 * i + 1) * size] != 0x5a)
+                    fail_msg("%s %s_rows: wrote between strided results", kb_simd_name(lv->id),
+                             is_max ? "max" : "min");
+            }
+        }
+    free(out);
+}
+
+/* The rows forms of the sums and of min and max (reduce_sum.h, reduce_rows.h: short rows a
+ * group of VF64_LANES at a time, their partial vectors taken across into one vector of
+ * results) against each row's long double sum, and its min and max exactly.
+ * A wrong lane or row in that transpose shows as another row's result: the rows are each of a
  * kind drawn at random (NaN and infinity rows beside finite ones, so a NaN that leaks into a
  * neighbour's lane is seen) or, one case in three, integers distinct per row and per column
  * whose sums are exact in either type, so they are compared exactly. Row counts that are no
@@ -451,6 +484,8 @@ static void rows_sums_case(bool f32, int64_t rows, int64_t n, int64_t pad) {
         }
     }
     const char *ty = f32 ? "f32" : "f64";
+    for (int l = 0; l < nlevels; l++)
+        check_rows_extremes(&levels[l], f32, b.data, v, rows, n, stride);
     for (int l = 0; l < nlevels; l++) {
         const kb_sum_kernels *k = &levels[l].table->sum[f32 ? KB_SUM_F32 : KB_SUM_F64];
         const char *name = kb_simd_name(levels[l].id);

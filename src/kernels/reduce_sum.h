@@ -111,12 +111,20 @@ static inline void sum_fold_f32(vf64 acc[2], vf32 a) {
 static inline void sum_fold_f64(vf64 acc[2], vf64 a) {
     acc[0] = vf64_add(acc[0], a);
 }
-/* A partial vector as doubles: float lanes add their halves first, in float. */
-static inline vf64 sum_widen_f32(vf32 a) {
-    return vf64_widen_halves(a);
+/* VF64_LANES partial vectors, their lanes of at most k elements, across into one vector of
+ * their sums in double; and a partial vector through vfS_barrier. */
+static inline vf64 sum_across_f32(const vf32 v[VF64_LANES], int k) {
+    return vf64_hsum_many_f32(v, k);
 }
-static inline vf64 sum_widen_f64(vf64 a) {
-    return a;
+static inline vf64 sum_across_f64(const vf64 v[VF64_LANES], int k) {
+    (void)k;
+    return vf64_hsum_many(v);
+}
+static inline vf32 sum_barrier_f32(vf32 a) {
+    return vf32_barrier(a);
+}
+static inline vf64 sum_barrier_f64(vf64 a) {
+    return vf64_barrier(a);
 }
 /* d[0 .. lanes) += a, d being doubles in memory */
 static inline void sum_fold_mem_f32(double *d, vf32 a) {
@@ -318,11 +326,10 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
     }                                                                                              \
                                                                                                    \
     /* Row r's F whole vectors, and its tail of tail elements when TAIL (F * W + tail <= 4 * W),   \
-     * as a vector of double partials: the F + TAIL vectors added as a tree of neighbouring        \
-     * pairs, then widened (each lane adds at most 5 elements in P; float lanes then add their     \
-     * halves, 10). */                                                                             \
+     * as one partial vector: the F + TAIL vectors added as a tree of neighbouring pairs (each     \
+     * lane adds at most 5 elements in P). */                                                      \
     static inline __attribute__((always_inline))                                                   \
-    vf64 sum_short_##S(const T *r, int F, int TAIL, int64_t tail) {                                \
+    vsum_##P sum_short_##S(const T *r, int F, int TAIL, int64_t tail) {                            \
         enum { W = SUM_LANES_##P };                                                                \
         vsum_##P v[5];                                                                             \
         SUM_UNROLL for (int k = 0; k < F; k++) v[k] = sum_load_##S(r + k * W);                     \
@@ -331,11 +338,13 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
         int c = F + TAIL;                                                                          \
         SUM_UNROLL for (int w = 1; w < c; w *= 2)                                                  \
             SUM_UNROLL for (int k = 0; k + w < c; k += 2 * w) v[k] = sum_add_##P(v[k], v[k + w]);  \
-        return sum_widen_##P(v[0]);                                                                \
+        return v[0];                                                                               \
     }                                                                                              \
                                                                                                    \
     /* Short rows of F whole vectors and a tail (TAIL), VF64_LANES rows at a time: their partial   \
-     * vectors go across in one vector of their sums (vf64_hsum_many), stored at once. The last    \
+     * vectors go across in one vector of their sums (vf64_hsum_many, or vf64_hsum_many_f32 for    \
+     * float partials, which may add further in float while a lane holds at most 16 elements),     \
+     * stored at once. The last                                                                    \
      * group is padded with zero vectors, so that every row's sum has the same bits wherever it    \
      * falls. The rows are read in order, each whole before the next: left to itself, the          \
      * compiler interleaved the loads of a group's rows, and the prefetchers, which follow         \
@@ -349,22 +358,22 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
         enum { G = VF64_LANES };                                                                   \
         int64_t i = 0;                                                                             \
         for (; i + G <= rows; i += G) {                                                            \
-            vf64 s[G];                                                                             \
+            vsum_##P s[G];                                                                         \
             if (SEQ)                                                                               \
                 _Pragma("GCC unroll 1") for (int q = 0; q < G; q++) s[q] =                         \
                     sum_short_##S(SUM_ROW(T, x, i + q, stride), F, TAIL, tail);                    \
             else                                                                                   \
                 SUM_UNROLL for (int q = 0; q < G; q++) s[q] =                                      \
-                    vf64_barrier(sum_short_##S(SUM_ROW(T, x, i + q, stride), F, TAIL, tail));      \
-            vf64_store(out + i, vf64_hsum_many(s));                                                \
+                    sum_barrier_##P(sum_short_##S(SUM_ROW(T, x, i + q, stride), F, TAIL, tail));   \
+            vf64_store(out + i, sum_across_##P(s, F + TAIL));                                      \
         }                                                                                          \
         if (i < rows) {                                                                            \
-            vf64 s[G];                                                                             \
+            vsum_##P s[G];                                                                         \
             double last[G];                                                                        \
             for (int q = 0; q < G; q++)                                                            \
                 s[q] = i + q < rows ? sum_short_##S(SUM_ROW(T, x, i + q, stride), F, TAIL, tail)   \
-                                    : vf64_zero();                                                 \
-            vf64_store(last, vf64_hsum_many(s));                                                   \
+                                    : sum_zero_##P();                                              \
+            vf64_store(last, sum_across_##P(s, F + TAIL));                                         \
             memcpy(out + i, last, (size_t)(rows - i) * sizeof *out);                               \
         }                                                                                          \
     }                                                                                              \

@@ -67,6 +67,43 @@ static inline vf64 vf64_barrier(vf64 a) {
     __asm__ volatile("" : "+v"(a));
     return a;
 }
+static inline vf32 vf32_barrier(vf32 a) {
+    __asm__ volatile("" : "+v"(a));
+    return a;
+}
+/* Lane i: the sum of v[i]'s lanes, partials of at most k elements each (simd/internal.h). With
+ * k <= 2 the first three levels add in float (each lane then holds at most 8k <= 16 elements):
+ * halves of two rows into one vector (vshuff32x4), pairs of lanes within 128-bit blocks
+ * (unpack, as floats then as pairs of floats), leaving each row's sum as two floats in each
+ * of two blocks; then one conversion a half and a final add in double across the permuted
+ * halves (vpermt2pd): 27 operations for 8 rows where widening each row first takes 45. */
+#define KB_VEC_HSUM_MANY_F32
+static inline vf64 vf64_hsum_many_f32(const vf32 v[VF64_LANES], int k) {
+    if (k > 2) {
+        vf64 s[VF64_LANES];
+        for (int q = 0; q < VF64_LANES; q++)
+            s[q] = vf64_widen_halves(v[q]);
+        return vf64_hsum_many(s);
+    }
+    __m512 x[4], y[2];
+    for (int j = 0; j < 4; j++)
+        x[j] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * j], v[2 * j + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_f32x4(v[2 * j], v[2 * j + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+    for (int j = 0; j < 2; j++)
+        y[j] = _mm512_add_ps(_mm512_unpacklo_ps(x[2 * j], x[2 * j + 1]),
+                             _mm512_unpackhi_ps(x[2 * j], x[2 * j + 1]));
+    __m512d y0 = _mm512_castps_pd(y[0]), y1 = _mm512_castps_pd(y[1]);
+    __m512 z = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(y0, y1)),
+                             _mm512_castpd_ps(_mm512_unpackhi_pd(y0, y1)));
+    /* z: rows 0, 2, 4, 6 in blocks 0 and 1 (lanes 0-3 and 4-7 of their halves), 1, 3, 5, 7 in
+     * blocks 2 and 3 */
+    __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(z));
+    __m512d hi = _mm512_cvtps_pd(_mm512_extractf32x8_ps(z, 1));
+    __m512i first = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
+    __m512i second = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+    return _mm512_add_pd(_mm512_permutex2var_pd(lo, first, hi),
+                         _mm512_permutex2var_pd(lo, second, hi));
+}
 static inline void vf32_store(float *p, vf32 a) {
     _mm512_storeu_ps(p, a);
 }

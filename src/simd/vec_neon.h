@@ -64,6 +64,10 @@ static inline vf64 vf64_barrier(vf64 a) {
     __asm__ volatile("" : "+w"(a));
     return a;
 }
+static inline vf32 vf32_barrier(vf32 a) {
+    __asm__ volatile("" : "+w"(a));
+    return a;
+}
 static inline void vf32_store(float *p, vf32 a) {
     vst1q_f32(p, a);
 }

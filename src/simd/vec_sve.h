@@ -89,6 +89,11 @@ static inline vf64 vf64_barrier(vf64 a) {
     __asm__ volatile("" : "+w"(t));
     return t;
 }
+static inline vf32 vf32_barrier(vf32 a) {
+    svfloat32_t t = a;
+    __asm__ volatile("" : "+w"(t));
+    return t;
+}
 static inline void vf32_store(float *p, vf32 a) {
     svst1_f32(KB_SVE_ALL32, p, a);
 }

@@ -341,17 +341,16 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
         return v[0];                                                                               \
     }                                                                                              \
                                                                                                    \
-    /* Short rows of F whole vectors and a tail (TAIL), VF64_LANES rows at a time: their partial   \
-     * vectors go across in one vector of their sums (vf64_hsum_many, or vf64_hsum_many_f32 for    \
-     * float partials, which may add further in float while a lane holds at most 16 elements),     \
-     * stored at once. The last                                                                    \
-     * group is padded with zero vectors, so that every row's sum has the same bits wherever it    \
-     * falls. The rows are read in order, each whole before the next: left to itself, the          \
-     * compiler interleaved the loads of a group's rows, and the prefetchers, which follow         \
-     * ascending addresses, fell behind ((100000, 32) float64 1.5x slower). Unrolled, a barrier    \
-     * after each row keeps the order; with SEQ (far), the loop over a group's rows is not         \
-     * unrolled, which measured as fast from memory (its partials go through the stack) and 10%    \
-     * slower from L3. */                                                                          \
+    /* Short rows of F whole vectors and a tail (TAIL), VF64_LANES rows at a time: their           \
+     * partial vectors go across in one vector of their sums (vf64_hsum_many, or                   \
+     * vf64_hsum_many_f32 for float partials, which may add further in float while a lane holds    \
+     * at most 16 elements), stored at once. The last group is padded with zero vectors, so        \
+     * that every row's sum has the same bits wherever it falls. The rows are read in order,       \
+     * each whole before the next: left to itself, the compiler interleaved the loads of a         \
+     * group's rows, and the prefetchers, which follow ascending addresses, fell behind            \
+     * ((100000, 32) float64 1.5 to 2.4x slower). Unrolled, a barrier after each row keeps the     \
+     * order; with SEQ (far), the loop over a group's rows is not unrolled, which measured as      \
+     * fast from memory (its partials go through the stack) and 10% slower from L3. */             \
     static inline __attribute__((always_inline)) void sum_short_rows_##S(                          \
         int SEQ, int F, int TAIL, const char *x, int64_t rows, int64_t stride, int64_t tail,       \
         double *out) {                                                                             \

@@ -30,6 +30,10 @@
  *  - adjacent narrow rows (an (N, m) array with m smaller than a few vectors) are one run in
  *    which a lane always holds the same column (narrow_acc, reduce_lanes.h), so they stream
  *    as a run.
+ *  - short rows (at most four vectors, sum_rows) go a group of VF64_LANES rows at a time: each
+ *    row's vectors add lane-wise, and the group's row vectors go across into one vector of
+ *    their sums (vf64_hsum_many), rather than one horizontal sum and one store per row, which
+ *    had been most of the time of (100000, 32) float32 (docs/performance.md).
  * The includer has included reduce_lanes.h (narrow blocks) and the vector layer first. */
 
 #include <math.h>
@@ -106,6 +110,21 @@ static inline void sum_fold_f32(vf64 acc[2], vf32 a) {
 }
 static inline void sum_fold_f64(vf64 acc[2], vf64 a) {
     acc[0] = vf64_add(acc[0], a);
+}
+/* VF64_LANES partial vectors, their lanes of at most k elements, across into one vector of
+ * their sums in double; and a partial vector through vfS_barrier. */
+static inline vf64 sum_across_f32(const vf32 v[VF64_LANES], int k) {
+    return vf64_hsum_many_f32(v, k);
+}
+static inline vf64 sum_across_f64(const vf64 v[VF64_LANES], int k) {
+    (void)k;
+    return vf64_hsum_many(v);
+}
+static inline vf32 sum_barrier_f32(vf32 a) {
+    return vf32_barrier(a);
+}
+static inline vf64 sum_barrier_f64(vf64 a) {
+    return vf64_barrier(a);
 }
 /* d[0 .. lanes) += a, d being doubles in memory */
 static inline void sum_fold_mem_f32(double *d, vf32 a) {
@@ -306,31 +325,102 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
             sum_rowwise_body_##S(0, KB_SUM_ROWS, x, rows, stride, m, out);                         \
     }                                                                                              \
                                                                                                    \
-    /* Short rows (at most four vectors) take no run kernel call each: two accumulators, the       \
-     * tail loaded with the first, then one fold. */                                               \
+    /* Row r's F whole vectors, and its tail of tail elements when TAIL (F * W + tail <= 4 * W),   \
+     * as one partial vector: the F + TAIL vectors added as a tree of neighbouring pairs (each     \
+     * lane adds at most 5 elements in P). */                                                      \
+    static inline __attribute__((always_inline))                                                   \
+    vsum_##P sum_short_##S(const T *r, int F, int TAIL, int64_t tail) {                            \
+        enum { W = SUM_LANES_##P };                                                                \
+        vsum_##P v[5];                                                                             \
+        SUM_UNROLL for (int k = 0; k < F; k++) v[k] = sum_load_##S(r + k * W);                     \
+        if (TAIL)                                                                                  \
+            v[F] = sum_load_till_##S(r + F * W, tail);                                             \
+        int c = F + TAIL;                                                                          \
+        SUM_UNROLL for (int w = 1; w < c; w *= 2)                                                  \
+            SUM_UNROLL for (int k = 0; k + w < c; k += 2 * w) v[k] = sum_add_##P(v[k], v[k + w]);  \
+        return v[0];                                                                               \
+    }                                                                                              \
+                                                                                                   \
+    /* Short rows of F whole vectors and a tail (TAIL), VF64_LANES rows at a time: their           \
+     * partial vectors go across in one vector of their sums (vf64_hsum_many, or                   \
+     * vf64_hsum_many_f32 for float partials, which may add further in float while a lane holds    \
+     * at most 16 elements), stored at once. The last group is padded with zero vectors, so        \
+     * that every row's sum has the same bits wherever it falls. The rows are read in order,       \
+     * each whole before the next: left to itself, the compiler interleaved the loads of a         \
+     * group's rows, and the prefetchers, which follow ascending addresses, fell behind            \
+     * ((100000, 32) float64 1.5 to 2.4x slower). Unrolled, a barrier after each row keeps the     \
+     * order; with SEQ (far), the loop over a group's rows is not unrolled, which measured as      \
+     * fast from memory (its partials go through the stack) and 10% slower from L3. */             \
+    static inline __attribute__((always_inline)) void sum_short_rows_##S(                          \
+        int SEQ, int F, int TAIL, const char *x, int64_t rows, int64_t stride, int64_t tail,       \
+        double *out) {                                                                             \
+        enum { G = VF64_LANES };                                                                   \
+        int64_t i = 0;                                                                             \
+        for (; i + G <= rows; i += G) {                                                            \
+            vsum_##P s[G];                                                                         \
+            if (SEQ)                                                                               \
+                _Pragma("GCC unroll 1") for (int q = 0; q < G; q++) s[q] =                         \
+                    sum_short_##S(SUM_ROW(T, x, i + q, stride), F, TAIL, tail);                    \
+            else                                                                                   \
+                SUM_UNROLL for (int q = 0; q < G; q++) s[q] =                                      \
+                    sum_barrier_##P(sum_short_##S(SUM_ROW(T, x, i + q, stride), F, TAIL, tail));   \
+            vf64_store(out + i, sum_across_##P(s, F + TAIL));                                      \
+        }                                                                                          \
+        if (i < rows) {                                                                            \
+            vsum_##P s[G];                                                                         \
+            double last[G];                                                                        \
+            for (int q = 0; q < G; q++)                                                            \
+                s[q] = i + q < rows ? sum_short_##S(SUM_ROW(T, x, i + q, stride), F, TAIL, tail)   \
+                                    : sum_zero_##P();                                              \
+            vf64_store(last, sum_across_##P(s, F + TAIL));                                         \
+            memcpy(out + i, last, (size_t)(rows - i) * sizeof *out);                               \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* sum_short_rows for the input's distance (far: SEQ). */                                      \
+    static inline __attribute__((always_inline)) void sum_short_far_##S(                           \
+        int F, int TAIL, bool far, const char *x, int64_t rows, int64_t stride, int64_t tail,      \
+        double *out) {                                                                             \
+        if (far)                                                                                   \
+            sum_short_rows_##S(1, F, TAIL, x, rows, stride, tail, out);                            \
+        else                                                                                       \
+            sum_short_rows_##S(0, F, TAIL, x, rows, stride, tail, out);                            \
+    }                                                                                              \
+                                                                                                   \
+    /* Rows longer than four vectors take the run kernel each; shorter ones are summed a group     \
+     * of rows at a time, by a loop built for their whole vectors and tail. */                     \
     static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n, double *out,  \
                              bool far) {                                                           \
         enum { W = SUM_LANES_##P };                                                                \
-        if (n > 4 * W) {                                                                           \
-            for (int64_t i = 0; i < rows; i++)                                                     \
-                out[i] = sum_##S(SUM_ROW(T, x, i, stride), n, far);                                \
-            return;                                                                                \
-        }                                                                                          \
-        int64_t full = n / W, tail = n % W;                                                        \
-        for (int64_t i = 0; i < rows; i++) {                                                       \
-            const T *r = SUM_ROW(T, x, i, stride);                                                 \
-            vsum_##P a = tail ? sum_load_till_##S(r + full * W, tail) : sum_zero_##P();            \
-            vsum_##P b = sum_zero_##P();                                                           \
-            int64_t k = 0;                                                                         \
-            for (; k + 2 <= full; k += 2) {                                                        \
-                a = sum_add_##P(a, sum_load_##S(r + k * W));                                       \
-                b = sum_add_##P(b, sum_load_##S(r + (k + 1) * W));                                 \
-            }                                                                                      \
-            if (k < full)                                                                          \
-                a = sum_add_##P(a, sum_load_##S(r + k * W));                                       \
-            vf64 acc[2] = {vf64_zero(), vf64_zero()};                                              \
-            sum_fold_##P(acc, sum_add_##P(a, b));                                                  \
-            out[i] = vf64_hsum(vf64_add(acc[0], acc[1]));                                          \
+        int64_t tail = n % W;                                                                      \
+        switch (n > 4 * W ? 0 : n / W * 2 + (tail != 0)) {                                         \
+            case 1:                                                                                \
+                sum_short_far_##S(0, 1, far, x, rows, stride, tail, out);                          \
+                return;                                                                            \
+            case 2:                                                                                \
+                sum_short_far_##S(1, 0, far, x, rows, stride, tail, out);                          \
+                return;                                                                            \
+            case 3:                                                                                \
+                sum_short_far_##S(1, 1, far, x, rows, stride, tail, out);                          \
+                return;                                                                            \
+            case 4:                                                                                \
+                sum_short_far_##S(2, 0, far, x, rows, stride, tail, out);                          \
+                return;                                                                            \
+            case 5:                                                                                \
+                sum_short_far_##S(2, 1, far, x, rows, stride, tail, out);                          \
+                return;                                                                            \
+            case 6:                                                                                \
+                sum_short_far_##S(3, 0, far, x, rows, stride, tail, out);                          \
+                return;                                                                            \
+            case 7:                                                                                \
+                sum_short_far_##S(3, 1, far, x, rows, stride, tail, out);                          \
+                return;                                                                            \
+            case 8:                                                                                \
+                sum_short_far_##S(4, 0, far, x, rows, stride, tail, out);                          \
+                return;                                                                            \
+            default:                                                                               \
+                for (int64_t i = 0; i < rows; i++)                                                 \
+                    out[i] = sum_##S(SUM_ROW(T, x, i, stride), n, far);                            \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \

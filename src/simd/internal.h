@@ -18,7 +18,22 @@
  *   vfS_add(a, b)
  *   vf64_widen_lo(a)        the lower half of a float vector's lanes as doubles
  *   vf64_widen_hi(a)        the upper half
+ *   vf64_widen_halves(a)    a's halves added lane-wise in float, then widened: lane i is
+ *                           (double)(a[i] + a[i + VF64_LANES])
  *   vf64_hsum(a)            the sum of a's lanes, in double
+ *   vf64_hsum_many(v)       the sums of the lanes of VF64_LANES vectors v[0 ..), one a lane:
+ *                           lane i is v[i]'s, added as a tree of neighbouring pairs,
+ *                           ((x0 + x1) + (x2 + x3)) + ..., the same for every lane (so a sum
+ *                           does not depend on the lane it lands in)
+ *   vf64_hsum_many_f32(v, k)
+ *                           the same of VF64_LANES float vectors whose lanes each hold a
+ *                           partial of at most k elements, in double: a target may add in float
+ *                           first while no lane adds more than 16 elements (KB_SUM_DEPTH), in
+ *                           the same order for every lane; the others widen each vector's
+ *                           halves (vf64_widen_halves), then vf64_hsum_many
+ *   vfS_barrier(a)          a, unchanged, through an empty asm: what uses it waits for all of
+ *                           a's computation, and what computes it is not spread among later
+ *                           work (the rows of sum_rows, reduce_sum.h, stay in order)
  *   vf64_store(p, a)
  *   vfS_store_nt(p, a)      a stored with a non-temporal hint, p aligned to KB_NT_ALIGN
  *                           (core/cache_size.h); a plain store where the target has no such
@@ -77,6 +92,18 @@
 #include "simd/vec_sve.h"
 #else
 #error "define KB_VEC_AVX2, KB_VEC_AVX512, KB_VEC_NEON or KB_VEC_SVE before simd/internal.h"
+#endif
+
+/* The sums of float partials, where a target has no way of its own: each widened, its halves
+ * added, then across in double. */
+#ifndef KB_VEC_HSUM_MANY_F32
+static inline vf64 vf64_hsum_many_f32(const vf32 v[VF64_LANES], int k) {
+    (void)k;
+    vf64 s[VF64_LANES];
+    for (int q = 0; q < VF64_LANES; q++)
+        s[q] = vf64_widen_halves(v[q]);
+    return vf64_hsum_many(s);
+}
 #endif
 
 /* The widening loads' tails, the same on every target: a copy into a zeroed vector's worth

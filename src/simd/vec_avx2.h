@@ -48,9 +48,29 @@ static inline vf64 vf64_widen_lo(vf32 a) {
 static inline vf64 vf64_widen_hi(vf32 a) {
     return _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
 }
+static inline vf64 vf64_widen_halves(vf32 a) {
+    return _mm256_cvtps_pd(_mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1)));
+}
 static inline double vf64_hsum(vf64 a) {
     __m128d s = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
     return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+/* Lane i: the sum of v[i]'s lanes. Pairs within 128-bit halves (unpack), then the halves of
+ * two vectors (vperm2f128). */
+static inline vf64 vf64_hsum_many(const vf64 v[VF64_LANES]) {
+    __m256d t0 = _mm256_add_pd(_mm256_unpacklo_pd(v[0], v[1]), _mm256_unpackhi_pd(v[0], v[1]));
+    __m256d t1 = _mm256_add_pd(_mm256_unpacklo_pd(v[2], v[3]), _mm256_unpackhi_pd(v[2], v[3]));
+    return _mm256_add_pd(_mm256_permute2f128_pd(t0, t1, 0x20),
+                         _mm256_permute2f128_pd(t0, t1, 0x31));
+}
+/* a, through an empty asm the compiler cannot see into (see simd/internal.h). */
+static inline vf64 vf64_barrier(vf64 a) {
+    __asm__ volatile("" : "+v"(a));
+    return a;
+}
+static inline vf32 vf32_barrier(vf32 a) {
+    __asm__ volatile("" : "+v"(a));
+    return a;
 }
 static inline void vf32_store(float *p, vf32 a) {
     _mm256_storeu_ps(p, a);

@@ -50,8 +50,24 @@ static inline vf64 vf64_widen_lo(vf32 a) {
 static inline vf64 vf64_widen_hi(vf32 a) {
     return vcvt_high_f64_f32(a);
 }
+static inline vf64 vf64_widen_halves(vf32 a) {
+    return vcvt_f64_f32(vadd_f32(vget_low_f32(a), vget_high_f32(a)));
+}
 static inline double vf64_hsum(vf64 a) {
     return vaddvq_f64(a);
+}
+/* Lane i: the sum of v[i]'s lanes (FADDP). */
+static inline vf64 vf64_hsum_many(const vf64 v[VF64_LANES]) {
+    return vpaddq_f64(v[0], v[1]);
+}
+/* a, through an empty asm the compiler cannot see into (see simd/internal.h). */
+static inline vf64 vf64_barrier(vf64 a) {
+    __asm__ volatile("" : "+w"(a));
+    return a;
+}
+static inline vf32 vf32_barrier(vf32 a) {
+    __asm__ volatile("" : "+w"(a));
+    return a;
 }
 static inline void vf32_store(float *p, vf32 a) {
     vst1q_f32(p, a);

@@ -61,8 +61,38 @@ static inline vf64 vf64_widen_lo(vf32 a) {
 static inline vf64 vf64_widen_hi(vf32 a) {
     return svcvt_f64_f32_x(KB_SVE_ALL64, svzip2_f32(a, a));
 }
+/* The upper half brought down (EXT by half a vector) and added; the lower half of the sum
+ * widened as vf64_widen_lo widens. */
+static inline vf64 vf64_widen_halves(vf32 a) {
+    vf32 s = svadd_f32_x(KB_SVE_ALL32, a, svext_f32(a, a, VF64_LANES));
+    return svcvt_f64_f32_x(KB_SVE_ALL64, svzip1_f32(s, s));
+}
 static inline double vf64_hsum(vf64 a) {
     return svaddv_f64(KB_SVE_ALL64, a);
+}
+/* Lane i: the sum of v[i]'s lanes. log2(VF64_LANES) levels of pairs: the even and the odd
+ * lanes of two vectors (UZP1, UZP2) added, which leaves each vector's pair sums in one half,
+ * in order, as the next level needs them. */
+static inline vf64 vf64_hsum_many(const vf64 v[VF64_LANES]) {
+    vf64 t[VF64_LANES];
+    for (int k = 0; k < VF64_LANES; k++)
+        t[k] = v[k];
+    for (int n = VF64_LANES; n > 1; n /= 2)
+        for (int k = 0; k < n / 2; k++)
+            t[k] = svadd_f64_x(KB_SVE_ALL64, svuzp1_f64(t[2 * k], t[2 * k + 1]),
+                               svuzp2_f64(t[2 * k], t[2 * k + 1]));
+    return t[0];
+}
+/* a, through an empty asm the compiler cannot see into (see simd/internal.h). */
+static inline vf64 vf64_barrier(vf64 a) {
+    svfloat64_t t = a; /* sizeless: what clang's "w" takes */
+    __asm__ volatile("" : "+w"(t));
+    return t;
+}
+static inline vf32 vf32_barrier(vf32 a) {
+    svfloat32_t t = a;
+    __asm__ volatile("" : "+w"(t));
+    return t;
 }
 static inline void vf32_store(float *p, vf32 a) {
     svst1_f32(KB_SVE_ALL32, p, a);

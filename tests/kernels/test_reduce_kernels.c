@@ -412,6 +412,134 @@ static void narrow_rows(void **state) {
                     narrow_case(f32, rep == 0 ? 1 : 1 + test_rng_below(&rng, 300), n, (kind)k);
 }
 
+/* ---- Sums and extremes of many rows ---- */
+/* min_rows and max_rows of the same rows, exactly, into results adjacent and strided (every
+ * other slot; the slots between are left alone). */
+static void check_rows_extremes(const level *lv, bool f32, const char *x, const double *v,
+                                int64_t rows, int64_t n, int64_t stride) {
+    const kb_reduce_kernels *t = lv->table;
+    int64_t size = f32 ? 4 : 8;
+    char *out = malloc((size_t)(2 * rows * size));
+    assert_non_null(out);
+    for (int is_max = 0; is_max < 2; is_max++)
+        for (int64_t spread = 1; spread <= 2; spread++) {
+            memset(out, 0x5a, (size_t)(2 * rows * size));
+            if (f32)
+                (is_max ? t->max_rows_f32 : t->min_rows_f32)(x, rows, stride, n, out, spread * 4);
+            else
+                (is_max ? t->max_rows_f64 : t->min_rows_f64)(x, rows, stride, n, out, spread * 8);
+            for (int64_t i = 0; i < rows; i++) {
+                run_ref r = run_reference(v + i * n, n, 0);
+                double want = is_max ? r.max : r.min, got = get(out + i * spread * size, f32);
+                if (!same_value(got, want))
+                    fail_msg("%s %s_rows_%s rows=%lld n=%lld stride=%lld out stride %lld row %lld: "
+                             "got %a, want %a",
+                             kb_simd_name(lv->id), is_max ? "max" : "min", f32 ? "f32" : "f64",
+                             (long long)rows, (long long)n, (long long)stride,
+                             (long long)(spread * size), (long long)i, got, want);
+                if (spread == 2 && (unsigned char)out[(2 * i + 1) * size] != 0x5a)
+                    fail_msg("%s %s_rows: wrote between strided results", kb_simd_name(lv->id),
+                             is_max ? "max" : "min");
+            }
+        }
+    free(out);
+}
+
+/* The rows forms of the sums and of min and max (reduce_sum.h, reduce_rows.h: short rows a
+ * group of VF64_LANES at a time, their partial vectors taken across into one vector of
+ * results) against each row's long double sum, and its min and max exactly.
+ * A wrong lane or row in that transpose shows as another row's result: the rows are each of a
+ * kind drawn at random (NaN and infinity rows beside finite ones, so a NaN that leaks into a
+ * neighbour's lane is seen) or, one case in three, integers distinct per row and per column
+ * whose sums are exact in either type, so they are compared exactly. Row counts that are no
+ * multiple of any group, every length to 70 (every whole vector count and tail of every
+ * width, and rows past four vectors), adjacent and padded rows, any alignment. A row's sum
+ * has the same bits whichever row it is and whether the input is far, and nothing is stored
+ * past the last row. */
+static void rows_sums_case(bool f32, int64_t rows, int64_t n, int64_t pad) {
+    int64_t size = f32 ? 4 : 8, stride = (n + pad) * size;
+    bool exact = test_rng_below(&rng, 3) == 0;
+    double *v = malloc((size_t)(rows * n) * sizeof *v);
+    long double *want = malloc((size_t)rows * sizeof *want),
+                *mag = malloc((size_t)rows * sizeof *mag);
+    enum { GUARD = 8 };
+    double *got = malloc((size_t)(rows + GUARD) * sizeof *got);
+    double *shifted = malloc((size_t)(rows + GUARD) * sizeof *got);
+    double *far = malloc((size_t)(rows + GUARD) * sizeof *got);
+    assert_true(v && want && mag && got && shifted && far);
+    buffer b = buffer_new((rows - 1) * stride + n * size, size);
+    for (int64_t i = 0; i < rows; i++) {
+        double *r = v + i * n;
+        if (exact)
+            for (int64_t j = 0; j < n; j++)
+                r[j] = (double)((i + 1) * 128 + j) * (i % 2 ? -1 : 1);
+        else
+            generate(r, n, (kind)test_rng_below(&rng, KINDS), NAN_ANYWHERE);
+        want[i] = mag[i] = 0;
+        for (int64_t j = 0; j < n; j++) {
+            put(b.data + i * stride + j * size, f32, r[j]);
+            r[j] = get(b.data + i * stride + j * size, f32);
+            want[i] += r[j];
+            mag[i] += fabsl((long double)r[j]);
+        }
+    }
+    const char *ty = f32 ? "f32" : "f64";
+    for (int l = 0; l < nlevels; l++)
+        check_rows_extremes(&levels[l], f32, b.data, v, rows, n, stride);
+    for (int l = 0; l < nlevels; l++) {
+        const kb_sum_kernels *k = &levels[l].table->sum[f32 ? KB_SUM_F32 : KB_SUM_F64];
+        const char *name = kb_simd_name(levels[l].id);
+        for (int64_t i = 0; i < rows + GUARD; i++)
+            got[i] = shifted[i] = far[i] = -1234.5;
+        k->rows(b.data, rows, stride, n, got, false);
+        k->rows(b.data, rows, stride, n, far, true);
+        /* rows 1 .. as rows 0 ..: each lands in another lane of its group */
+        shifted[0] = got[0];
+        k->rows(b.data + stride, rows - 1, stride, n, shifted + 1, false);
+        for (int64_t i = rows; i < rows + GUARD; i++)
+            if (got[i] != -1234.5 || far[i] != -1234.5 || shifted[i] != -1234.5)
+                fail_msg("%s sum_rows_%s rows=%lld n=%lld: stored past the last row", name, ty,
+                         (long long)rows, (long long)n);
+        for (int64_t i = 0; i < rows; i++) {
+            bool ok =
+                exact ? got[i] == (double)want[i] : close_sum_of(f32, got[i], want[i], mag[i], n);
+            if (!ok)
+                fail_msg("%s sum_rows_%s rows=%lld n=%lld stride=%lld (%s) row %lld: got %a, "
+                         "want %La",
+                         name, ty, (long long)rows, (long long)n, (long long)stride,
+                         exact ? "exact" : "mixed", (long long)i, got[i], want[i]);
+            bool same_far =
+                memcmp(&far[i], &got[i], sizeof got[i]) == 0 || (isnan(far[i]) && isnan(got[i]));
+            bool same_shifted = memcmp(&shifted[i], &got[i], sizeof got[i]) == 0 ||
+                                (isnan(shifted[i]) && isnan(got[i]));
+            if (!same_far || !same_shifted)
+                fail_msg("%s sum_rows_%s rows=%lld n=%lld row %lld: %a, far %a, one row later %a",
+                         name, ty, (long long)rows, (long long)n, (long long)i, got[i], far[i],
+                         shifted[i]);
+        }
+    }
+    free(b.base);
+    free(v);
+    free(want);
+    free(mag);
+    free(got);
+    free(shifted);
+    free(far);
+}
+
+static void rows_sums(void **state) {
+    for (int f32 = 0; f32 < 2; f32++)
+        for (int64_t n = 1; n <= 70; n++)
+            for (int rep = 0; rep < 4; rep++) {
+                int64_t rows =
+                    rep == 0 ? 1 + test_rng_below(&rng, 8) : 1 + test_rng_below(&rng, 70);
+                rows_sums_case(f32, rows, n, rep % 2 ? 1 + test_rng_below(&rng, 9) : 0);
+            }
+    for (int f32 = 0; f32 < 2;
+         f32++) /* a batch of the driver (KB_REDUCE_ROWS_BATCH), and one more */
+        rows_sums_case(f32, 256 + f32, 32, 0);
+}
+
 /* ---- Cols ---- */
 typedef struct cols_case {
     bool f32;
@@ -690,6 +818,34 @@ static void widened_run(const widened *w, int64_t n, bool special) {
     free(b.base);
 }
 
+/* Many rows of n elements, stride bytes apart, through the rows form: each row's sum. */
+static void widened_rows(const widened *w, int64_t rows, int64_t n, bool special) {
+    int64_t stride = (n + test_rng_below(&rng, 3)) * w->size;
+    buffer b = buffer_new((rows - 1) * stride + n * w->size, w->size);
+    long double *want = calloc((size_t)rows, sizeof *want),
+                *magnitude = calloc((size_t)rows, sizeof *want);
+    double *got = malloc((size_t)rows * sizeof *got);
+    assert_true(want && magnitude && got);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double v = widened_put(w, b.data + i * stride + j * w->size, special);
+            want[i] += v;
+            magnitude[i] += isfinite(v) ? fabsl((long double)v) : 0;
+        }
+    for (int l = 0; l < nlevels; l++) {
+        levels[l].table->sum[w->type].rows(b.data, rows, stride, n, got, (rows & 1) != 0);
+        for (int64_t i = 0; i < rows; i++)
+            if (!close_sum_of(w->f32_partials, got[i], want[i], magnitude[i], n))
+                fail_msg("%s sum_rows_%s rows=%lld n=%lld stride=%lld row %lld: got %a, want %La",
+                         kb_simd_name(levels[l].id), w->name, (long long)rows, (long long)n,
+                         (long long)stride, (long long)i, got[i], want[i]);
+    }
+    free(b.base);
+    free(want);
+    free(magnitude);
+    free(got);
+}
+
 static void widened_cols(const widened *w, int64_t rows, int64_t m, bool adjacent, bool special) {
     int64_t stride = (m + (adjacent ? 0 : 1 + test_rng_below(&rng, 9))) * w->size;
     buffer b = buffer_new((rows - 1) * stride + m * w->size, w->size);
@@ -740,9 +896,9 @@ static void widened_cols(const widened *w, int64_t rows, int64_t m, bool adjacen
     free(far);
 }
 
-/* Every run length to 70 and longer ones to KB_REDUCE_BLOCK; cols of 1..300 rows and every m
- * to 70, adjacent and padded, and more columns than a chunk holds; each with and without
- * infinities and NaN. */
+/* Every run length to 70 and longer ones to KB_REDUCE_BLOCK; many rows of every length to 70
+ * (the short rows' groups, reduce_sum.h); cols of 1..300 rows and every m to 70, adjacent and
+ * padded, and more columns than a chunk holds; each with and without infinities and NaN. */
 static void widened_sums(void **state) {
     for (size_t t = 0; t < sizeof widened_types / sizeof widened_types[0]; t++) {
         const widened *w = &widened_types[t];
@@ -751,6 +907,8 @@ static void widened_sums(void **state) {
                 widened_run(w, n, special);
             for (int rep = 0; rep < 20; rep++)
                 widened_run(w, 1 + test_rng_below(&rng, KB_REDUCE_BLOCK), special);
+            for (int64_t n = 1; n <= 70; n++)
+                widened_rows(w, 1 + test_rng_below(&rng, 40), n, special);
             for (int adjacent = 0; adjacent < 2; adjacent++) {
                 for (int64_t m = 1; m <= 70; m++)
                     widened_cols(w, 1 + test_rng_below(&rng, 300), m, adjacent, special);
@@ -855,7 +1013,7 @@ int main(void) {
         cmocka_unit_test(runs_f32),     cmocka_unit_test(runs_f64),
         cmocka_unit_test(cols_f32),     cmocka_unit_test(cols_f64),
         cmocka_unit_test(widened_sums), cmocka_unit_test(stores_round_once),
-        cmocka_unit_test(narrow_rows),
+        cmocka_unit_test(narrow_rows),  cmocka_unit_test(rows_sums),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

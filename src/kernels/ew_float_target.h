@@ -43,12 +43,29 @@
         }                                                                                          \
     }
 
-/* The loop of VEC_LOOP for operands streamed from memory (kb_cache_far): a trip covers at
- * least a cache line of each operand and prefetches the line KB_FAR_AHEAD_BYTES past it, of
- * the inputs and of the output. Plain 512-bit loads and stores streamed a + b at 23-26 GB/s
- * where the same loop with these prefetches did at 32-34 (Zen 4, one thread, 64 MiB arrays);
- * in the caches the prefetches cost 10-40%, hence two loops. The elements are computed by the
- * same BODY, so results do not depend on which loop ran. */
+/* The trips of a loop over operands beyond the caches, from element i on: a trip covers at least
+ * a cache line (STEP elements) of each operand, prefetches the inputs' lines AHEAD bytes on with
+ * locality HINT (and, with PREFETCH_OUT, the output's for writing), and writes BODY with STORE.
+ * Expects x, y, o, i, n and STEP of the loops below. */
+#define STREAM_TRIPS(S, LANES, NIN, BODY, AHEAD, HINT, PREFETCH_OUT, STORE)                        \
+    for (; i + STEP <= n; i += STEP) {                                                             \
+        __builtin_prefetch((const char *)(x + i) + (AHEAD), 0, HINT);                              \
+        if (NIN > 1)                                                                               \
+            __builtin_prefetch((const char *)(y + i) + (AHEAD), 0, HINT);                          \
+        if (PREFETCH_OUT)                                                                          \
+            __builtin_prefetch((const char *)(o + i) + (AHEAD), 1, HINT);                          \
+        for (int k = 0; k < STEP; k += LANES) {                                                    \
+            v##S a = v##S##_load(x + i + k), b = v##S##_load(y + i + k);                           \
+            (void)b;                                                                               \
+            STORE(o + i + k, BODY);                                                                \
+        }                                                                                          \
+    }
+
+/* The loop of VEC_LOOP for operands streamed from memory (kb_cache_far): its trips prefetch
+ * KB_FAR_AHEAD_BYTES ahead, of the inputs and of the output. Plain 512-bit loads and stores
+ * streamed a + b at 23-26 GB/s where the same loop with these prefetches did at 32-34 (Zen 4, one
+ * thread, 64 MiB arrays); in the caches the prefetches cost 10-40%, hence two loops. The elements
+ * are computed by the same BODY, so results do not depend on which loop ran. */
 #define VEC_LOOP_FAR(NAME, T, S, LANES, NIN, BODY)                                                 \
     static void NAME##_far(int64_t n, void *out, const void *const *in, unsigned *found) {         \
         enum { STEP = LANES * sizeof(T) >= 64 ? LANES : 64 / sizeof(T) };                          \
@@ -56,20 +73,19 @@
         const T *y = NIN > 1 ? (const T *)in[1] : x;                                               \
         T *o = out;                                                                                \
         int64_t i = 0;                                                                             \
-        for (; i + STEP <= n; i += STEP) {                                                         \
-            __builtin_prefetch((const char *)(x + i) + KB_FAR_AHEAD_BYTES, 0, 2);                  \
-            if (NIN > 1)                                                                           \
-                __builtin_prefetch((const char *)(y + i) + KB_FAR_AHEAD_BYTES, 0, 2);              \
-            __builtin_prefetch((const char *)(o + i) + KB_FAR_AHEAD_BYTES, 1, 2);                  \
-            for (int k = 0; k < STEP; k += LANES) {                                                \
-                v##S a = v##S##_load(x + i + k), b = v##S##_load(y + i + k);                       \
-                (void)b;                                                                           \
-                v##S##_store(o + i + k, BODY);                                                     \
-            }                                                                                      \
-        }                                                                                          \
+        STREAM_TRIPS(S, LANES, NIN, BODY, KB_FAR_AHEAD_BYTES, 2, 1, v##S##_store)                  \
         const void *rest[2] = {x + i, y + i};                                                      \
         NAME(n - i, o + i, rest, found);                                                           \
     }
+
+/* How many of n elements of item bytes at out a non-temporal loop leaves to the plain loop
+ * before its first element aligned to KB_NT_ALIGN: those before it when they come in whole
+ * groups of `group` bytes, else all n. */
+static inline int64_t nt_head(const void *out, size_t item, size_t group, int64_t n) {
+    size_t head = (KB_NT_ALIGN - (uintptr_t)out % KB_NT_ALIGN) % KB_NT_ALIGN;
+    int64_t i = head % group ? n : (int64_t)(head / item);
+    return i < n ? i : n;
+}
 
 /* The loop of VEC_LOOP for operands and an output beyond the last-level cache
  * (KB_REACH_BEYOND): the output's vectors go out with non-temporal stores, which write a line
@@ -88,20 +104,9 @@
         const T *x = in[0];                                                                        \
         const T *y = NIN > 1 ? (const T *)in[1] : x;                                               \
         T *o = out;                                                                                \
-        size_t head = (KB_NT_ALIGN - (uintptr_t)o % KB_NT_ALIGN) % KB_NT_ALIGN;                    \
-        int64_t i = head % (LANES * sizeof(T)) ? n : (int64_t)(head / sizeof(T));                  \
-        i = i < n ? i : n;                                                                         \
+        int64_t i = nt_head(o, sizeof(T), LANES * sizeof(T), n);                                   \
         NAME(i, o, in, found);                                                                     \
-        for (; i + STEP <= n; i += STEP) {                                                         \
-            __builtin_prefetch((const char *)(x + i) + KB_NT_AHEAD_BYTES, 0, 0);                   \
-            if (NIN > 1)                                                                           \
-                __builtin_prefetch((const char *)(y + i) + KB_NT_AHEAD_BYTES, 0, 0);               \
-            for (int k = 0; k < STEP; k += LANES) {                                                \
-                v##S a = v##S##_load(x + i + k), b = v##S##_load(y + i + k);                       \
-                (void)b;                                                                           \
-                v##S##_store_nt(o + i + k, BODY);                                                  \
-            }                                                                                      \
-        }                                                                                          \
+        STREAM_TRIPS(S, LANES, NIN, BODY, KB_NT_AHEAD_BYTES, 0, 0, v##S##_store_nt)                \
         const void *rest[2] = {x + i, y + i};                                                      \
         NAME(n - i, o + i, rest, found);                                                           \
     }
@@ -117,9 +122,7 @@
         const unsigned char *c = in[0];                                                            \
         const T *x = in[1], *y = in[2];                                                            \
         T *o = out;                                                                                \
-        size_t head = (KB_NT_ALIGN - (uintptr_t)o % KB_NT_ALIGN) % KB_NT_ALIGN;                    \
-        int64_t i = head % sizeof(T) ? n : (int64_t)(head / sizeof(T));                            \
-        i = i < n ? i : n;                                                                         \
+        int64_t i = nt_head(o, sizeof(T), sizeof(T), n);                                           \
         c_where_##S(i, o, in, found);                                                              \
         _Alignas(64) T piece[WHERE_PIECE];                                                         \
         for (; i + WHERE_PIECE <= n; i += WHERE_PIECE) {                                           \
@@ -164,7 +167,7 @@
         v##S##_select(SINH_BIG(S), v##S##_lt(a, v##S##_zero()), v##S##_neg(SINH_BIG(S))))
 
 /* The ops bound by memory (KB_EW_STREAM_OPS), X(S, T, LANES, name, inputs, body) for type S
- * with element T: each has a plain loop and a far loop. */
+ * with element T: each has a plain, a far and a non-temporal loop. */
 #define STREAM_LOOPS(X, S, T, LANES)                                                               \
     X(S, T, LANES, add, 2, v##S##_add(a, b))                                                       \
     X(S, T, LANES, sub, 2, v##S##_sub(a, b))                                                       \

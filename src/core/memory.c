@@ -76,14 +76,15 @@ static void *cached(size_t size) {
 
 /* Keeps ptr for reuse when it is large and fits; true when kept. */
 static bool keep(void *ptr) {
-    size_t size = malloc_usable_size(ptr);
-    if (!KB_BLOCK_CACHE || size < KB_HUGE_PAGE_FROM || size > cache_limit() ||
-        (uintptr_t)ptr % KB_HUGE_PAGE_BYTES != 0)
+    if (!KB_BLOCK_CACHE)
+        return false;
+    size_t size = malloc_usable_size(ptr), limit = cache_limit();
+    if (size < KB_HUGE_PAGE_FROM || size > limit || (uintptr_t)ptr % KB_HUGE_PAGE_BYTES != 0)
         return false;
     void *evicted[KB_BLOCK_CACHE_SLOTS];
     int nevicted = 0;
     pthread_mutex_lock(&cache_lock);
-    while (cache_count == KB_BLOCK_CACHE_SLOTS || cache_bytes + size > cache_limit())
+    while (cache_count == KB_BLOCK_CACHE_SLOTS || cache_bytes + size > limit)
         evicted[nevicted++] = take(0).ptr;
     cache[cache_count++] = (cached_block){ptr, size};
     cache_bytes += size;

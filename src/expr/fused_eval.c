@@ -153,9 +153,9 @@ static bool run_ew(const kernel_run *x, buffers *b, int node, int64_t j0, int64_
         b->at[x->slot[node]] = out = direct ? direct : out;
     }
     unsigned found = 0;
+    /* the non-temporal loop (set for outputs only, never row values) where out is the output */
     kb_ew_loop nt = x->nt_loops[x->slot[node]];
-    (nt && !p->row && out != value_of(x, b, node) ? nt : x->loops[x->slot[node]])(n, out, ins,
-                                                                                  &found);
+    (nt && out != value_of(x, b, node) ? nt : x->loops[x->slot[node]])(n, out, ins, &found);
     return true;
 }
 

@@ -116,39 +116,177 @@ static double sqdev_f64(const double *x, int64_t n, double center, bool far) {
     return far ? sqdev_body_f64(1, x, n, center) : sqdev_body_f64(0, x, n, center);
 }
 
-/* The cols form: for each of m columns, sum[j] += the sum over rows of (x[i][j] - center[j])
- * and sq[j] += the sum of its squares, in one pass, four rows at a time (each pair of sums is
- * loaded and stored once per four rows) across a chunk of columns whose two sums take half of
- * L1 (sum_chunk_columns); tail columns (fewer than a vector) one by one. */
-#define KB_MOMENTS_ROWS 4
+/* M2 (the sum of squared deviations from the mean) of each of rows rows of n elements, stride
+ * bytes apart, into dev: the run's forms above for rows longer than four vectors (of the
+ * input's type), else VF64_LANES rows at a time, each row's elements added into one vector
+ * (float32: its deviations from its first element and their squares, in one pass, finished as
+ * moments_f32's callers finish; float64: the sum, then the squared deviations from the mean,
+ * re-reading the row from L1), and the group's vectors across into one vector of their sums
+ * (vf64_hsum_many): one horizontal sum a row, and a kernel call and a division a row, had taken
+ * most of the time of a (100000, 32) float32 std along axis 1 (23% of the L3 load bandwidth,
+ * one thread, Zen 4). The lanes past n load the center, deviating by nothing, or zero, adding
+ * nothing. The last group is padded with copies of its first row, so that a row's result has
+ * the same bits wherever it falls. */
+#define KB_MOMENTS_SHORT_VECTORS 4
 
-static void moments_cols_chunk_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
-                                   const float *center, double *sum, double *sq) {
+static inline vf64 moments_row_dev_f32(const float *r, int64_t n, vf64 *sq) {
+    enum { W = VF32_LANES };
+    float center = r[0];
+    vf64 c = vf64_set1(center), s = vf64_zero(), t = vf64_zero();
+    int64_t j = 0;
+    for (; j + W <= n; j += W) {
+        vf32 a = vf32_load(r + j);
+        vf64 lo = vf64_sub(vf64_widen_lo(a), c), hi = vf64_sub(vf64_widen_hi(a), c);
+        s = vf64_add(s, vf64_add(lo, hi));
+        t = vf64_add(t, vf64_fma(lo, lo, vf64_mul(hi, hi)));
+    }
+    if (j < n) {
+        vf32 a = vf32_load_till_or(r + j, n - j, center);
+        vf64 lo = vf64_sub(vf64_widen_lo(a), c), hi = vf64_sub(vf64_widen_hi(a), c);
+        s = vf64_add(s, vf64_add(lo, hi));
+        t = vf64_add(t, vf64_fma(lo, lo, vf64_mul(hi, hi)));
+    }
+    *sq = t;
+    return s;
+}
+
+static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
+                             bool far) {
+    (void)far; /* the one pass reads a run once: nothing to prefetch a second pass for */
+    enum { G = VF64_LANES };
+    if (n > KB_MOMENTS_SHORT_VECTORS * VF32_LANES) {
+        for (int64_t i = 0; i < rows; i++) {
+            const float *r = (const float *)(const void *)(x + i * stride);
+            double s1, s2;
+            moments_f32(r, n, r[0], &s1, &s2);
+            double m2 = s2 - s1 * (s1 / (double)n);
+            dev[i] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
+        }
+        return;
+    }
+    for (int64_t i = 0; i < rows; i += G) {
+        vf64 s[G], t[G];
+        for (int q = 0; q < G; q++) {
+            int64_t row = i + q < rows ? i + q : i;
+            s[q] = moments_row_dev_f32((const float *)(const void *)(x + row * stride), n, &t[q]);
+        }
+        double s1[G], s2[G];
+        vf64_store(s1, vf64_hsum_many(s));
+        vf64_store(s2, vf64_hsum_many(t));
+        for (int q = 0; q < G && i + q < rows; q++) {
+            double m2 = s2[q] - s1[q] * (s1[q] / (double)n);
+            dev[i + q] = m2 < 0 ? 0 : m2;
+        }
+    }
+}
+
+static inline vf64 moments_row_sum_f64(const double *r, int64_t n) {
+    enum { W = VF64_LANES };
+    vf64 s = vf64_zero();
+    int64_t j = 0;
+    for (; j + W <= n; j += W)
+        s = vf64_add(s, vf64_load(r + j));
+    return j < n ? vf64_add(s, vf64_load_till(r + j, n - j)) : s;
+}
+
+static inline vf64 moments_row_sqdev_f64(const double *r, int64_t n, double mean) {
+    enum { W = VF64_LANES };
+    vf64 c = vf64_set1(mean), t = vf64_zero();
+    int64_t j = 0;
+    for (; j + W <= n; j += W) {
+        vf64 d = vf64_sub(vf64_load(r + j), c);
+        t = vf64_fma(d, d, t);
+    }
+    if (j < n) {
+        vf64 d = vf64_sub(vf64_load_till_or(r + j, n - j, mean), c);
+        t = vf64_fma(d, d, t);
+    }
+    return t;
+}
+
+static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
+                             bool far) {
+    enum { G = VF64_LANES };
+    if (n > KB_MOMENTS_SHORT_VECTORS * VF64_LANES) {
+        for (int64_t i = 0; i < rows; i++) {
+            const double *r = (const double *)(const void *)(x + i * stride);
+            dev[i] = sqdev_f64(r, n, sumd_f64(r, n, far) / (double)n, far);
+        }
+        return;
+    }
+    for (int64_t i = 0; i < rows; i += G) {
+        const double *r[G];
+        for (int q = 0; q < G; q++)
+            r[q] = (const double *)(const void *)(x + (i + q < rows ? i + q : i) * stride);
+        vf64 v[G];
+        for (int q = 0; q < G; q++)
+            v[q] = moments_row_sum_f64(r[q], n);
+        double mean[G], m2[G];
+        vf64_store(mean, vf64_div(vf64_hsum_many(v), vf64_set1((double)n)));
+        for (int q = 0; q < G; q++)
+            v[q] = moments_row_sqdev_f64(r[q], n, mean[q]);
+        vf64_store(m2, vf64_hsum_many(v));
+        for (int q = 0; q < G && i + q < rows; q++)
+            dev[i + q] = m2[q];
+    }
+}
+
+/* The cols form: for each of m columns, sum[j] += the sum over rows of (x[i][j] - center[j])
+ * and sq[j] += the sum of its squares, in one pass, R rows at a time (each pair of sums is
+ * loaded and stored once per R rows) across a chunk of columns whose two sums take half of L1
+ * (sum_chunk_columns); tail columns (fewer than a vector) one by one. From the caches R is 4;
+ * from memory (far) it is 8, and each vector prefetches the same columns of the R rows that
+ * follow, as the column sums do (reduce_sum.h): without, a float32 4096 x 4096 std along
+ * axis 0 read DRAM at 28% of the load bandwidth (one thread, Zen 4), the hardware prefetchers
+ * losing the rows at every chunk's jump. Eight rows add as two groups of four, and the rows
+ * left over go as they would with four, so the bits do not depend on R. */
+#define KB_MOMENTS_ROWS 4
+#define KB_MOMENTS_ROWS_FAR 8
+
+/* Rows [i, i + R) (R a multiple of KB_MOMENTS_ROWS) over nv whole vectors and tail columns
+ * more; with PF, each vector prefetches the same columns of the R rows that follow. */
+static inline __attribute__((always_inline)) void
+moments_cols_step_f32(int R, int PF, const char *x, int64_t i, int64_t stride, int64_t nv,
+                      int64_t m, const float *center, double *sum, double *sq) {
+    enum { W = VF64_LANES };
+    const float *r[KB_MOMENTS_ROWS_FAR];
+    for (int q = 0; q < R; q++)
+        r[q] = (const float *)(const void *)(x + (i + q) * stride);
+    for (int64_t v = 0; v < nv; v++) {
+        int64_t j = v * W;
+        if (PF)
+            for (int q = 0; q < R; q++)
+                __builtin_prefetch((const char *)(r[q] + j) + R * stride, 0, 2);
+        vf64 c = vf64_load_f32(center + j), s = vf64_load(sum + j), t = vf64_load(sq + j);
+        for (int g = 0; g < R; g += KB_MOMENTS_ROWS) {
+            vf64 d[KB_MOMENTS_ROWS];
+            for (int q = 0; q < KB_MOMENTS_ROWS; q++)
+                d[q] = vf64_sub(vf64_load_f32(r[g + q] + j), c);
+            /* as trees, so that the four rows do not wait on each other */
+            s = vf64_add(s, vf64_add(vf64_add(d[0], d[1]), vf64_add(d[2], d[3])));
+            t = vf64_add(t, vf64_add(vf64_fma(d[0], d[0], vf64_mul(d[1], d[1])),
+                                     vf64_fma(d[2], d[2], vf64_mul(d[3], d[3]))));
+        }
+        vf64_store(sum + j, s);
+        vf64_store(sq + j, t);
+    }
+    for (int64_t j = nv * W; j < m; j++)
+        for (int q = 0; q < R; q++) {
+            double d = (double)r[q][j] - center[j];
+            sum[j] += d;
+            sq[j] += d * d;
+        }
+}
+
+static inline __attribute__((always_inline)) void
+moments_cols_body_f32(int R, int PF, const char *x, int64_t rows, int64_t stride, int64_t m,
+                      const float *center, double *sum, double *sq) {
     enum { W = VF64_LANES };
     int64_t nv = m / W, i = 0;
-    for (; i + KB_MOMENTS_ROWS <= rows; i += KB_MOMENTS_ROWS) {
-        const float *r[KB_MOMENTS_ROWS];
-        for (int q = 0; q < KB_MOMENTS_ROWS; q++)
-            r[q] = (const float *)(const void *)(x + (i + q) * stride);
-        for (int64_t v = 0; v < nv; v++) {
-            int64_t j = v * W;
-            vf64 c = vf64_load_f32(center + j), d[KB_MOMENTS_ROWS];
-            for (int q = 0; q < KB_MOMENTS_ROWS; q++)
-                d[q] = vf64_sub(vf64_load_f32(r[q] + j), c);
-            /* as trees, so that the four rows do not wait on each other */
-            vf64 s = vf64_add(vf64_add(d[0], d[1]), vf64_add(d[2], d[3]));
-            vf64 t = vf64_add(vf64_fma(d[0], d[0], vf64_mul(d[1], d[1])),
-                              vf64_fma(d[2], d[2], vf64_mul(d[3], d[3])));
-            vf64_store(sum + j, vf64_add(vf64_load(sum + j), s));
-            vf64_store(sq + j, vf64_add(vf64_load(sq + j), t));
-        }
-        for (int64_t j = nv * W; j < m; j++)
-            for (int q = 0; q < KB_MOMENTS_ROWS; q++) {
-                double d = (double)r[q][j] - center[j];
-                sum[j] += d;
-                sq[j] += d * d;
-            }
-    }
+    for (; i + R <= rows; i += R)
+        moments_cols_step_f32(R, PF, x, i, stride, nv, m, center, sum, sq);
+    for (; i + KB_MOMENTS_ROWS <= rows; i += KB_MOMENTS_ROWS)
+        moments_cols_step_f32(KB_MOMENTS_ROWS, 0, x, i, stride, nv, m, center, sum, sq);
     for (; i < rows; i++) {
         const float *r = (const float *)(const void *)(x + i * stride);
         for (int64_t v = 0; v < nv; v++) {
@@ -166,11 +304,18 @@ static void moments_cols_chunk_f32(const char *x, int64_t rows, int64_t stride, 
 }
 
 static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
-                             const float *center, double *sum, double *sq) {
+                             const float *center, double *sum, double *sq, bool far) {
     int64_t chunk = sum_chunk_columns(2 * sizeof(double), VF64_LANES);
-    for (int64_t j0 = 0; j0 < m; j0 += chunk)
-        moments_cols_chunk_f32(x + j0 * (int64_t)sizeof(float), rows, stride,
-                               m - j0 < chunk ? m - j0 : chunk, center + j0, sum + j0, sq + j0);
+    for (int64_t j0 = 0; j0 < m; j0 += chunk) {
+        const char *xj = x + j0 * (int64_t)sizeof(float);
+        int64_t w = m - j0 < chunk ? m - j0 : chunk;
+        if (far && rows > KB_MOMENTS_ROWS_FAR) /* with no rows ahead, nothing to prefetch */
+            moments_cols_body_f32(KB_MOMENTS_ROWS_FAR, 1, xj, rows, stride, w, center + j0,
+                                  sum + j0, sq + j0);
+        else
+            moments_cols_body_f32(KB_MOMENTS_ROWS, 0, xj, rows, stride, w, center + j0, sum + j0,
+                                  sq + j0);
+    }
 }
 
 #endif

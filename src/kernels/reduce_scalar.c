@@ -257,7 +257,8 @@ static void moments_f32(const float *x, int64_t n, float center, double *sum, do
 }
 
 static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
-                             const float *center, double *sum, double *sq) {
+                             const float *center, double *sum, double *sq, bool far) {
+    (void)far;
     for (int64_t i = 0; i < rows; i++) {
         const float *r = ROW(float, x, i, stride);
         for (int64_t j = 0; j < m; j++) {
@@ -271,6 +272,26 @@ static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_
 /* These sums accumulate in double from the first element already: they are the sumd ones. */
 static double sumd_f64(const double *x, int64_t n, bool far) {
     return sum_f64(x, n, far);
+}
+
+/* Row by row, as the run's kernels and their callers do it (reduce_moments.h). */
+static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
+                             bool far) {
+    (void)far;
+    for (int64_t i = 0; i < rows; i++) {
+        const float *r = ROW(float, x, i, stride);
+        double s1, s2;
+        moments_f32(r, n, r[0], &s1, &s2);
+        double m2 = s2 - s1 * (s1 / (double)n);
+        dev[i] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
+    }
+}
+static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
+                             bool far) {
+    for (int64_t i = 0; i < rows; i++) {
+        const double *r = ROW(double, x, i, stride);
+        dev[i] = sqdev_f64(r, n, sumd_f64(r, n, far) / (double)n, far);
+    }
 }
 static void sumd_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc) {
     sum_cols_f32(x, rows, stride, m, acc, false);

@@ -508,37 +508,48 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
 }
 
 /* An input of at least half the last-level cache takes the kernels that prefetch from memory
- * (kb_cache_far): column sums of eight rows at a time, var and std's first pass through them,
- * the extremes' prefetching rows. Along axis 0 at every level the CPU runs (under emulation the
- * best level only), against the long double reference, and 2 threads give 1 thread's bits. */
+ * (kb_cache_far): column sums of eight rows at a time, float64 var and std's first pass through
+ * them (pipelined with the second, piece by piece of the columns), float32 var and std's one
+ * pass of eight rows, the extremes' prefetching rows. float64 and float32, along axis 0 at
+ * every level the CPU runs (under emulation the best level only), against the long double
+ * reference, and 2 threads give 1 thread's bits. */
 static void inputs_from_memory_match_reference(void **state) {
     (void)state;
-    static const kb_reduce_op ops[] = {KB_REDUCE_SUM, KB_REDUCE_MEAN, KB_REDUCE_VAR, KB_REDUCE_STD,
-                                       KB_REDUCE_MAX, KB_REDUCE_MIN,  KB_REDUCE_ARGMIN};
+    static const kb_reduce_op ops[] = {KB_REDUCE_SUM,   KB_REDUCE_MEAN, KB_REDUCE_VAR,
+                                       KB_REDUCE_STD,   KB_REDUCE_MAX,  KB_REDUCE_MIN,
+                                       KB_REDUCE_ARGMIN};
+    static const kb_dtype dtypes[] = {KB_F64, KB_F32};
     int64_t cols = 1100;
-    int64_t shape[2] = {kb_cache_llc_bytes() / 2 / (cols * 8) + 37, cols};
-    kb_array a;
-    assert_int_equal(kb_array_new(&a, KB_F64, 2, shape, KB_ORDER_C), KB_OK);
-    fill_random(&a, 0);
-    /* a NaN in one column, which the far kernels' detectors send to the reference */
-    ((double *)a.data)[(shape[0] / 2 + 3) * cols + 13] = NAN;
-    kb_reduce_args args;
-    for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
-        if (!kb_simd_available((kb_simd_level)level))
-            continue;
-        kb_simd_set(level);
-        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
-            args = kb_reduce_args_axis(ops[o], 0);
-            char where[120];
-            snprintf(where, sizeof where, "%lldx%lld float64 %s axis=0 level=%s",
-                     (long long)shape[0], (long long)shape[1], kb_reduce_op_name(ops[o]),
-                     kb_simd_name((kb_simd_level)level));
-            check_threads(&a, &args, where);
+    for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
+        int64_t item = (int64_t)kb_dtype_size(dtypes[d]);
+        int64_t shape[2] = {kb_cache_llc_bytes() / 2 / (cols * item) + 37, cols};
+        kb_array a;
+        assert_int_equal(kb_array_new(&a, dtypes[d], 2, shape, KB_ORDER_C), KB_OK);
+        fill_random(&a, 0);
+        /* a NaN in one column, which the far kernels' detectors send to the reference */
+        int64_t nan_at = (shape[0] / 2 + 3) * cols + 13;
+        if (dtypes[d] == KB_F64)
+            ((double *)a.data)[nan_at] = NAN;
+        else
+            ((float *)a.data)[nan_at] = NAN;
+        kb_reduce_args args;
+        for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
+            if (!kb_simd_available((kb_simd_level)level))
+                continue;
+            kb_simd_set(level);
+            for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+                args = kb_reduce_args_axis(ops[o], 0);
+                char where[120];
+                snprintf(where, sizeof where, "%lldx%lld %s %s axis=0 level=%s",
+                         (long long)shape[0], (long long)shape[1], kb_dtype_name(dtypes[d]),
+                         kb_reduce_op_name(ops[o]), kb_simd_name((kb_simd_level)level));
+                check_threads(&a, &args, where);
+            }
+            if (CASE_DIVISOR > 1)
+                break;
         }
-        if (CASE_DIVISOR > 1)
-            break;
+        kb_array_free(&a);
     }
-    kb_array_free(&a);
     kb_simd_set(KB_SIMD_AUTO_REQUEST);
     kb_threads_set(max_threads());
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alias.h"
 #include "core/internal.h"
 #include "kbench/memory.h"
 #include "kernels/reduce_finish.h"
@@ -230,9 +231,13 @@ static void group_offsets(const kb_reduce_plan *p, int col, int64_t g, int64_t *
 }
 
 typedef struct cols_scratch {
+    /* The rows the cols kernels load and store as they stream a block: each placed by
+     * cols_block, in its room (KB_ALIAS_PAGE bytes more), where the block's first row puts
+     * it (core/alias.h), so that its speed is the same in every process. */
     double *sum, *dev;
     float *best32;
     double *best64;
+    char *room[4]; /* sum, dev, best32, best64 */
     int64_t *index;
     kb_partial *row;
     kb_partial *stack;
@@ -336,6 +341,10 @@ static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
     int64_t stride = p->rin[p->nr - 1];
     int64_t nb = r1 - r0;
     const char *first_row = base + kb_reduce_plan_roffset(p, p->nr, r0);
+    sc->sum = kb_alias_place(sc->room[0], first_row);
+    sc->dev = kb_alias_place(sc->room[1], first_row);
+    sc->best32 = kb_alias_place(sc->room[2], first_row);
+    sc->best64 = kb_alias_place(sc->room[3], first_row);
     switch (p->op) {
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD:
@@ -444,10 +453,10 @@ static void cols_scratch_free(cols_scratch *sc) {
 static bool cols_scratch_alloc(cols_scratch *sc, int64_t w, int depth) {
     memset(sc, 0, sizeof *sc);
     size_t n = (size_t)w, line = 64;
-    size_t sizes[] = {n * sizeof *sc->sum,
-                      n * sizeof *sc->dev,
-                      n * sizeof *sc->best32,
-                      n * sizeof *sc->best64,
+    size_t sizes[] = {n * sizeof *sc->sum + KB_ALIAS_PAGE,
+                      n * sizeof *sc->dev + KB_ALIAS_PAGE,
+                      n * sizeof *sc->best32 + KB_ALIAS_PAGE,
+                      n * sizeof *sc->best64 + KB_ALIAS_PAGE,
                       n * sizeof *sc->index,
                       n * sizeof *sc->row,
                       (size_t)depth * n * sizeof *sc->stack};
@@ -459,10 +468,8 @@ static bool cols_scratch_alloc(cols_scratch *sc, int64_t w, int depth) {
     char *m = sc->memory = kb_scratch_get(KB_SCRATCH_WORK, total);
     if (!m)
         return false;
-    sc->sum = (double *)(void *)(m + at[0]);
-    sc->dev = (double *)(void *)(m + at[1]);
-    sc->best32 = (float *)(void *)(m + at[2]);
-    sc->best64 = (double *)(void *)(m + at[3]);
+    for (int i = 0; i < 4; i++)
+        sc->room[i] = m + at[i];
     sc->index = (int64_t *)(void *)(m + at[4]);
     sc->row = (kb_partial *)(void *)(m + at[5]);
     sc->stack = (kb_partial *)(void *)(m + at[6]);

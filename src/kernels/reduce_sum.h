@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/alias.h"
 #include "core/internal.h"
 #include "kbench/half.h"
 #include "kernels/reduce_kernels.h"
@@ -287,7 +288,8 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
     static inline __attribute__((always_inline)) void sum_rowwise_body_##S(                        \
         int PF, int R, const char *x, int64_t rows, int64_t stride, int64_t m, double *out) {      \
         enum { W = SUM_LANES_##P };                                                                \
-        sum_part_##P acc[KB_SUM_CHUNK_MAX] __attribute__((aligned(64)));                           \
+        char room[KB_SUM_CHUNK_MAX * sizeof(sum_part_##P) + KB_ALIAS_PAGE];                        \
+        sum_part_##P *acc = kb_alias_place(room, x); /* core/alias.h */                            \
         int64_t chunk = sum_chunk_columns(sizeof(sum_part_##P), W);                                \
         for (int64_t i0 = 0; i0 < rows; i0 += KB_SUM_DEPTH) {                                      \
             int64_t nr = rows - i0 < KB_SUM_DEPTH ? rows - i0 : KB_SUM_DEPTH;                      \

@@ -580,7 +580,11 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
     if (s->chunks == 1) {
 #pragma omp parallel num_threads(threads) if (parallel) reduction(& : stored) reduction(| : failed)
         {
-            double *sum = kb_scratch_get(KB_SCRATCH_WORK, (size_t)s->tile * sizeof *sum);
+            /* The sums, folded into once every KB_SUM_DEPTH rows, placed as cols_block's rows
+             * are (core/alias.h) */
+            char *room =
+                kb_scratch_get(KB_SCRATCH_WORK, (size_t)s->tile * sizeof(double) + KB_ALIAS_PAGE);
+            double *sum = room ? kb_alias_place(room, p->in) : NULL;
             failed = !sum;
 #pragma omp for schedule(static)
             for (int64_t t = 0; t < tasks; t++)
@@ -588,13 +592,15 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
                     sum_task(p, sk, col, s, t, sum);
                     stored &= store_tile(p, k, col, s, t, sum);
                 }
-            kb_scratch_release(KB_SCRATCH_WORK, sum);
+            kb_scratch_release(KB_SCRATCH_WORK, room);
         }
     } else {
-        double *sums = kb_scratch_get(KB_SCRATCH_CALL, (size_t)(tasks * s->tile) * sizeof *sums);
-        if (!sums)
+        char *room = kb_scratch_get(KB_SCRATCH_CALL,
+                                    (size_t)(tasks * s->tile) * sizeof(double) + KB_ALIAS_PAGE);
+        if (!room)
             return kb_fail(KB_ENOMEM, "out of memory for %lld partial sums",
                            (long long)(tasks * s->tile));
+        double *sums = kb_alias_place(room, p->in);
 #pragma omp parallel for num_threads(threads) if (parallel) schedule(static)
         for (int64_t t = 0; t < tasks; t++)
             sum_task(p, sk, col, s, t, sums + t * s->tile);
@@ -608,7 +614,7 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
                     total[j] += total[c * s->tile + j];
             stored &= store_tile(p, k, col, s, gt, total);
         }
-        kb_scratch_release(KB_SCRATCH_CALL, sums);
+        kb_scratch_release(KB_SCRATCH_CALL, room);
     }
     /* Messages are per thread: restate a worker's failure on the calling thread. */
     if (failed)

@@ -47,6 +47,11 @@ struct kb_baseline_process {
     char reason[512]; /* why, repeated by every later call */
 };
 
+void kb_baseline_set_affinity(kb_baseline_process *p, const cpu_set_t *set) {
+    if (p && p->pid > 0)
+        (void)sched_setaffinity(p->pid, sizeof *set, set);
+}
+
 static double now_seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

@@ -1,6 +1,7 @@
 #ifndef KB_BENCH_BASELINE_PROCESS_H
 #define KB_BENCH_BASELINE_PROCESS_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +47,11 @@ kb_status kb_baseline_start(const char *python, const char *runner_path, kb_base
 /* Starts `kbench serve` of another build (its executable's path): a runner of the same
  * protocol for the library "kbench" (bench/baseline_serve.h). */
 kb_status kb_baseline_start_kbench(const char *kbench, kb_baseline_process **out);
+
+/* Puts the child's main thread, which computes its single-thread cases, on the CPUs of set;
+ * its other threads (an OpenMP team's workers) are left where they are, so that none of them
+ * spins on the CPU the main thread then times on. Nothing for a child that has exited. */
+void kb_baseline_set_affinity(kb_baseline_process *p, const cpu_set_t *set);
 
 /* The limit on each reply's wait (KB_BASELINE_TIMEOUT_SECONDS unless set), also used as the
  * time kb_baseline_stop waits for the child to exit before killing it. */

@@ -73,6 +73,15 @@ static int standing(const kb_impl *impls, int n) {
     return k;
 }
 
+/* Where m is timed: with baselines, a single-thread implementation on one CPU with the
+ * baseline processes, any other on all the CPUs (bench/colocate.h). */
+static void place(const kb_measure_env *env, const kb_impl *m) {
+    if (!env->colocate)
+        return;
+    kb_baseline_process *procs[] = {env->baseline, env->kbench_baseline};
+    kb_colocate_set(env->colocate, m->threads_used == 1, procs, 2);
+}
+
 /* Samples an implementation still needs in this repetition: at least min_samples, and
  * enough to fill min_time at the length its samples have had so far. */
 static int64_t samples_needed(const kb_impl *m, const kb_bench_settings *s) {
@@ -85,15 +94,27 @@ static int64_t samples_needed(const kb_impl *m, const kb_bench_settings *s) {
     return by_time > by_count ? by_time : by_count > 0 ? by_count : 0;
 }
 
+/* The implementations a set of rounds interleaves: all of them (phase -1), the single-thread
+ * ones (0) or the others (1). With baselines, the single-thread ones are sampled in rounds of
+ * their own, on one CPU (bench/colocate.h), and the others after them: interleaved with
+ * multi-thread blocks, a single-thread block shared its CPU with the OpenMP workers the
+ * other blocks had left spinning, and one build timed against itself came out 0.61 to 1.62
+ * at one thread. */
+static bool in_phase(const kb_impl *m, int phase) {
+    return phase < 0 || (m->threads_used == 1) == (phase == 0);
+}
+
 /* Sizes each implementation's block of samples per round for a repetition, from the
  * samples it is expected to need: the implementation that needs the fewest takes one per
  * round, the others proportionally more, so that all of them finish together and each still
  * gets its own time budget. Rounded, so that implementations of similar speed take one each
  * (A B C A B C ...), and fixed for the repetition, so that noise in the samples does not
  * reshuffle the order; with one implementation ten times faster than the rest, A x10 B C. */
-static void size_blocks(kb_impl *impls, int n, const kb_bench_settings *s) {
+static void size_blocks(kb_impl *impls, int n, const kb_bench_settings *s, int phase) {
     int64_t fewest = 0;
     for (int i = 0; i < n; i++) {
+        if (!in_phase(&impls[i], phase))
+            continue;
         int64_t need = samples_needed(&impls[i], s);
         if (need > 0 && (fewest == 0 || need < fewest))
             fewest = need;
@@ -186,14 +207,17 @@ static bool leaves_caches_as(const kb_impl *last, const kb_impl *m) {
  * order. With hot caches, a block starts after an untimed call of its implementation unless
  * the last thing run (*last) left the caches as that call would; with cold caches every sample
  * starts after a flush. Sets *done when no implementation needs samples. */
-static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *env,
+static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *env, int phase,
                                   const kb_impl **last, bool *done) {
     *done = true;
     for (int i = 0; i < n; i++) {
         kb_impl *m = &impls[i];
+        if (!in_phase(m, phase))
+            continue;
         int64_t need = samples_needed(m, env->settings);
         if (need == 0 || !kb_impl_apply(m))
             continue;
+        place(env, m);
         *done = false;
         int64_t block = m->block < need ? m->block : need;
         bool warm = !env->flush && !leaves_caches_as(*last, m);
@@ -230,33 +254,44 @@ static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *e
     return KB_OK;
 }
 
-static kb_status sample_rounds(kb_impl *impls, int n, const kb_measure_env *env) {
+static kb_status phase_rounds(kb_impl *impls, int n, const kb_measure_env *env, int phase) {
     const kb_bench_settings *s = env->settings;
     for (int rep = 0; rep < s->repetitions; rep++) {
         for (int i = 0; i < n; i++) {
+            if (!in_phase(&impls[i], phase))
+                continue;
             impls[i].rep_count = 0;
             impls[i].rep_time_ns = 0;
             /* Warm up again: the previous repetition ended on another implementation. */
             if (rep > 0 && !impls[i].failed && kb_impl_apply(&impls[i])) {
+                place(env, &impls[i]);
                 (void)kb_impl_sample(&impls[i], impls[i].calls);
                 if (impls[i].c.status != KB_OK)
                     kb_impl_fail(&impls[i], NULL);
             }
         }
-        size_blocks(impls, n, s);
+        size_blocks(impls, n, s, phase);
         /* Calibration and the warm-ups above ran every implementation: none may be taken
          * for the last one run. */
         const kb_impl *last = NULL;
         bool done = false;
         while (!done) {
-            kb_status st = round_of_samples(impls, n, env, &last, &done);
+            kb_status st = round_of_samples(impls, n, env, phase, &last, &done);
             if (st != KB_OK)
                 return st;
         }
         for (int i = 0; i < n; i++)
-            impls[i].repetition_samples[rep] = impls[i].rep_count;
+            if (in_phase(&impls[i], phase))
+                impls[i].repetition_samples[rep] = impls[i].rep_count;
     }
     return KB_OK;
+}
+
+static kb_status sample_rounds(kb_impl *impls, int n, const kb_measure_env *env) {
+    if (!env->colocate)
+        return phase_rounds(impls, n, env, -1);
+    kb_status st = phase_rounds(impls, n, env, 0);
+    return st == KB_OK ? phase_rounds(impls, n, env, 1) : st;
 }
 
 /* The part of a result every implementation shares: the group's counts, held against the
@@ -703,9 +738,15 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
     if (st == KB_OK) {
         bool cold = env->flush != NULL;
         for (int i = 0; i < all; i++)
-            if (!impls[i].failed && kb_impl_apply(&impls[i]))
+            if (!impls[i].failed && kb_impl_apply(&impls[i])) {
+                place(env, &impls[i]);
                 kb_calibrate(&impls[i], env->target_ns, env->warmup_ns, cold);
+            }
         st = sample_rounds(impls, all, env);
+        if (env->colocate) { /* the probes and setups of the next group run anywhere */
+            kb_baseline_process *procs[] = {env->baseline, env->kbench_baseline};
+            kb_colocate_set(env->colocate, false, procs, 2);
+        }
     }
 
     for (int i = 0; i < all && st != KB_ENOMEM; i++) {

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "bench/baseline_process.h"
+#include "bench/colocate.h"
 #include "bench/flush.h"
 #include "bench/pin.h"
 #include "bench/plan.h"
@@ -34,6 +35,9 @@ typedef struct kb_measure_env {
     kb_baseline_process *baseline;
     kb_baseline_process *kbench_baseline;
     const char *baseline_dir;
+    /* With baselines: single-thread implementations, own and baseline, are timed on one CPU
+     * (bench/colocate.h); NULL without. */
+    kb_colocate *colocate;
     /* The peaks results are held against: the run's copy, whose history the probes add to;
      * NULL without peaks. The probes, NULL without; probes and nprobes point into the
      * context, where they are recorded. */

@@ -258,6 +258,12 @@ kb_status kb_bench_run(const kb_bench_plan *plan, const kb_bench_settings *setti
         return st;
     }
 
+    kb_colocate colocate;
+    if (env.baseline || env.kbench_baseline) {
+        kb_colocate_init(&colocate, !settings->pin);
+        env.colocate = &colocate;
+    }
+
     kb_monitor *monitor = NULL;
     if (settings->monitor_interval_s > 0 &&
         (st = kb_monitor_start(settings->monitor_interval_s, &monitor)) != KB_OK) {

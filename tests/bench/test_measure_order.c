@@ -6,6 +6,7 @@
  * those it has, told before anything is run (what progress counts). A fake runner logs the
  * requests it gets; no timing is asserted. */
 #include <dirent.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -128,15 +129,20 @@ typedef struct trace_log {
     int n;
     kb_measure_step step[MAX_STEPS];
     int impl[MAX_STEPS];
+    int cpus[MAX_STEPS]; /* how many CPUs this thread might run on at the step */
 } trace_log;
 
 static trace_log steps;
+/* The thread count each implementation of the first group was timed at. */
+static int impl_threads[4];
 
 static void record(void *arg, kb_measure_step step, int impl) {
     trace_log *t = arg;
     if (t->n < MAX_STEPS) {
+        cpu_set_t set;
         t->step[t->n] = step;
         t->impl[t->n] = impl;
+        t->cpus[t->n] = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
         t->n++;
     }
 }
@@ -163,7 +169,7 @@ static bool own(int impl) {
 
 /* Runs both groups with NumPy and PyTorch as baselines; returns the fake runner's log of the
  * first. */
-static char *measure(bool cold, int *nbaselines_sum, json_t **unsupported) {
+static char *measure(bool cold, bool colocate, int *nbaselines_sum, json_t **unsupported) {
     char script[1024], log_path[1024];
     snprintf(script, sizeof script, "%s/fake_runner.py", temp_dir);
     snprintf(log_path, sizeof log_path, "%s/requests.log", temp_dir);
@@ -195,6 +201,11 @@ static char *measure(bool cold, int *nbaselines_sum, json_t **unsupported) {
                           .trace_arg = &steps,
                           .ready = note_ready,
                           .ready_arg = &ready};
+    kb_colocate placement;
+    if (colocate) { /* as kbench run places a run with baselines */
+        kb_colocate_init(&placement, true);
+        env.colocate = &placement;
+    }
     assert_int_equal(kb_baseline_start(NULL, script, &env.baseline), KB_OK);
     json_t *info;
     assert_int_equal(kb_baseline_hello(env.baseline, &info), KB_OK);
@@ -218,6 +229,7 @@ static char *measure(bool cold, int *nbaselines_sum, json_t **unsupported) {
     for (int i = 0; i < 4; i++) {
         assert_false(results[i].failed);
         assert_true(results[i].nsamples >= settings.min_samples);
+        impl_threads[i] = results[i].threads;
     }
     /* Every sample of the group, own and baseline, was traced once. */
     int64_t sampled = 0;
@@ -274,7 +286,7 @@ static void count_requests(const char *log, const char *key, int64_t *requests, 
 static void hot_blocks_follow_their_own_call(void **state) {
     int nb;
     json_t *unsupported;
-    const char *log = measure(false, &nb, &unsupported);
+    const char *log = measure(false, false, &nb, &unsupported);
     int warms[4] = {0};
     for (int k = 0; k < steps.n; k++) {
         assert_int_not_equal(steps.step[k], KB_MEASURE_FLUSH);
@@ -306,7 +318,7 @@ static void hot_blocks_follow_their_own_call(void **state) {
 static void cold_samples_follow_a_flush(void **state) {
     int nb;
     json_t *unsupported;
-    const char *log = measure(true, &nb, &unsupported);
+    const char *log = measure(true, false, &nb, &unsupported);
     int64_t baseline_samples = 0;
     for (int k = 0; k < steps.n; k++) {
         assert_int_not_equal(steps.step[k], KB_MEASURE_WARM);
@@ -385,11 +397,41 @@ static void baselines_planned_per_thread_count(void **state) {
     kb_bench_plan_free(plan);
 }
 
+/* With the placement kbench run uses with baselines, the single-thread implementations are
+ * sampled first, in rounds of their own, with this thread on one CPU; the others after them,
+ * with this thread on every CPU it had (bench/colocate.h). */
+static void single_thread_rounds_on_one_cpu(void **state) {
+    (void)state;
+    cpu_set_t set;
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    int all = CPU_COUNT(&set);
+    int nb;
+    json_t *unsupported;
+    (void)measure(false, true, &nb, &unsupported);
+    json_decref(unsupported);
+    bool multi_seen = false;
+    for (int k = 0; k < steps.n; k++) {
+        if (steps.step[k] != KB_MEASURE_SAMPLE)
+            continue;
+        bool single = impl_threads[steps.impl[k]] == 1;
+        assert_int_equal(steps.cpus[k], single ? 1 : all);
+        if (!single)
+            multi_seen = true;
+        else
+            assert_false(multi_seen); /* no single-thread sample after a multi-thread one */
+    }
+    /* NumPy computes on one thread: the rounds on one CPU took place. */
+    assert_int_equal(impl_threads[2], 1);
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    assert_int_equal(CPU_COUNT(&set), all); /* given back after the group */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hot_blocks_follow_their_own_call),
         cmocka_unit_test(cold_samples_follow_a_flush),
         cmocka_unit_test(baselines_planned_per_thread_count),
+        cmocka_unit_test(single_thread_rounds_on_one_cpu),
     };
     return cmocka_run_group_tests(tests, make_temp_dir, remove_temp_dir);
 }

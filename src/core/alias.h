@@ -25,12 +25,17 @@
 #define KB_ALIAS_PAGE 4096
 #define KB_ALIAS_BEHIND 256
 
+/* Cache-line alignment of the place, which any element type's alignment divides. */
+#define KB_ALIAS_ALIGN 64
+
 /* The place in buf (which has KB_ALIAS_PAGE bytes to spare) whose address is KB_ALIAS_BEHIND
- * bytes below x's, modulo KB_ALIAS_PAGE: element j of the buffer there goes with element j of
- * a run of the same element size from x. */
+ * bytes below x's modulo KB_ALIAS_PAGE, rounded down to KB_ALIAS_ALIGN (the input of an array
+ * view may start anywhere): element j of the buffer there goes with element j of a run of the
+ * same element size from x. */
 static inline void *kb_alias_place(void *buf, const void *x) {
     uintptr_t b = (uintptr_t)buf % KB_ALIAS_PAGE;
     uintptr_t want = ((uintptr_t)x + KB_ALIAS_PAGE - KB_ALIAS_BEHIND) % KB_ALIAS_PAGE;
+    want -= want % KB_ALIAS_ALIGN;
     return (char *)buf + (want + KB_ALIAS_PAGE - b) % KB_ALIAS_PAGE;
 }
 

@@ -1,6 +1,7 @@
-/* kb_alias_place: the place it picks lies in the buffer's spare page, KB_ALIAS_BEHIND bytes
- * below the array modulo 4 KiB, for every offset of buffer and array (worked out by hand for
- * two of them). */
+/* kb_alias_place: the place it picks lies in the buffer's spare page, on a cache line, and
+ * KB_ALIAS_BEHIND bytes below the array modulo 4 KiB (less than a line more when the array
+ * starts inside a line), for every offset of buffer and array (worked out by hand for three of
+ * them). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,8 +19,10 @@ static void below_the_array_within_the_spare_page(void **state) {
             char *room = buf + b, *x = array + a;
             char *p = kb_alias_place(room, x);
             assert_true(p >= room && p < room + KB_ALIAS_PAGE);
+            assert_int_equal((uintptr_t)p % KB_ALIAS_ALIGN, 0);
             uintptr_t distance = ((uintptr_t)x - (uintptr_t)p) % KB_ALIAS_PAGE;
-            assert_int_equal(distance, KB_ALIAS_BEHIND);
+            assert_true(distance >= KB_ALIAS_BEHIND &&
+                        distance < KB_ALIAS_BEHIND + KB_ALIAS_ALIGN);
         }
 }
 
@@ -29,6 +32,8 @@ static void worked_by_hand(void **state) {
     assert_ptr_equal(kb_alias_place((void *)0x10010, (const void *)0x7000), (void *)0x10f00);
     /* array at 0x7100: 0x7000 modulo 4 KiB, so the room's own page start 0x11000 */
     assert_ptr_equal(kb_alias_place((void *)0x10010, (const void *)0x7100), (void *)0x11000);
+    /* array at 0x7122 (a view from an odd element): 0x7022 rounds down to 0x7000 */
+    assert_ptr_equal(kb_alias_place((void *)0x10010, (const void *)0x7122), (void *)0x11000);
 }
 
 int main(void) {

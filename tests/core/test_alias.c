@@ -21,8 +21,7 @@ static void below_the_array_within_the_spare_page(void **state) {
             assert_true(p >= room && p < room + KB_ALIAS_PAGE);
             assert_int_equal((uintptr_t)p % KB_ALIAS_ALIGN, 0);
             uintptr_t distance = ((uintptr_t)x - (uintptr_t)p) % KB_ALIAS_PAGE;
-            assert_true(distance >= KB_ALIAS_BEHIND &&
-                        distance < KB_ALIAS_BEHIND + KB_ALIAS_ALIGN);
+            assert_true(distance >= KB_ALIAS_BEHIND && distance < KB_ALIAS_BEHIND + KB_ALIAS_ALIGN);
         }
 }
 

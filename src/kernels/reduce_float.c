@@ -259,82 +259,6 @@ typedef struct cols_scratch {
         }                                                                                          \
     } while (0)
 
-/* The sums of rows [r0, r1) over the pw columns at x's column offset j0 (bytes) into sum:
- * from memory, float64's is the column sum's kernel, which streams whole rows and prefetches
- * (reduce_sum.h): sumd_cols' tiles of register sums read a row in 512-byte pieces and took 55%
- * of a float64 4096 x 4096 std along axis 0 from DRAM at 14 GB/s. From the caches the tiles,
- * which keep their sums in registers over all the block's rows, were as fast or faster
- * (1024 x 1024, 64 x 64). */
-static void piece_sums(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
-                       int64_t j0, int64_t pw, int64_t r0, int64_t r1, double *sum) {
-    bool f32 = p->in_dtype == KB_F32;
-    int64_t stride = p->rin[p->nr - 1];
-    FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
-        (void)first;
-        if (!f32 && p->far)
-            sum_kernels(p, k)->cols(x + j0, n, stride, pw, sum, true);
-        else
-            (f32 ? k->sumd_cols_f32 : k->sumd_cols_f64)(x + j0, n, stride, pw, sum);
-    });
-}
-
-/* The squared deviations of rows [r0, r1) from center, over the same columns, into dev. */
-static void piece_sqdevs(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
-                         int64_t j0, int64_t pw, int64_t r0, int64_t r1, const double *center,
-                         double *dev) {
-    bool f32 = p->in_dtype == KB_F32;
-    int64_t stride = p->rin[p->nr - 1];
-    FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
-        (void)first;
-        (f32 ? k->sqdev_cols_f32 : k->sqdev_cols_f64)(x + j0, n, stride, pw, center, dev);
-    });
-}
-
-/* Rows a step of the two-pass pipeline takes: the sum kernel's depth, so that its partial sums
- * fold as one call over the block's rows would fold them. */
-#define KB_TWO_PASS_STEP_ROWS 16
-
-/* var and std's two passes over a block of rows [r0, r1) and w columns: the column means into
- * sum, then the squared deviations from them into dev. The columns go in pieces whose rows
- * take a quarter of L2 each (whole rows when they fit), and the passes are pipelined: the
- * first pass over piece q + 1 goes a step of rows at a time between the same rows' second pass
- * over piece q, so that the block is read from memory (or L3) while the piece in L2 is read a
- * second time, two pieces fitting there together. Without it, a float64 4096 x 4096 std along
- * axis 0 from DRAM idled memory through every second pass (39% of the load bandwidth, one
- * thread, Zen 4), and its blocks, when read whole twice, came from L3 the second time. Columns
- * are independent and each pass adds a column's rows in order, and a step is as deep as the sum
- * kernel's partials: the pieces and steps change no bits of a two-dimensional array's result
- * (nor make them depend on anything but the shape). */
-static void two_pass_pieces(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
-                            int64_t w, int64_t r0, int64_t r1, double *sum, double *dev) {
-    int64_t item = (int64_t)kb_dtype_size(p->in_dtype), nb = r1 - r0;
-    int64_t piece = kb_cache_l2_bytes() / 4 / (nb * item);
-    piece = piece < 64 ? 64 : piece - piece % 64;
-    int64_t pieces = (w + piece - 1) / piece;
-    if (pieces == 1) { /* nothing to overlap: each pass whole */
-        piece_sums(p, k, base, 0, w, r0, r1, sum);
-        for (int64_t j = 0; j < w; j++)
-            sum[j] /= (double)nb;
-        piece_sqdevs(p, k, base, 0, w, r0, r1, sum, dev);
-        return;
-    }
-    for (int64_t q = -1; q < pieces; q++) {
-        /* Pass 1 over piece q + 1 (when there is one) beside pass 2 over piece q (when q >= 0). */
-        int64_t a0 = (q + 1) * piece, aw = w - a0 < piece ? w - a0 : piece;
-        int64_t b0 = q * piece, bw = w - b0 < piece ? w - b0 : piece;
-        for (int64_t s0 = r0; s0 < r1; s0 += KB_TWO_PASS_STEP_ROWS) {
-            int64_t s1 = r1 - s0 < KB_TWO_PASS_STEP_ROWS ? r1 : s0 + KB_TWO_PASS_STEP_ROWS;
-            if (q + 1 < pieces)
-                piece_sums(p, k, base, a0 * item, aw, s0, s1, sum + a0);
-            if (q >= 0)
-                piece_sqdevs(p, k, base, b0 * item, bw, s0, s1, sum + b0, dev + b0);
-        }
-        if (q + 1 < pieces)
-            for (int64_t j = a0; j < a0 + aw; j++)
-                sum[j] /= (double)nb;
-    }
-}
-
 static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
                        int64_t w, int64_t r0, int64_t r1, bool one_pass, cols_scratch *sc) {
     bool f32 = p->in_dtype == KB_F32;
@@ -366,9 +290,39 @@ static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
                 }
                 return;
             }
+            /* From memory, float64's first pass is the column sum's kernel, which streams whole
+             * rows and prefetches (reduce_sum.h): sumd_cols' tiles of register sums read a row
+             * in 512-byte pieces and took 55% of a float64 4096 x 4096 std along axis 0 from
+             * DRAM at 14 GB/s. From the caches the tiles, which keep their sums in registers
+             * over all the block's rows, were as fast or faster (1024 x 1024, 64 x 64). */
             memset(sc->sum, 0, (size_t)w * sizeof *sc->sum);
             memset(sc->dev, 0, (size_t)w * sizeof *sc->dev);
-            two_pass_pieces(p, k, base, w, r0, r1, sc->sum, sc->dev);
+            /* Both passes over a piece of the block's columns before the next piece, a piece
+             * being as wide as keeps its rows in half of L2 for the second pass (whole rows when
+             * they fit): a float64 4096 x 4096 std along axis 0 read its 2 MiB blocks a second
+             * time from L3. Columns are independent, so the pieces change no bits. */
+            int64_t item = (int64_t)kb_dtype_size(p->in_dtype);
+            int64_t piece = kb_cache_l2_bytes() / 2 / (nb * item);
+            piece = piece < 64 ? 64 : piece - piece % 64;
+            for (int64_t j0 = 0; j0 < w; j0 += piece) {
+                int64_t pw = w - j0 < piece ? w - j0 : piece;
+                double *sum = sc->sum + j0, *dev = sc->dev + j0;
+                FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
+                    (void)first;
+                    if (!f32 && p->far)
+                        sum_kernels(p, k)->cols(x + j0 * item, n, stride, pw, sum, true);
+                    else
+                        (f32 ? k->sumd_cols_f32 : k->sumd_cols_f64)(x + j0 * item, n, stride, pw,
+                                                                    sum);
+                });
+                for (int64_t j = 0; j < pw; j++)
+                    sum[j] /= (double)nb;
+                FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
+                    (void)first;
+                    (f32 ? k->sqdev_cols_f32 : k->sqdev_cols_f64)(x + j0 * item, n, stride, pw, sum,
+                                                                  dev);
+                });
+            }
             for (int64_t j = 0; j < w; j++) {
                 sc->row[j].a = (double)nb;
                 sc->row[j].b = sc->sum[j];

@@ -509,10 +509,9 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
 
 /* An input of at least half the last-level cache takes the kernels that prefetch from memory
  * (kb_cache_far): column sums of eight rows at a time, float64 var and std's first pass through
- * them (pipelined with the second, piece by piece of the columns), float32 var and std's one
- * pass of eight rows, the extremes' prefetching rows. float64 and float32, along axis 0 at
- * every level the CPU runs (under emulation the best level only), against the long double
- * reference, and 2 threads give 1 thread's bits. */
+ * them, float32 var and std's one pass of eight rows, the extremes' prefetching rows. float64 and
+ * float32, along axis 0 at every level the CPU runs (under emulation the best level only), against
+ * the long double reference, and 2 threads give 1 thread's bits. */
 static void inputs_from_memory_match_reference(void **state) {
     (void)state;
     static const kb_reduce_op ops[] = {KB_REDUCE_SUM,   KB_REDUCE_MEAN, KB_REDUCE_VAR,

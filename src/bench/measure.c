@@ -73,13 +73,19 @@ static int standing(const kb_impl *impls, int n) {
     return k;
 }
 
-/* Where m is timed: with baselines, a single-thread implementation on one CPU with the
- * baseline processes, any other on all the CPUs (bench/colocate.h). */
-static void place(const kb_measure_env *env, const kb_impl *m) {
+/* With baselines, this thread and the baseline processes on one CPU, or on all of them
+ * (bench/colocate.h); nothing without. */
+static void colocate(const kb_measure_env *env, bool one_cpu) {
     if (!env->colocate)
         return;
     kb_baseline_process *procs[] = {env->baseline, env->kbench_baseline};
-    kb_colocate_set(env->colocate, m->threads_used == 1, procs, 2);
+    kb_colocate_set(env->colocate, one_cpu, procs, 2);
+}
+
+/* Where m is timed: a single-thread implementation on one CPU with the baseline processes,
+ * any other on all the CPUs. */
+static void place(const kb_measure_env *env, const kb_impl *m) {
+    colocate(env, m->threads_used == 1);
 }
 
 /* Samples an implementation still needs in this repetition: at least min_samples, and
@@ -743,10 +749,7 @@ kb_status kb_measure_group(const kb_bench_plan *plan, int first, int end, const 
                 kb_calibrate(&impls[i], env->target_ns, env->warmup_ns, cold);
             }
         st = sample_rounds(impls, all, env);
-        if (env->colocate) { /* the probes and setups of the next group run anywhere */
-            kb_baseline_process *procs[] = {env->baseline, env->kbench_baseline};
-            kb_colocate_set(env->colocate, false, procs, 2);
-        }
+        colocate(env, false); /* the probes and setups of the next group run anywhere */
     }
 
     for (int i = 0; i < all && st != KB_ENOMEM; i++) {

@@ -7,6 +7,7 @@
 #include "bench/baseline_check.h"
 #include "bench/impl.h"
 #include "bench/measure.h"
+#include "core/cache_size.h"
 #include "core/internal.h"
 #include "util/internal.h"
 #include "kbench/npy.h"
@@ -162,9 +163,21 @@ static kb_status push_block(kb_impl *m, int64_t start_ns, int64_t first, bool wa
     return KB_OK;
 }
 
+/* How many untimed calls start a hot block of m after `last` ran (NULL: unknown): one, or
+ * KB_MEASURE_REFILL_CALLS when m's working set lies beyond the L2 caches of the cores m runs on
+ * but within the last-level cache and the block before read other memory (a baseline's copy of
+ * the input, in another process, or anything before the first round). */
+static int64_t warm_calls(const kb_impl *last, const kb_impl *m) {
+    int64_t set = m->c.working_set_bytes > 0 ? m->c.working_set_bytes : m->c.bytes_per_call;
+    int threads = m->threads_used > 0 ? m->threads_used : 1;
+    bool other_memory = last == NULL || last->baseline || m->baseline;
+    bool refill = set > kb_cache_l2_bytes() * threads && set < kb_cache_llc_bytes();
+    return other_memory && refill ? KB_MEASURE_REFILL_CALLS : 1;
+}
+
 /* A baseline's block in one request, so that the pipe is never inside a sample: the runner
  * warms the case up or flushes before each sample, in its own process, as this one would. */
-static kb_status baseline_block(kb_impl *m, int index, int64_t block, bool warm,
+static kb_status baseline_block(kb_impl *m, int index, int64_t block, int64_t warm,
                                 const kb_measure_env *env) {
     int64_t *t = malloc((size_t)block * sizeof *t);
     if (!t)
@@ -172,7 +185,7 @@ static kb_status baseline_block(kb_impl *m, int index, int64_t block, bool warm,
     int64_t start = kb_bench_now_ns(), first = m->nsamples;
     kb_baseline_block b = {.id = m->id,
                            .calls = m->calls,
-                           .warmup = warm ? 1 : 0,
+                           .warmup = (int)warm,
                            .flush_bytes = env->flush ? env->flush->bytes : 0};
     if (kb_baseline_run_block(m->baseline, &b, (int)block, t) != KB_OK) {
         kb_impl_fail(m, kb_last_error());
@@ -192,9 +205,9 @@ static kb_status baseline_block(kb_impl *m, int index, int64_t block, bool warm,
     return st == KB_OK ? push_block(m, start, first, warm, 0) : st;
 }
 
-/* One untimed call: what is left in the caches is this implementation's own. */
-static void warm_up(kb_impl *m, int index, const kb_measure_env *env) {
-    m->spec->run(&m->c, 1);
+/* Untimed calls (warm_calls): what is left in the caches is this implementation's own. */
+static void warm_up(kb_impl *m, int64_t calls, int index, const kb_measure_env *env) {
+    m->spec->run(&m->c, calls);
     if (m->c.status != KB_OK)
         kb_impl_fail(m, NULL);
     trace(env, KB_MEASURE_WARM, index);
@@ -226,7 +239,7 @@ static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *e
         place(env, m);
         *done = false;
         int64_t block = m->block < need ? m->block : need;
-        bool warm = !env->flush && !leaves_caches_as(*last, m);
+        int64_t warm = !env->flush && !leaves_caches_as(*last, m) ? warm_calls(*last, m) : 0;
         *last = m;
         if (m->baseline) {
             kb_status st = baseline_block(m, i, block, warm, env);
@@ -236,7 +249,7 @@ static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *e
         }
         int64_t start = kb_bench_now_ns(), first = m->nsamples;
         if (warm)
-            warm_up(m, i, env);
+            warm_up(m, warm, i, env);
         int64_t warm_ns = warm ? kb_bench_now_ns() - start : 0;
         for (int64_t k = 0; k < block && !m->failed; k++) {
             if (env->flush) {

@@ -22,6 +22,17 @@ typedef enum kb_measure_step {
     KB_MEASURE_SAMPLE,
 } kb_measure_step;
 
+/* The untimed calls that start a hot block of samples whose working set lies between the L2
+ * caches and the size of the last-level cache, after a block that read other memory (measure.c's
+ * warm_calls). One call refills the private caches, but the last level of AMD's Zen cores is
+ * filled by what the L2 caches evict, not by every line read: after another process streamed
+ * its own copy of the input through it, one call left part of the data out. Float64 1024x1024
+ * sums along axis 1 interleaved with NumPy, PyTorch and JAX (Zen 4, one thread): after one call
+ * kbench took 108-147 us with a MAD of 3-6% and JAX 173-212 us; after 3 or 4 calls 86-89 us with
+ * a MAD of 0.1% and JAX 121 us (docs/measurement.md). Where one call would do (a last level that
+ * holds every line read), the others cost only their time. */
+#define KB_MEASURE_REFILL_CALLS 4
+
 /* How the groups of one run are measured. */
 typedef struct kb_measure_env {
     const kb_bench_settings *settings;

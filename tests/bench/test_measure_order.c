@@ -3,8 +3,9 @@
  * that left the caches as that call would), with cold caches every sample follows a flush, for
  * kbench's implementations and the baselines alike; the runner is asked for exactly that; a
  * baseline that cannot compute a case is reported; the baselines planned for a group, and
- * those it has, told before anything is run (what progress counts). A fake runner logs the
- * requests it gets; no timing is asserted. */
+ * those it has, told before anything is run (what progress counts); a working set between the
+ * L2 caches and the last-level cache refilled by several calls. A fake runner logs the requests
+ * it gets; no timing is asserted. */
 #include <dirent.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "bench/measure.h"
+#include "core/cache_size.h"
 #include "kbench/bench.h"
 
 static char temp_dir[512];
@@ -76,6 +78,11 @@ typedef struct group_data {
     kb_array in, out;
 } group_data;
 
+/* The working set the group's setup reports (0: its bytes per call), and the calls of the last
+ * run of one of its own implementations. */
+static int64_t case_working_set;
+static int64_t last_run_calls;
+
 static kb_status setup(kb_bench_case *c) {
     group_data *d = calloc(1, sizeof *d);
     int64_t n = 64;
@@ -85,10 +92,12 @@ static kb_status setup(kb_bench_case *c) {
     memset(d->in.data, 0, 64 * sizeof(double));
     c->data = d;
     c->bytes_per_call = 512;
+    c->working_set_bytes = case_working_set;
     return KB_OK;
 }
 
 static void run(kb_bench_case *c, int64_t calls) {
+    last_run_calls = calls;
     volatile double x = 1;
     for (int64_t i = 0; i < calls; i++)
         x = x * 1.0000001 + 1e-9;
@@ -129,7 +138,8 @@ typedef struct trace_log {
     int n;
     kb_measure_step step[MAX_STEPS];
     int impl[MAX_STEPS];
-    int cpus[MAX_STEPS]; /* how many CPUs this thread might run on at the step */
+    int cpus[MAX_STEPS];      /* how many CPUs this thread might run on at the step */
+    int64_t calls[MAX_STEPS]; /* at an own implementation's untimed call: its calls */
 } trace_log;
 
 static trace_log steps;
@@ -143,6 +153,7 @@ static void record(void *arg, kb_measure_step step, int impl) {
         t->step[t->n] = step;
         t->impl[t->n] = impl;
         t->cpus[t->n] = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+        t->calls[t->n] = last_run_calls;
         t->n++;
     }
 }
@@ -315,6 +326,58 @@ static void hot_blocks_follow_their_own_call(void **state) {
     json_decref(unsupported);
 }
 
+/* The run requests with this field whose value is not `want`. */
+static int64_t requests_not(const char *log, const char *key, int64_t want) {
+    int64_t other = 0;
+    for (const char *line = log; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        json_t *r = json_loadb(line, len, 0, NULL);
+        json_t *v = r ? json_object_get(r, key) : NULL;
+        if (v && strcmp(json_string_value(json_object_get(r, "cmd")), "run") == 0)
+            other += json_integer_value(v) != want;
+        json_decref(r);
+        line += len + (end ? 1 : 0);
+    }
+    return other;
+}
+
+/* A working set beyond the L2 caches and within the last-level cache: every hot block after
+ * other memory (a baseline's block, or the start) begins with KB_MEASURE_REFILL_CALLS untimed
+ * calls, kbench's own and the runner's alike; one call where the set fits the L2 caches. */
+static void hot_blocks_in_the_last_level_refill_it(void **state) {
+    int64_t l2 = kb_cache_l2_bytes(), llc = kb_cache_llc_bytes();
+    case_working_set = llc / 2;
+    int nb;
+    json_t *unsupported;
+    const char *log = measure(false, false, &nb, &unsupported);
+    case_working_set = 0;
+    json_decref(unsupported);
+    int own_warms = 0;
+    for (int k = 0; k < steps.n; k++) {
+        if (steps.step[k] != KB_MEASURE_WARM || !own(steps.impl[k]))
+            continue;
+        /* a and b run at the same thread count: only a baseline's block (or the start)
+         * comes before an untimed call of theirs */
+        bool beyond_l2 = llc / 2 > l2 * impl_threads[steps.impl[k]];
+        assert_int_equal(steps.calls[k], beyond_l2 ? KB_MEASURE_REFILL_CALLS : 1);
+        own_warms++;
+    }
+    assert_true(own_warms > 0);
+    /* NumPy runs on one thread, PyTorch at its case's count. */
+    assert_int_equal(impl_threads[2], 1);
+    bool refill = llc / 2 > l2 * impl_threads[3] && llc / 2 > l2;
+    if (refill)
+        assert_int_equal(requests_not(log, "warmup", KB_MEASURE_REFILL_CALLS), 0);
+    int64_t requests, samples, value;
+    count_requests(log, "warmup", &requests, &samples, &value);
+    assert_true(requests > 0);
+    /* The small group of the other tests: one call. */
+    log = measure(false, false, &nb, &unsupported);
+    json_decref(unsupported);
+    assert_int_equal(requests_not(log, "warmup", 1), 0);
+}
+
 static void cold_samples_follow_a_flush(void **state) {
     int nb;
     json_t *unsupported;
@@ -429,6 +492,7 @@ static void single_thread_rounds_on_one_cpu(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hot_blocks_follow_their_own_call),
+        cmocka_unit_test(hot_blocks_in_the_last_level_refill_it),
         cmocka_unit_test(cold_samples_follow_a_flush),
         cmocka_unit_test(baselines_planned_per_thread_count),
         cmocka_unit_test(single_thread_rounds_on_one_cpu),

@@ -52,6 +52,11 @@
  *                           lane-wise, for lanes without NaN (a NaN lane gives either one)
  *   vfS_hmin(a), vfS_hmax(a)
  *                           the least or greatest lane
+ *   vfS_hmin_many(v), vfS_hmax_many(v)
+ *                           the least or greatest lane of each of VFS_LANES vectors v[0 ..),
+ *                           one a lane: lane i is v[i]'s (NaN-free lanes)
+ *   vfS_evens(a, b), vfS_odds(a, b)
+ *                           the even-numbered lanes of a then those of b; the odd-numbered
  *   vfS_any_nan(a)          nonzero when a lane is NaN
  *   vfS_nan_or(acc, a, b)   acc with its lanes set to NaN (all bits set) where a or b is
  *                           NaN: a NaN detector that vfS_any_nan reads at the end
@@ -105,6 +110,30 @@ static inline vf64 vf64_hsum_many_f32(const vf32 v[VF64_LANES], int k) {
     return vf64_hsum_many(s);
 }
 #endif
+
+/* Lane i: OP over the lanes of v[i], for LANES vectors. log2(LANES) levels of pairs: the even
+ * and the odd lanes of two vectors (vfS_evens, vfS_odds) combined, which leaves each vector's
+ * pair results in one half, in order, as the next level needs them. */
+#define KB_VEC_FOLD_MANY(V, LANES, OP, v)                                                          \
+    V t[LANES];                                                                                    \
+    for (int k = 0; k < LANES; k++)                                                                \
+        t[k] = v[k];                                                                               \
+    for (int n = LANES; n > 1; n /= 2)                                                             \
+        for (int k = 0; k < n / 2; k++)                                                            \
+            t[k] = OP(V##_evens(t[2 * k], t[2 * k + 1]), V##_odds(t[2 * k], t[2 * k + 1]));        \
+    return t[0];
+static inline vf32 vf32_hmin_many(const vf32 v[VF32_LANES]) {
+    KB_VEC_FOLD_MANY(vf32, VF32_LANES, vf32_min, v)
+}
+static inline vf32 vf32_hmax_many(const vf32 v[VF32_LANES]) {
+    KB_VEC_FOLD_MANY(vf32, VF32_LANES, vf32_max, v)
+}
+static inline vf64 vf64_hmin_many(const vf64 v[VF64_LANES]) {
+    KB_VEC_FOLD_MANY(vf64, VF64_LANES, vf64_min, v)
+}
+static inline vf64 vf64_hmax_many(const vf64 v[VF64_LANES]) {
+    KB_VEC_FOLD_MANY(vf64, VF64_LANES, vf64_max, v)
+}
 
 /* The widening loads' tails, the same on every target: a copy into a zeroed vector's worth
  * (tails are at most one per row, rare enough that masks would buy nothing). */

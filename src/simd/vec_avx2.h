@@ -217,6 +217,22 @@ static inline vf32 vf32_nan_or(vf32 acc, vf32 a, vf32 b) {
 static inline vf64 vf64_nan_or(vf64 acc, vf64 a, vf64 b) {
     return _mm256_or_pd(acc, _mm256_cmp_pd(a, b, _CMP_UNORD_Q));
 }
+/* The even-numbered lanes of a then of b, and the odd-numbered ones: picked within each 128-bit
+ * half (shufps, unpcklpd), then the halves put in order (vpermpd). */
+static inline vf32 vf32_evens(vf32 a, vf32 b) {
+    __m256 t = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+static inline vf32 vf32_odds(vf32 a, vf32 b) {
+    __m256 t = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+static inline vf64 vf64_evens(vf64 a, vf64 b) {
+    return _mm256_permute4x64_pd(_mm256_unpacklo_pd(a, b), _MM_SHUFFLE(3, 1, 2, 0));
+}
+static inline vf64 vf64_odds(vf64 a, vf64 b) {
+    return _mm256_permute4x64_pd(_mm256_unpackhi_pd(a, b), _MM_SHUFFLE(3, 1, 2, 0));
+}
 static inline int vf32_any_nan(vf32 a) {
     return _mm256_movemask_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)) != 0;
 }

@@ -239,6 +239,21 @@ static inline vf64 vf64_nan_or(vf64 acc, vf64 a, vf64 b) {
     return _mm512_mask_mov_pd(acc, _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q),
                               _mm512_castsi512_pd(_mm512_set1_epi64(-1)));
 }
+/* The even-numbered lanes of a then of b, and the odd-numbered ones (vpermt2ps, vpermt2pd). */
+static inline vf32 vf32_evens(vf32 a, vf32 b) {
+    return _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
+}
+static inline vf32 vf32_odds(vf32 a, vf32 b) {
+    return _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
+}
+static inline vf64 vf64_evens(vf64 a, vf64 b) {
+    return _mm512_permutex2var_pd(a, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), b);
+}
+static inline vf64 vf64_odds(vf64 a, vf64 b) {
+    return _mm512_permutex2var_pd(a, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), b);
+}
 static inline int vf32_any_nan(vf32 a) {
     return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) != 0;
 }

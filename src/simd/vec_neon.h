@@ -194,6 +194,19 @@ static inline vf64 vf64_nan_or(vf64 acc, vf64 a, vf64 b) {
     uint64x2_t ordered = vandq_u64(vceqq_f64(a, a), vceqq_f64(b, b));
     return vreinterpretq_f64_u64(vornq_u64(vreinterpretq_u64_f64(acc), ordered));
 }
+/* The even-numbered lanes of a then of b, and the odd-numbered ones (UZP1, UZP2). */
+static inline vf32 vf32_evens(vf32 a, vf32 b) {
+    return vuzp1q_f32(a, b);
+}
+static inline vf32 vf32_odds(vf32 a, vf32 b) {
+    return vuzp2q_f32(a, b);
+}
+static inline vf64 vf64_evens(vf64 a, vf64 b) {
+    return vuzp1q_f64(a, b);
+}
+static inline vf64 vf64_odds(vf64 a, vf64 b) {
+    return vuzp2q_f64(a, b);
+}
 static inline int vf32_any_nan(vf32 a) {
     return vminvq_u32(vceqq_f32(a, a)) == 0;
 }

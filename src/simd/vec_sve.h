@@ -187,6 +187,19 @@ static inline vf64 vf64_nan_or(vf64 acc, vf64 a, vf64 b) {
     svbool_t unordered = svcmpuo_f64(KB_SVE_ALL64, a, b);
     return svsel_f64(unordered, svreinterpret_f64_u64(svdup_n_u64(UINT64_MAX)), acc);
 }
+/* The even-numbered lanes of a then of b, and the odd-numbered ones (UZP1, UZP2). */
+static inline vf32 vf32_evens(vf32 a, vf32 b) {
+    return svuzp1_f32(a, b);
+}
+static inline vf32 vf32_odds(vf32 a, vf32 b) {
+    return svuzp2_f32(a, b);
+}
+static inline vf64 vf64_evens(vf64 a, vf64 b) {
+    return svuzp1_f64(a, b);
+}
+static inline vf64 vf64_odds(vf64 a, vf64 b) {
+    return svuzp2_f64(a, b);
+}
 static inline int vf32_any_nan(vf32 a) {
     return svptest_any(KB_SVE_ALL32, svcmpuo_f32(KB_SVE_ALL32, a, a));
 }

@@ -414,7 +414,7 @@ static void narrow_rows(void **state) {
 
 /* ---- Sums and extremes of many rows ---- */
 /* min_rows and max_rows of the same rows, exactly, into results adjacent and strided (every
- * other slot; the slots between are left alone). */
+ * other slot; the slots between, and those past the last, are left alone). */
 static void check_rows_extremes(const level *lv, bool f32, const char *x, const double *v,
                                 int64_t rows, int64_t n, int64_t stride) {
     const kb_reduce_kernels *t = lv->table;
@@ -441,6 +441,10 @@ static void check_rows_extremes(const level *lv, bool f32, const char *x, const 
                     fail_msg("%s %s_rows: wrote between strided results", kb_simd_name(lv->id),
                              is_max ? "max" : "min");
             }
+            for (int64_t b = spread * rows * size; b < 2 * rows * size; b++)
+                if ((unsigned char)out[b] != 0x5a)
+                    fail_msg("%s %s_rows: wrote past the last result", kb_simd_name(lv->id),
+                             is_max ? "max" : "min");
         }
     free(out);
 }

@@ -33,13 +33,13 @@ typedef struct kernel_run {
     int *slot;              /* per graph node: its value's slot in a thread's buffers, or -1 */
     kb_fused_place *places; /* per graph node read from or written to memory */
     bool *placed;
-    kb_ew_loop *loops;               /* per slot */
-    kb_ew_loop *nt_loops;            /* per slot: for an output written straight to memory */
-    bool nt;                         /* some op writes with non-temporal stores */
-    bool far;                        /* the kernel streams from memory (kb_cache_reach) */
-    kb_ew_loop *subtract, *exponent; /* per slot of an online sum: x - max, then exp */
-    int nconst;                      /* constant operands of element nodes, prefilled per thread */
-    int *const_slot;                 /* per slot * 3 + operand: its prefilled buffer, or -1 */
+    kb_ew_loop *loops;      /* per slot */
+    kb_ew_loop *nt_loops;   /* per slot: for an output written straight to memory */
+    bool nt;                /* some op writes with non-temporal stores */
+    bool far;               /* the kernel streams from memory (kb_cache_reach) */
+    kb_ew_exp_sum *exp_sum; /* per slot of an online or shifted sum */
+    int nconst;             /* constant operands of element nodes, prefilled per thread */
+    int *const_slot;        /* per slot * 3 + operand: its prefilled buffer, or -1 */
     const kb_reduce_kernels *rk;
     kb_partial *partials; /* per slot of a reduction: rows * nchunks, streaming kernels */
     int64_t *partial_at;  /* per slot: offset into partials, or -1 */
@@ -179,24 +179,15 @@ static void online_merge(kb_partial *acc, const kb_partial *later) {
 }
 
 /* The online partial of n <= KB_REDUCE_BLOCK contiguous elements v of type t: their maximum, and
- * the sum of exp(v - maximum) through the level's loops, in b's last two operand buffers. */
-static kb_partial online_run(const kernel_run *x, buffers *b, int node, kb_dtype t, const char *v,
-                             int64_t n) {
+ * the sum of exp(v - maximum) (kb_ew_exp_sum). */
+static kb_partial online_run(const kernel_run *x, int node, kb_dtype t, const char *v, int64_t n) {
     kb_partial part = {.b = t == KB_F32 ? (double)x->rk->max_f32((const void *)v, n)
                                         : x->rk->max_f64((const void *)v, n)};
     if (isnan(part.b) || part.b == -INFINITY || part.b == INFINITY) {
         part.a = part.b == -INFINITY ? 0 : NAN; /* as exp(x - max) sums there: NaN, or nothing */
         return part;
     }
-    char *shift = scratch_of(x, b, 1), *e = scratch_of(x, b, 2);
-    if (kb_ew_cast(t, shift, KB_F64, (const char *)&part.b, 0, n) != KB_OK)
-        return (kb_partial){.a = NAN, .b = NAN};
-    const void *ins[2] = {v, shift};
-    unsigned found = 0;
-    x->subtract[x->slot[node]](n, e, ins, &found);
-    ins[0] = e;
-    x->exponent[x->slot[node]](n, e, ins, &found);
-    part.a = x->rk->sum[t == KB_F32 ? KB_SUM_F32 : KB_SUM_F64].run(e, n, false);
+    part.a = x->exp_sum[x->slot[node]](n, v, part.b);
     return part;
 }
 
@@ -257,20 +248,37 @@ static bool reduce_chunk(const kernel_run *x, buffers *b, int node, int64_t j0, 
     if (p->online) {
         for (int64_t s = 0; s < n; s += KB_REDUCE_BLOCK) {
             int64_t len = n - s < KB_REDUCE_BLOCK ? n - s : KB_REDUCE_BLOCK;
-            kb_partial part = online_run(x, b, node, t, v + s * (int64_t)kb_dtype_size(t), len);
+            kb_partial part = online_run(x, node, t, v + s * (int64_t)kb_dtype_size(t), len);
             if (s == 0)
                 *out = part;
             else
                 online_merge(out, &part);
         }
     } else {
+        /* a shifted sum's shift: the row's maximum (computed before it in a phased kernel, or
+         * read from memory) */
+        double shift = 0;
+        if (p->shifted) {
+            const kb_pnode *m = &x->g->nodes[p->in[1]];
+            const char *mv = operand(x, b, node, 1, 0, 1, m->dtype);
+            if (!mv)
+                return false;
+            if (m->dtype == KB_F32) {
+                float f;
+                memcpy(&f, mv, sizeof f);
+                shift = f;
+            } else {
+                memcpy(&shift, mv, sizeof shift);
+            }
+        }
         kb_partial storage[KB_PAIRWISE_DEPTH];
         kb_pairwise pw;
         kb_pairwise_init(&pw, p->reduce, 1, storage);
         for (int64_t s = 0; s < n; s += KB_REDUCE_BLOCK) {
             int64_t len = n - s < KB_REDUCE_BLOCK ? n - s : KB_REDUCE_BLOCK;
-            kb_partial part = {
-                .a = reduce_run(x, p->reduce, t, v + s * (int64_t)kb_dtype_size(t), len)};
+            const char *at = v + s * (int64_t)kb_dtype_size(t);
+            kb_partial part = {.a = p->shifted ? x->exp_sum[x->slot[node]](len, at, shift)
+                                               : reduce_run(x, p->reduce, t, at, len)};
             kb_pairwise_push(&pw, &part);
         }
         *out = *kb_pairwise_finish(&pw);
@@ -625,10 +633,10 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
                 x->nt |= x->nt_loops[i] != x->loops[i];
             }
         }
-        if (p->online) {
-            kb_dtype t = g->nodes[p->in[0]].dtype;
-            x->subtract[i] = kb_ew_float_loop(KB_EW_SUB, t, level, KB_REACH_CACHE);
-            x->exponent[i] = kb_ew_float_loop(KB_EW_EXP, t, level, KB_REACH_CACHE);
+        if (p->online || p->shifted) {
+            x->exp_sum[i] = kb_ew_float_exp_sum(g->nodes[p->in[0]].dtype, level);
+            if (!x->exp_sum[i])
+                return kb_fail(KB_EUNSUPPORTED, "no sum of exp for this type");
         }
     }
     /* streaming reductions keep a partial per row and chunk */
@@ -648,14 +656,16 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
 }
 
 /* NumPy's warning of a sum, prod or mean whose result is NaN without a NaN in its operand
- * (inf - inf, 0 * inf), as the eager evaluator gives it. An online sum of exp(x - max) is NaN
- * only where exp(x - max) is (a NaN, or a row whose max is infinite): never a warning. */
+ * (inf - inf, 0 * inf), as the eager evaluator gives it. An online or shifted sum of
+ * exp(x - max) is NaN only where exp(x - max) is (a NaN, or a row whose max is infinite):
+ * never a warning. */
 static void warn_kernel(const kernel_run *x, const kb_expr_inputs *inputs) {
     for (int i = 0; inputs->warn && i < x->norder; i++) {
         const kb_pnode *p = &x->g->nodes[x->order[i]];
         bool sums = p->reduce == KB_REDUCE_SUM || p->reduce == KB_REDUCE_PROD ||
                     p->reduce == KB_REDUCE_MEAN;
-        if (p->kind == KB_PNODE_REDUCE && sums && !p->online && x->seen[i] == NAN_RESULT)
+        if (p->kind == KB_PNODE_REDUCE && sums && !p->online && !p->shifted &&
+            x->seen[i] == NAN_RESULT)
             inputs->warn("invalid value encountered in reduce", inputs->context);
     }
 }
@@ -675,14 +685,13 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     x.placed = calloc((size_t)g->count, sizeof *x.placed);
     x.loops = calloc((size_t)g->count, sizeof *x.loops);
     x.nt_loops = calloc((size_t)g->count, sizeof *x.nt_loops);
-    x.subtract = calloc((size_t)g->count, sizeof *x.subtract);
-    x.exponent = calloc((size_t)g->count, sizeof *x.exponent);
+    x.exp_sum = calloc((size_t)g->count, sizeof *x.exp_sum);
     x.const_slot = malloc((size_t)g->count * 3 * sizeof *x.const_slot);
     x.partial_at = malloc((size_t)g->count * sizeof *x.partial_at);
     x.seen = malloc((size_t)g->count * sizeof *x.seen);
     kb_status st = KB_OK;
     if (!arrays || !x.order || !x.slot || !x.places || !x.placed || !x.loops || !x.nt_loops ||
-        !x.subtract || !x.exponent || !x.const_slot || !x.partial_at || !x.seen)
+        !x.exp_sum || !x.const_slot || !x.partial_at || !x.seen)
         st = kb_fail(KB_ENOMEM, "out of memory for a fused evaluation");
     for (int i = 0; i < g->count && st == KB_OK; i++) {
         const kb_pnode *n = &g->nodes[i];
@@ -712,8 +721,7 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     free(x.placed);
     free(x.loops);
     free(x.nt_loops);
-    free(x.subtract);
-    free(x.exponent);
+    free(x.exp_sum);
     free(x.const_slot);
     free(x.partial_at);
     free(x.partials);

@@ -59,11 +59,13 @@ typedef struct kb_pnode {
     kb_reduce_op reduce;
     bool axis[KB_MAX_DIMS]; /* over the operand's dimensions */
     /* A sum of exp(in[0] - m), m = in[1] the max of in[0] over the same axes, computed in one
-     * pass by a running maximum and a rescaled sum (rows too long to keep in cache). */
+     * pass over in[0]: by a running maximum and a rescaled sum where rows are too long to keep
+     * in cache (online), else from the row's m (shifted), the terms never stored. */
     bool online;
+    bool shifted;
 
     /* Planning */
-    bool dead;         /* no result depends on it (after the online rewrite) */
+    bool dead;         /* no result depends on it (after rule 0, plan_fuse.c) */
     int kernel;        /* -1 for INPUT and CONST */
     bool row;          /* one value per row of its kernel (a reduction, or ops on those) */
     bool flat;         /* a row value shaped as the rows' dimensions alone (a reduction

@@ -138,7 +138,9 @@ static bool fits(kb_pgraph *g, const kb_pnode *n, int k, bool *row, bool *flat, 
             return false;
         *row = true;
         *flat = n->ndim != o->ndim;
-        *phased = in_k && o->after_reduce;
+        /* a shifted sum of exp needs its row's finished maximum, when the kernel computes it */
+        const kb_pnode *m = n->shifted ? &g->nodes[n->in[1]] : NULL;
+        *phased = (in_k && o->after_reduce) || (m && computed(m) && m->kernel == k);
     } else if (all_row && any_row && form == 1 && !has_input && is_row_shape(n, K)) {
         *row = *flat = true;
     } else if (all_row && form != 1 && form != -2 && maps_to_rows(n, K)) {
@@ -201,11 +203,27 @@ static void place(kb_pgraph *g, kb_pnode *n, int k, bool row, bool flat, bool ph
     }
 }
 
+/* Whether a node other than `except` uses node i, or i is a result. */
+static bool used_elsewhere(const kb_pgraph *g, int i, int except) {
+    for (int r = 0; r < g->nresults; r++)
+        if (g->results[r] == i)
+            return true;
+    for (int k = 0; k < g->count; k++)
+        for (int a = 0; k != except && a < g->nodes[k].nin; a++)
+            if (g->nodes[k].in[a] == i)
+                return true;
+    return false;
+}
+
 /* Rule 0: s = sum(exp(X - m)) with m = max(X) over the same axes (keepdims), the softmax's
- * and logsumexp's denominator, over rows too long for a phased kernel, becomes one streaming
- * reduction of X by a running maximum and a rescaled sum: it needs no finished m, so it shares
- * m's pass, and the ops that use exp(X - m) recompute it in the next pass. */
-static void rewrite_online(kb_pgraph *g) {
+ * and logsumexp's denominator, becomes one reduction of X that computes its terms and adds them
+ * without storing them (kb_ew_exp_sum). Over rows that fit a phased kernel it reads the row's m
+ * (shifted), where nothing else uses exp(X - m): a logsumexp, whose X - m and exp(X - m) then
+ * are never computed apart (a softmax divides by s the terms it computes once anyway). Over
+ * rows too long, it is one streaming reduction of X by a running maximum and a rescaled sum
+ * (online): it needs no finished m, so it shares m's pass, and the ops that use exp(X - m)
+ * recompute it in the next pass. */
+static void rewrite_exp_sums(kb_pgraph *g) {
     int values = 6; /* an upper bound of any kernel's values per element */
     for (int i = 0; i < g->count; i++)
         values += computed(&g->nodes[i]) ? 1 + g->nodes[i].nin : 0;
@@ -228,13 +246,17 @@ static void rewrite_online(kb_pgraph *g) {
         for (int a = 0; a < X->ndim; a++)
             if (s->axis[a])
                 row *= X->shape[a];
-        if (row <= kb_pgraph_row_budget(values))
+        bool fits = row <= kb_pgraph_row_budget(values);
+        /* over a row kept in cache, only where nothing else needs the terms (a logsumexp): a
+         * softmax divides by s the same exp(X - m), computed once for both */
+        if (fits && used_elsewhere(g, s->in[0], i))
             continue;
-        s->online = true;
+        s->online = !fits;
+        s->shifted = fits;
         s->nin = 2;
         s->in[1] = d->in[1];
         s->in[0] = d->in[0];
-        snprintf(s->label, sizeof s->label, "sum(exp) online");
+        snprintf(s->label, sizeof s->label, fits ? "sum(exp(x - max))" : "sum(exp) online");
     }
 }
 
@@ -256,7 +278,7 @@ static void mark_dead(kb_pgraph *g) {
 }
 
 kb_status kb_pgraph_fuse(kb_pgraph *g) {
-    rewrite_online(g);
+    rewrite_exp_sums(g);
     mark_dead(g);
     for (int i = 0; i < g->count; i++) {
         kb_pnode *n = &g->nodes[i];

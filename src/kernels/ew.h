@@ -96,6 +96,14 @@ typedef void (*kb_ew_loop)(int64_t n, void *out, const void *const *in, unsigned
 kb_ew_loop kb_ew_int_loop(kb_ew_op op, kb_dtype dtype);
 kb_ew_loop kb_ew_float_loop(kb_ew_op op, kb_dtype dtype, kb_simd_level level, kb_reach reach);
 
+/* The sum of exp(x[i] - shift) over n contiguous elements of the compute type, each term as the
+ * sub and exp loops of the same level give it (shift taken in the type), added in double: a
+ * softmax's or logsumexp's denominator in one pass over a row, with nothing stored. */
+typedef double (*kb_ew_exp_sum)(int64_t n, const void *x, double shift);
+
+/* That sum's kernel for float32 or float64 at a dispatch level; NULL for other types. */
+kb_ew_exp_sum kb_ew_float_exp_sum(kb_dtype dtype, kb_simd_level level);
+
 /* Applies op to the operands broadcast together, NumPy's way, at the dispatch level in force:
  * each operand is cast to the loop type (float16 computes as float32), and the result, a new
  * C-ordered array in *out, is of out_dtype (the loop type's result cast to it). Fails when the

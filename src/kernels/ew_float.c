@@ -24,3 +24,12 @@ kb_ew_loop kb_ew_float_loop(kb_ew_op op, kb_dtype dtype, kb_simd_level level, kb
         return far;
     return (f32 ? t->f32 : t->f64)[op];
 }
+
+kb_ew_exp_sum kb_ew_float_exp_sum(kb_dtype dtype, kb_simd_level level) {
+    if ((unsigned)level >= KB_SIMD_LEVEL_COUNT)
+        level = KB_SIMD_SCALAR;
+    if (dtype != KB_F32 && dtype != KB_F64)
+        return NULL;
+    const kb_ew_float_table *t = tables[kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level)]();
+    return dtype == KB_F32 ? t->exp_sum_f32 : t->exp_sum_f64;
+}

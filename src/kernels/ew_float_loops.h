@@ -162,7 +162,21 @@
         }                                                                                          \
     }
 
+/* sum(exp(x - shift)) of the scalar level: each term as c_sub and c_exp give it, added in
+ * double in order (kb_ew_exp_sum). */
+#define EXP_SUM_LOOP(S, T, F)                                                                      \
+    UNUSED static double c_exp_sum_##S(int64_t n, const void *xv, double shift) {                  \
+        const T *x = xv;                                                                           \
+        T s = (T)shift;                                                                            \
+        double sum = 0;                                                                            \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            sum += (double)exp##F(x[i] - s);                                                       \
+        return sum;                                                                                \
+    }
+
 FLOAT_LOOPS(f32, float, f)
 FLOAT_LOOPS(f64, double, )
+EXP_SUM_LOOP(f32, float, f)
+EXP_SUM_LOOP(f64, double, )
 
 #endif

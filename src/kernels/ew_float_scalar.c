@@ -8,6 +8,8 @@ const kb_ew_float_table *kb_ew_float_table_scalar(void) {
     static const kb_ew_float_table table = {
         .f32 = {KB_EW_VECTOR_OPS(C_ENTRY) KB_EW_C_OPS(C_ENTRY)},
         .f64 = {KB_EW_VECTOR_OPS(C_ENTRY64) KB_EW_C_OPS(C_ENTRY64)},
+        .exp_sum_f32 = c_exp_sum_f32,
+        .exp_sum_f64 = c_exp_sum_f64,
     };
     return &table;
 }

@@ -16,6 +16,8 @@ typedef struct kb_ew_float_table {
      * non-temporal stores; NULL where the level has none. */
     kb_ew_loop f32_nt[KB_EW_OP_COUNT];
     kb_ew_loop f64_nt[KB_EW_OP_COUNT];
+    /* sum(exp(x - shift)) (kb_ew_float_exp_sum) */
+    kb_ew_exp_sum exp_sum_f32, exp_sum_f64;
 } kb_ew_float_table;
 
 /* The vector ops bound by memory, a few instructions an element, that also have far loops. */

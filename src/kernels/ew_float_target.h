@@ -220,6 +220,37 @@ static inline int64_t nt_head(const void *out, size_t item, size_t group, int64_
 VEC_LOOPS(f32, float, VF32_LANES, 88.0f, 1e30f)
 VEC_LOOPS(f64, double, VF64_LANES, 709.0, 1e300)
 
+/* sum(exp(x - shift)) (kb_ew_exp_sum) in one pass: each vector's terms as v_sub and v_exp give
+ * them, added into double accumulators (a float vector's halves widened), never stored. The
+ * last, partial vector is filled with -infinity, whose terms are 0. A logsumexp's sub, exp and
+ * sum loops had each made a pass over the row, after the shift had been broadcast into a buffer
+ * (docs/fusion.md). */
+static inline vf64 exp_sum_add_f32(vf64 acc[2], vf32 e) {
+    acc[1] = vf64_add(acc[1], vf64_widen_hi(e));
+    return vf64_add(acc[0], vf64_widen_lo(e));
+}
+static inline vf64 exp_sum_add_f64(vf64 acc[2], vf64 e) {
+    return vf64_add(acc[0], e);
+}
+#define EXP_SUM_VEC(S, T, LANES)                                                                   \
+    static double v_exp_sum_##S(int64_t n, const void *xv, double shift) {                         \
+        const T *x = xv;                                                                           \
+        v##S s = v##S##_set1((T)shift);                                                            \
+        vf64 acc[2] = {vf64_zero(), vf64_zero()};                                                  \
+        int64_t i = 0;                                                                             \
+        for (; i + LANES <= n; i += LANES)                                                         \
+            acc[0] = exp_sum_add_##S(acc, v##S##_exp(v##S##_sub(v##S##_load(x + i), s)));          \
+        if (i < n) {                                                                               \
+            T t[LANES];                                                                            \
+            for (int k = 0; k < LANES; k++)                                                        \
+                t[k] = i + k < n ? x[i + k] : -(T)INFINITY;                                        \
+            acc[0] = exp_sum_add_##S(acc, v##S##_exp(v##S##_sub(v##S##_load(t), s)));              \
+        }                                                                                          \
+        return vf64_hsum(vf64_add(acc[0], acc[1]));                                                \
+    }
+EXP_SUM_VEC(f32, float, VF32_LANES)
+EXP_SUM_VEC(f64, double, VF64_LANES)
+
 #define KB_EW_V_ENTRY32(ENUM, name) [KB_EW_##ENUM] = v_##name##_f32,
 #define KB_EW_V_ENTRY64(ENUM, name) [KB_EW_##ENUM] = v_##name##_f64,
 #define KB_EW_C_ENTRY32(ENUM, name) [KB_EW_##ENUM] = c_##name##_f32,
@@ -239,6 +270,8 @@ VEC_LOOPS(f64, double, VF64_LANES, 709.0, 1e300)
             .f64_far = {KB_EW_STREAM_OPS(KB_EW_FAR_ENTRY64)},                                      \
             .f32_nt = {KB_EW_VECTOR_OPS(KB_EW_NT_ENTRY32)[KB_EW_WHERE] = c_where_f32_nt},          \
             .f64_nt = {KB_EW_VECTOR_OPS(KB_EW_NT_ENTRY64)[KB_EW_WHERE] = c_where_f64_nt},          \
+            .exp_sum_f32 = v_exp_sum_f32,                                                          \
+            .exp_sum_f64 = v_exp_sum_f64,                                                          \
         };                                                                                         \
         return &table;                                                                             \
     }

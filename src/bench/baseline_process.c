@@ -405,8 +405,36 @@ kb_status kb_baseline_start_kbench(const char *kbench, kb_baseline_process **out
     return st;
 }
 
-/* Starts argv[0] (looked up in PATH) with pipes on its stdin, stdout and stderr.
- * KB_EUNSUPPORTED, the message saying why, when it cannot be run. */
+/* How long a runner's OpenMP workers (PyTorch's, and kbench serve's) keep spinning once a
+ * parallel region ends, unless the environment says otherwise: GNU OpenMP's default spin lasted
+ * 7.5 to 8 ms after each PyTorch call at two threads (Zen 4), running on into the next block of
+ * samples, kbench's own, whose second thread then waited for a scheduler tick: a third of the
+ * two-thread cases had samples of 4 to 16 ms among their microseconds. 10000 spins end about
+ * 0.3 ms after a region, while the calls of a block, back to back, still find their workers
+ * spinning (PyTorch's sum of float64 1024x1024 at two threads: 48.9 against 57.8 us, noise;
+ * docs/baselines.md). */
+#define KB_BASELINE_SPINCOUNT "GOMP_SPINCOUNT=10000"
+
+/* The calling process's environment with KB_BASELINE_SPINCOUNT added where GOMP_SPINCOUNT is not
+ * set, for the child; NULL when out of memory. Freed with free() (the strings are environ's). */
+static char **child_environment(void) {
+    size_t n = 0;
+    bool set = false;
+    for (; environ[n]; n++)
+        set |= strncmp(environ[n], "GOMP_SPINCOUNT=", 15) == 0;
+    char **env = malloc((n + 2) * sizeof *env);
+    if (!env)
+        return NULL;
+    memcpy(env, environ, n * sizeof *env);
+    if (!set)
+        env[n++] = (char *)KB_BASELINE_SPINCOUNT;
+    env[n] = NULL;
+    return env;
+}
+
+/* Starts argv[0] (looked up in PATH) with pipes on its stdin, stdout and stderr, and
+ * child_environment's environment. KB_EUNSUPPORTED, the message saying why, when it cannot be
+ * run. */
 static kb_status spawn(char *const argv[], kb_baseline_process **out) {
     kb_baseline_process *p = calloc(1, sizeof *p);
     if (!p)
@@ -446,7 +474,9 @@ static kb_status spawn(char *const argv[], kb_baseline_process **out) {
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv, environ);
+    char **env = child_environment();
+    int rc = env ? posix_spawnp(&pid, argv[0], &actions, &attr, argv, env) : ENOMEM;
+    free(env);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     close(in[0]);

@@ -1,5 +1,6 @@
 /* Sampling a group of implementations of one case in interleaved rounds. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,17 @@ static int64_t warm_calls(const kb_impl *last, const kb_impl *m) {
     return other_memory && refill ? KB_MEASURE_REFILL_CALLS : 1;
 }
 
+/* Ends the wait of this process's OpenMP workers for more work, before another process's
+ * block: GNU OpenMP's workers spin for about 8 ms after a parallel region (Zen 4), into the
+ * other process's block, whose threads then waited for a scheduler tick for the CPU (samples of
+ * 4 to 16 ms among PyTorch's microseconds at two threads, in a third of the cases). Pausing the
+ * runtime releases its pool; the untimed call that starts this process's next block (another
+ * process's block came before it) starts the workers again. The runners' workers spin briefly
+ * instead (KB_BASELINE_SPINCOUNT, baseline_process.c), since PyTorch's runtime has no pause. */
+static void release_workers(void) {
+    (void)omp_pause_resource_all(omp_pause_soft);
+}
+
 /* A baseline's block in one request, so that the pipe is never inside a sample: the runner
  * warms the case up or flushes before each sample, in its own process, as this one would. */
 static kb_status baseline_block(kb_impl *m, int index, int64_t block, int64_t warm,
@@ -240,6 +252,8 @@ static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *e
         *done = false;
         int64_t block = m->block < need ? m->block : need;
         int64_t warm = !env->flush && !leaves_caches_as(*last, m) ? warm_calls(*last, m) : 0;
+        if (m->baseline && *last && !(*last)->baseline && (*last)->threads_used > 1)
+            release_workers();
         *last = m;
         if (m->baseline) {
             kb_status st = baseline_block(m, i, block, warm, env);

@@ -511,6 +511,34 @@ static kb_baseline_process *start_script(const char *name, const char *text) {
     return p;
 }
 
+/* The runner's OpenMP workers stop spinning soon after a region (baseline_process.c's
+ * KB_BASELINE_SPINCOUNT), unless the environment already says how long: the runner sees
+ * GOMP_SPINCOUNT=10000, or the value kbench was started with. */
+static const char *runner_spincount(char *buf, size_t size) {
+    kb_baseline_process *p =
+        start_script("spin.py", "import json, os, sys\n"
+                                "sys.stdin.readline()\n"
+                                "print(json.dumps({'ok': True, 'spin': "
+                                "os.environ.get('GOMP_SPINCOUNT')}), flush=True)\n"
+                                "sys.stdin.readline()\n");
+    json_t *info;
+    assert_int_equal(kb_baseline_hello(p, &info), KB_OK);
+    const char *spin = json_string_value(json_object_get(info, "spin"));
+    snprintf(buf, size, "%s", spin ? spin : "(unset)");
+    json_decref(info);
+    kb_baseline_stop(p);
+    return buf;
+}
+
+static void runner_workers_spin_briefly(void **state) {
+    char buf[64];
+    unsetenv("GOMP_SPINCOUNT");
+    assert_string_equal(runner_spincount(buf, sizeof buf), "10000");
+    setenv("GOMP_SPINCOUNT", "123", 1);
+    assert_string_equal(runner_spincount(buf, sizeof buf), "123");
+    unsetenv("GOMP_SPINCOUNT");
+}
+
 static void runner_that_dies(void **state) {
     kb_baseline_process *p =
         start_script("dies.py", "import sys\n"
@@ -635,6 +663,7 @@ static void runner_that_ignores_quit_is_killed(void **state) {
 int main(void) {
     const struct CMUnitTest real_runner[] = {
         cmocka_unit_test(hello_describes_python_and_numpy),
+        cmocka_unit_test(runner_workers_spin_briefly),
         cmocka_unit_test(numpy_sums_match_reference),
         cmocka_unit_test(numexpr_sums_match_reference),
         cmocka_unit_test(numpy_and_numexpr_interleave),

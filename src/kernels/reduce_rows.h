@@ -38,39 +38,40 @@
                               int64_t out_stride) {                                                \
         enum { W = sizeof(v##S) / sizeof(T) };                                                     \
         int64_t full = n / W, tail = n % W, i = 0;                                                 \
-        if (n <= 4 * W)                                                                            \
-            for (; i + W <= rows; i += W) {                                                        \
-                v##S a[W], bad = v##S##_zero();                                                    \
-                for (int q = 0; q < W; q++)                                                        \
-                    a[q] = OP##_row_vector_##S((const T *)(const void *)(x + (i + q) * stride),    \
-                                               full, tail, &bad);                                  \
-                if (v##S##_any_nan(bad)) {                                                         \
-                    for (int q = 0; q < W; q++) {                                                  \
-                        T value = OP##_##S((const T *)(const void *)(x + (i + q) * stride), n);    \
-                        memcpy(out + (i + q) * out_stride, &value, sizeof value);                  \
-                    }                                                                              \
-                    continue;                                                                      \
-                }                                                                                  \
-                v##S m = v##S##_h##OP##_many(a);                                                   \
-                if (out_stride == (int64_t)sizeof(T)) {                                            \
-                    v##S##_store((T *)(void *)(out + i * out_stride), m);                          \
-                } else {                                                                           \
-                    T values[W];                                                                   \
-                    v##S##_store(values, m);                                                       \
-                    for (int q = 0; q < W; q++)                                                    \
-                        memcpy(out + (i + q) * out_stride, &values[q], sizeof(T));                 \
-                }                                                                                  \
+        if (n > 4 * W) {                                                                           \
+            for (; i < rows; i++) {                                                                \
+                T value = OP##_##S((const T *)(const void *)(x + i * stride), n);                  \
+                memcpy(out + i * out_stride, &value, sizeof value);                                \
             }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (; i + W <= rows; i += W) {                                                            \
+            v##S a[W], bad = v##S##_zero();                                                        \
+            for (int q = 0; q < W; q++)                                                            \
+                a[q] = OP##_row_vector_##S((const T *)(const void *)(x + (i + q) * stride), full,  \
+                                           tail, &bad);                                            \
+            if (v##S##_any_nan(bad)) {                                                             \
+                for (int q = 0; q < W; q++) {                                                      \
+                    T value = OP##_##S((const T *)(const void *)(x + (i + q) * stride), n);        \
+                    memcpy(out + (i + q) * out_stride, &value, sizeof value);                      \
+                }                                                                                  \
+                continue;                                                                          \
+            }                                                                                      \
+            v##S m = v##S##_h##OP##_many(a);                                                       \
+            if (out_stride == (int64_t)sizeof(T)) {                                                \
+                v##S##_store((T *)(void *)(out + i * out_stride), m);                              \
+            } else {                                                                               \
+                T values[W];                                                                       \
+                v##S##_store(values, m);                                                           \
+                for (int q = 0; q < W; q++)                                                        \
+                    memcpy(out + (i + q) * out_stride, &values[q], sizeof(T));                     \
+            }                                                                                      \
+        }                                                                                          \
         for (; i < rows; i++) {                                                                    \
             const T *r = (const T *)(const void *)(x + i * stride);                                \
-            T value;                                                                               \
-            if (n > 4 * W) {                                                                       \
-                value = OP##_##S(r, n);                                                            \
-            } else {                                                                               \
-                v##S bad = v##S##_zero();                                                          \
-                v##S a = OP##_row_vector_##S(r, full, tail, &bad);                                 \
-                value = v##S##_any_nan(bad) ? OP##_##S(r, n) : v##S##_h##OP(a);                    \
-            }                                                                                      \
+            v##S bad = v##S##_zero();                                                              \
+            v##S a = OP##_row_vector_##S(r, full, tail, &bad);                                     \
+            T value = v##S##_any_nan(bad) ? OP##_##S(r, n) : v##S##_h##OP(a);                      \
             memcpy(out + i * out_stride, &value, sizeof value);                                    \
         }                                                                                          \
     }

@@ -8,7 +8,6 @@
 #include "bench/baseline_check.h"
 #include "bench/impl.h"
 #include "bench/measure.h"
-#include "core/cache_size.h"
 #include "core/internal.h"
 #include "util/internal.h"
 #include "kbench/npy.h"

@@ -259,17 +259,10 @@ static bool reduce_chunk(const kernel_run *x, buffers *b, int node, int64_t j0, 
          * read from memory) */
         double shift = 0;
         if (p->shifted) {
-            const kb_pnode *m = &x->g->nodes[p->in[1]];
-            const char *mv = operand(x, b, node, 1, 0, 1, m->dtype);
-            if (!mv)
+            const void *m = operand(x, b, node, 1, 0, 1, KB_F64);
+            if (!m)
                 return false;
-            if (m->dtype == KB_F32) {
-                float f;
-                memcpy(&f, mv, sizeof f);
-                shift = f;
-            } else {
-                memcpy(&shift, mv, sizeof shift);
-            }
+            memcpy(&shift, m, sizeof shift);
         }
         kb_partial storage[KB_PAIRWISE_DEPTH];
         kb_pairwise pw;

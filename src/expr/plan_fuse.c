@@ -205,9 +205,8 @@ static void place(kb_pgraph *g, kb_pnode *n, int k, bool row, bool flat, bool ph
 
 /* Whether a node other than `except` uses node i, or i is a result. */
 static bool used_elsewhere(const kb_pgraph *g, int i, int except) {
-    for (int r = 0; r < g->nresults; r++)
-        if (g->results[r] == i)
-            return true;
+    if (g->nodes[i].result >= 0)
+        return true;
     for (int k = 0; k < g->count; k++)
         for (int a = 0; k != except && a < g->nodes[k].nin; a++)
             if (g->nodes[k].in[a] == i)

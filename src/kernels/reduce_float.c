@@ -84,9 +84,10 @@ static const kb_sum_kernels *sum_kernels(const kb_reduce_plan *p, const kb_reduc
 }
 
 /* One block of the inner mode: n contiguous elements at x, the first with flat index
- * first. */
+ * first; merged: its partial will be merged with others' (float64 var and std then also sum
+ * their deviations from the rounded mean, which the merge needs, reduce_partial.h). */
 static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *x,
-                            int64_t n, int64_t first) {
+                            int64_t n, int64_t first, bool merged) {
     kb_partial r = {0};
     bool f32 = p->in_dtype == KB_F32;
     const float *xf = (const void *)x;
@@ -103,14 +104,22 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
                 /* One pass, deviations from the block's first element (reduce_moments.h). */
                 double s1, s2;
                 k->moments_f32(xf, n, xf[0], &s1, &s2);
-                r.b = (double)xf[0] + s1 / (double)n;
-                r.c = s2 - s1 * (s1 / (double)n);
+                r.b = (double)xf[0];
+                r.d = s1 / (double)n;
+                r.c = s2 - s1 * r.d;
                 if (r.c < 0) /* rounding; a NaN stays */
                     r.c = 0;
             } else {
-                /* Two passes over a block that is still in cache: mean, then deviations. */
+                /* Two passes over a block that is still in cache: mean, then deviations, and
+                 * their sum, which corrects the mean's rounding (Chan, Golub and LeVeque's
+                 * corrected two-pass form). */
                 r.b = k->sumd_f64(xd, n, p->far) / (double)n;
-                r.c = k->sqdev_f64(xd, n, r.b, p->far);
+                double dsum = 0;
+                r.c = k->sqdev_f64(xd, n, r.b, merged ? &dsum : NULL, p->far);
+                r.d = dsum / (double)n;
+                r.c -= dsum * r.d;
+                if (r.c < 0) /* rounding; a NaN stays */
+                    r.c = 0;
             }
             break;
         case KB_REDUCE_MIN:
@@ -154,7 +163,7 @@ static kb_partial inner_chunk(const kb_reduce_plan *p, const kb_reduce_kernels *
         int64_t n = s->run - start < KB_REDUCE_BLOCK ? s->run - start : KB_REDUCE_BLOCK;
         const char *x =
             base + kb_reduce_plan_roffset(p, p->nr - 1, run) + start * (int64_t)p->itemsize;
-        kb_partial r = run_block(p, k, x, n, run * s->run + start);
+        kb_partial r = run_block(p, k, x, n, run * s->run + start, s->blocks > 1);
         kb_pairwise_push(&pw, &r);
     }
     return *kb_pairwise_finish(&pw);
@@ -237,7 +246,8 @@ typedef struct cols_scratch {
     double *sum, *dev;
     float *best32;
     double *best64;
-    char *room[4]; /* sum, dev, best32, best64 */
+    char *room[4];        /* sum, dev, best32, best64 */
+    double *hi, *lo, *m2; /* float64 var and std's running moments (moments_chunk_f64) */
     int64_t *index;
     kb_partial *row;
     kb_partial *stack;
@@ -285,7 +295,8 @@ static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
                     double s1 = sc->sum[j], m2 = sc->dev[j] - s1 * (s1 / (double)nb);
                     sc->dev[j] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
                     sc->row[j].a = (double)nb;
-                    sc->row[j].b = (double)center[j] + s1 / (double)nb;
+                    sc->row[j].b = (double)center[j];
+                    sc->row[j].d = s1 / (double)nb;
                     sc->row[j].c = sc->dev[j];
                 }
                 return;
@@ -327,6 +338,7 @@ static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
                 sc->row[j].a = (double)nb;
                 sc->row[j].b = sc->sum[j];
                 sc->row[j].c = sc->dev[j];
+                sc->row[j].d = 0; /* narrow columns: the mean as rounded (docs/reductions.md) */
             }
             return;
         default:
@@ -370,6 +382,77 @@ static void extremes_to_row(const kb_reduce_plan *p, int64_t w, cols_scratch *sc
     }
 }
 
+/* float64 var and std of the rows [r0, r1) of a chunk, read from memory once, into sc->row
+ * as cols_block leaves a block's. The running mean of the rows so far is kept per column as
+ * hi + lo, two doubles; each block of block_rows rows is summed around hi as its center
+ * (moments_cols_f64): sum(d) / nb - lo is then the distance delta from the running mean to the
+ * block's, to the last bit however far from zero both lie, and sum(d^2) - sum(d)^2 / nb the
+ * block's own M2, which Chan's formula adds with delta^2 * n * nb / (n + nb). The first block
+ * is read twice while it is in cache: its sum gives hi, its deviations around hi lo and its M2
+ * (Chan, Golub and LeVeque's corrected two-pass form). The rounding of a block's M2 is a few
+ * ulps of its own M2 plus nb * (delta + lo)^2, and the merge adds at least half of nb * delta^2
+ * to the result (the rows before number at least nb): the error stays within a few ulps of
+ * the result whatever the data, where a fixed center, as float32's first row, would lose
+ * accuracy in proportion to n (center - mean)^2 / M2 (docs/reductions.md). */
+static void moments_chunk_f64(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
+                              int64_t w, int64_t r0, int64_t r1, int64_t block_rows,
+                              cols_scratch *sc) {
+    int64_t stride = p->rin[p->nr - 1];
+    const char *first_row = base + kb_reduce_plan_roffset(p, p->nr, r0);
+    double *sum = kb_alias_place(sc->room[0], first_row),
+           *dev = kb_alias_place(sc->room[1], first_row);
+    double *hi = sc->hi, *lo = sc->lo, *m2 = sc->m2;
+    double n = 0;
+    for (int64_t b0 = r0, b1; b0 < r1; b0 = b1) {
+        b1 = b0 + block_rows < r1 ? b0 + block_rows : r1;
+        double nb = (double)(b1 - b0);
+        memset(sum, 0, (size_t)w * sizeof *sum);
+        memset(dev, 0, (size_t)w * sizeof *dev);
+        /* The first block's two passes go a piece of its columns at a time, a piece being as
+         * wide as keeps its rows in half of L2 for the second pass (whole rows when they fit);
+         * the later blocks' one pass takes all the columns at once. */
+        int64_t piece =
+            b0 > r0 ? w : kb_cache_l2_bytes() / 2 / ((b1 - b0) * (int64_t)sizeof(double));
+        piece = piece < 64 ? 64 : piece - piece % 64;
+        for (int64_t j0 = 0; j0 < w; j0 += piece) {
+            int64_t pw = w - j0 < piece ? w - j0 : piece, off = j0 * (int64_t)sizeof(double);
+            if (b0 == r0) {
+                memset(hi + j0, 0, (size_t)pw * sizeof *hi);
+                FOR_EACH_STRETCH(p, base, b0, b1, x, rows, first, {
+                    (void)first;
+                    sum_kernels(p, k)->cols(x + off, rows, stride, pw, hi + j0, p->far);
+                });
+                for (int64_t j = j0; j < j0 + pw; j++)
+                    hi[j] /= nb;
+            }
+            FOR_EACH_STRETCH(p, base, b0, b1, x, rows, first, {
+                (void)first;
+                k->moments_cols_f64(x + off, rows, stride, pw, hi + j0, sum + j0, dev + j0, p->far);
+            });
+        }
+        double total = n + nb, to_mean = nb / total, to_m2 = n * nb / total;
+        for (int64_t j = 0; j < w; j++) {
+            double shift = sum[j] / nb, own = dev[j] - sum[j] * shift;
+            own = own < 0 ? 0 : own; /* rounding; a NaN stays */
+            if (b0 == r0) {
+                lo[j] = shift;
+                m2[j] = own;
+                continue;
+            }
+            /* delta: the block's mean hi + shift less the running mean hi + lo; the new mean
+             * hi + lo + delta * to_mean, kept as hi + lo by Knuth's two-sum */
+            double delta = shift - lo[j], t = lo[j] + delta * to_mean;
+            double s = hi[j] + t, tb = s - hi[j];
+            lo[j] = (hi[j] - (s - tb)) + (t - tb);
+            hi[j] = s;
+            m2[j] += own + delta * delta * to_m2;
+        }
+        n = total;
+    }
+    for (int64_t j = 0; j < w; j++)
+        sc->row[j] = (kb_partial){.a = n, .b = hi[j], .c = m2[j], .d = lo[j]};
+}
+
 /* A block's results (from cols_block) stored as the output, when the block is all the rows:
  * extremes in the input's type (min, max) or int64 (argmin, argmax); float32 var and std
  * (one pass) divided, and rooted for std, by the vector stores where the output is
@@ -411,6 +494,9 @@ static bool cols_scratch_alloc(cols_scratch *sc, int64_t w, int depth) {
                       n * sizeof *sc->dev + KB_ALIAS_PAGE,
                       n * sizeof *sc->best32 + KB_ALIAS_PAGE,
                       n * sizeof *sc->best64 + KB_ALIAS_PAGE,
+                      n * sizeof *sc->hi,
+                      n * sizeof *sc->lo,
+                      n * sizeof *sc->m2,
                       n * sizeof *sc->index,
                       n * sizeof *sc->row,
                       (size_t)depth * n * sizeof *sc->stack};
@@ -424,10 +510,13 @@ static bool cols_scratch_alloc(cols_scratch *sc, int64_t w, int depth) {
         return false;
     for (int i = 0; i < 4; i++)
         sc->room[i] = m + at[i];
-    sc->index = (int64_t *)(void *)(m + at[4]);
-    sc->row = (kb_partial *)(void *)(m + at[5]);
-    sc->stack = (kb_partial *)(void *)(m + at[6]);
-    memset(sc->row, 0, sizes[5]);
+    sc->hi = (double *)(void *)(m + at[4]);
+    sc->lo = (double *)(void *)(m + at[5]);
+    sc->m2 = (double *)(void *)(m + at[6]);
+    sc->index = (int64_t *)(void *)(m + at[7]);
+    sc->row = (kb_partial *)(void *)(m + at[8]);
+    sc->stack = (kb_partial *)(void *)(m + at[9]);
+    memset(sc->row, 0, sizes[8]);
     return true;
 }
 
@@ -582,12 +671,14 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     if (p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN)
         return reduce_cols_sum(p, k, col, &s, threads);
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
-    /* float64 var and std read each block twice (its mean, then the deviations from it) while
-     * it is in cache, so their blocks are sized for L2 and combine pairwise. float32 ones take
-     * one pass over a chunk (deviations from its first row, reduce_moments.h) when there are
-     * columns enough for vectors; narrow columns keep the two-pass narrow blocks. */
+    /* var and std take one pass over a chunk when there are columns enough for vectors:
+     * float32 the deviations from its first row (reduce_moments.h), float64 those of each block
+     * from the mean of the rows before it (moments_chunk_f64). Narrow columns keep two-pass
+     * blocks (the mean, then the deviations from it, while the block is in cache), sized for
+     * L2 and combined pairwise: two passes and a merge per block had held a float64 4096 x 4096
+     * std along axis 0 to half the speed of its sum (one thread, Zen 4, from DRAM). */
     bool moments = p->op == KB_REDUCE_VAR || p->op == KB_REDUCE_STD;
-    bool one_pass = moments && p->in_dtype == KB_F32 && s.columns >= KB_REDUCE_ONE_PASS_COLUMNS;
+    bool one_pass = moments && s.columns >= KB_REDUCE_ONE_PASS_COLUMNS;
     if (one_pass) {
         /* A chunk is one block read once: longer chunks, fewer rows of partials to merge. */
         s.chunk_blocks *= KB_REDUCE_ONE_PASS_CHUNK_BLOCKS;
@@ -638,7 +729,10 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
                 /* Extremes are exact in any order, and one-pass moments need no second look
                  * at the rows: the chunk is one block. */
                 int64_t r1 = b1 * s.block_rows < s.rows ? b1 * s.block_rows : s.rows;
-                cols_block(p, k, base, w, b0 * s.block_rows, r1, one_pass, &sc);
+                if (one_pass && p->in_dtype == KB_F64)
+                    moments_chunk_f64(p, k, base, w, b0 * s.block_rows, r1, s.block_rows, &sc);
+                else
+                    cols_block(p, k, base, w, b0 * s.block_rows, r1, one_pass, &sc);
                 if (direct) {
                     if (!store_block(p, k, col, p->out + out_off + j0 * p->kout[col], w, &sc))
                         unstored = 1;
@@ -900,7 +994,7 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         int64_t in_off = o * p->kin[0], out_off = o * p->kout[0];
         if (p->nk != 1)
             kb_reduce_plan_koffsets(p, o, &in_off, &out_off);
-        kb_partial r = run_block(p, k, p->in + in_off, n, 0);
+        kb_partial r = run_block(p, k, p->in + in_off, n, 0, false);
         if (kb_reduce_store(p, &r, p->out + out_off) != KB_OK)
             status = KB_EINVAL;
     }

@@ -82,12 +82,19 @@ static kb_status float_output(const kb_reduce_plan *p, const char *base, char *o
                 r.a += buf[i];
         }
         if (p->op == KB_REDUCE_VAR || p->op == KB_REDUCE_STD) {
-            double mean = r.a / (double)n, dev = 0;
-            for (int64_t i = 0; i < n; i++)
+            /* the corrected two-pass form: the deviations' sum gives what the rounded mean
+             * lost, which the pairwise merge needs (reduce_partial.h) */
+            double mean = r.a / (double)n, dev = 0, dsum = 0;
+            for (int64_t i = 0; i < n; i++) {
+                dsum += buf[i] - mean;
                 dev += (buf[i] - mean) * (buf[i] - mean);
+            }
             r.a = (double)n;
             r.b = mean;
-            r.c = dev;
+            r.d = dsum / (double)n;
+            r.c = dev - dsum * r.d;
+            if (r.c < 0) /* rounding; a NaN stays */
+                r.c = 0;
         }
         kb_pairwise_push(&pw, &r);
         done += n;

@@ -74,10 +74,13 @@ typedef struct kb_reduce_kernels {
      * (reduce_moments.h) */
     void (*moments_f32)(const float *x, int64_t n, float center, double *sum, double *sq);
     /* the same by columns: sum[j] += sum over rows of (x[i][j] - center[j]), sq[j] += the sum
-     * of their squares; the driver passes the block's first row as the centers; far: the
-     * input comes from memory, prefetch the rows that follow */
+     * of their squares, in double; the driver passes the block's first row as float32's
+     * centers and the mean of the rows before the block as float64's (reduce_float.c); far:
+     * the input comes from memory, prefetch the rows that follow */
     void (*moments_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m,
                              const float *center, double *sum, double *sq, bool far);
+    void (*moments_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
+                             const double *center, double *sum, double *sq, bool far);
     /* M2, the sum of squared deviations from the mean, of each of rows rows of n elements
      * (n <= KB_REDUCE_BLOCK), stride bytes apart: float32 as moments_f32 with the row's first
      * element as the center, float64 in two passes (far: the input comes from memory, and a
@@ -87,8 +90,10 @@ typedef struct kb_reduce_kernels {
     void (*moments_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
                              bool far);
     /* float64 var and std of a run, in two passes: the sum of (x[i] - center)^2 around the
-     * mean sumd_f64 gave; far: the input comes from memory, prefetch the next block */
-    double (*sqdev_f64)(const double *x, int64_t n, double center, bool far);
+     * mean sumd_f64 gave, and, unless dsum is NULL, in *dsum the sum of (x[i] - center), the
+     * part of the mean that center lost to rounding (times n); far: the input comes from
+     * memory, prefetch the next block */
+    double (*sqdev_f64)(const double *x, int64_t n, double center, double *dsum, bool far);
     float (*min_f32)(const float *x, int64_t n);
     float (*max_f32)(const float *x, int64_t n);
     double (*min_f64)(const double *x, int64_t n);
@@ -166,19 +171,19 @@ typedef struct kb_reduce_kernels {
         .min_rows_f64 = min_rows_f64, .max_rows_f64 = max_rows_f64, .store_f32 = store_f32,        \
         .store_f64 = store_f64, .store_sqrt_f32 = store_sqrt_f32,                                  \
         .store_sqrt_f64 = store_sqrt_f64, .moments_f32 = moments_f32,                              \
-        .moments_cols_f32 = moments_cols_f32, .moments_rows_f32 = moments_rows_f32,                \
-        .moments_rows_f64 = moments_rows_f64, .sqdev_f64 = sqdev_f64, .min_f32 = min_f32,          \
-        .max_f32 = max_f32, .min_f64 = min_f64, .max_f64 = max_f64, .argmin_f32 = argmin_f32,      \
-        .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64, .argmax_f64 = argmax_f64,              \
-        .sqdev_cols_f32 = sqdev_cols_f32, .sqdev_cols_f64 = sqdev_cols_f64,                        \
-        .min_cols_f32 = min_cols_f32, .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64,  \
-        .max_cols_f64 = max_cols_f64, .argmin_cols_f32 = argmin_cols_f32,                          \
-        .argmax_cols_f32 = argmax_cols_f32, .argmin_cols_f64 = argmin_cols_f64,                    \
-        .argmax_cols_f64 = argmax_cols_f64, .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32,  \
-        .sumd_cols_f64 = sumd_cols_f64, .narrow_rows_f32 = narrow_rows_f32,                        \
-        .narrow_rows_f64 = narrow_rows_f64, .argmin_rows_f32 = argmin_rows_f32,                    \
-        .argmax_rows_f32 = argmax_rows_f32, .argmin_rows_f64 = argmin_rows_f64,                    \
-        .argmax_rows_f64 = argmax_rows_f64,                                                        \
+        .moments_cols_f32 = moments_cols_f32, .moments_cols_f64 = moments_cols_f64,                \
+        .moments_rows_f32 = moments_rows_f32, .moments_rows_f64 = moments_rows_f64,                \
+        .sqdev_f64 = sqdev_f64, .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64,        \
+        .max_f64 = max_f64, .argmin_f32 = argmin_f32, .argmax_f32 = argmax_f32,                    \
+        .argmin_f64 = argmin_f64, .argmax_f64 = argmax_f64, .sqdev_cols_f32 = sqdev_cols_f32,      \
+        .sqdev_cols_f64 = sqdev_cols_f64, .min_cols_f32 = min_cols_f32,                            \
+        .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64, .max_cols_f64 = max_cols_f64,  \
+        .argmin_cols_f32 = argmin_cols_f32, .argmax_cols_f32 = argmax_cols_f32,                    \
+        .argmin_cols_f64 = argmin_cols_f64, .argmax_cols_f64 = argmax_cols_f64,                    \
+        .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32, .sumd_cols_f64 = sumd_cols_f64,      \
+        .narrow_rows_f32 = narrow_rows_f32, .narrow_rows_f64 = narrow_rows_f64,                    \
+        .argmin_rows_f32 = argmin_rows_f32, .argmax_rows_f32 = argmax_rows_f32,                    \
+        .argmin_rows_f64 = argmin_rows_f64, .argmax_rows_f64 = argmax_rows_f64,                    \
     }
 
 /* Each returns its level's table; a level that is not compiled has no definition. The

@@ -14,9 +14,11 @@
  * and its deviation exactly zero, as the two-pass form gave. The shift costs accuracy only as
  * (center - mean)^2 / variance grows, and a value of the run lies within sqrt(n) standard
  * deviations of its mean, so the relative error of M2 stays within about n double roundings:
- * below 2^-40 for a block of 4096, far below the float32 the result is rounded to. float64
- * keeps the two passes (sumd_f64, sqdev_f64, below), whose loads need no widening and whose
- * results a shift would round to float64 itself.
+ * below 2^-40 for a block of 4096, far below the float32 the result is rounded to. A float64
+ * run keeps the two passes (sumd_f64, sqdev_f64, below), whose loads need no widening and whose
+ * results a shift by one of its values would round to float64 itself; float64 columns are
+ * shifted by the running mean of the rows before (moments_cols_f64 and its caller in
+ * reduce_float.c), which costs no accuracy.
  *
  * The deviations are subtracted on the adders and summed by fused multiply-adds (d * 1 + s
  * rounds as d + s does), so that both kinds of floating-point unit share the work: with
@@ -90,30 +92,43 @@ static double sumd_f64(const double *x, int64_t n, bool far) {
     return far ? sumd_body_f64(1, x, n) : sumd_body_f64(0, x, n);
 }
 
-static inline __attribute__((always_inline)) double sqdev_body_f64(int PF, const double *x,
-                                                                   int64_t n, double center) {
-    vf64 c = vf64_set1(center), a[KB_MOMENTS_NACC];
+/* With DSUM, the deviations are also summed, into *dsum: half of the accumulators add them on
+ * the adders, half by fused multiply-adds (d * 1 + s rounds as d + s does), so that the extra
+ * sum costs the two kinds of unit alike. */
+static inline __attribute__((always_inline)) double
+sqdev_body_f64(int PF, int DSUM, const double *x, int64_t n, double center, double *dsum) {
+    vf64 c = vf64_set1(center), one = vf64_set1(1), a[KB_MOMENTS_NACC], s[KB_MOMENTS_NACC];
     for (int k = 0; k < KB_MOMENTS_NACC; k++)
-        a[k] = vf64_zero();
+        a[k] = s[k] = vf64_zero();
     int64_t i = 0;
     for (; i + KB_MOMENTS_NACC * VF64_LANES <= n; i += KB_MOMENTS_NACC * VF64_LANES) {
         if (PF)
             two_pass_prefetch(x + n, i);
         for (int k = 0; k < KB_MOMENTS_NACC; k++) {
             vf64 d = vf64_sub(vf64_load(x + i + k * VF64_LANES), c);
+            if (DSUM)
+                s[k] = k % 2 ? vf64_fma(d, one, s[k]) : vf64_add(s[k], d);
             a[k] = vf64_fma(d, d, a[k]);
         }
     }
     for (; i < n; i += VF64_LANES) {
         vf64 d = vf64_sub(
             n - i >= VF64_LANES ? vf64_load(x + i) : vf64_load_till_or(x + i, n - i, center), c);
+        if (DSUM)
+            s[0] = vf64_add(s[0], d);
         a[0] = vf64_fma(d, d, a[0]);
     }
+    if (DSUM)
+        *dsum = vf64_hsum(vf64_add(vf64_add(s[0], s[1]), vf64_add(s[2], s[3])));
     return vf64_hsum(vf64_add(vf64_add(a[0], a[1]), vf64_add(a[2], a[3])));
 }
 
-static double sqdev_f64(const double *x, int64_t n, double center, bool far) {
-    return far ? sqdev_body_f64(1, x, n, center) : sqdev_body_f64(0, x, n, center);
+static double sqdev_f64(const double *x, int64_t n, double center, double *dsum, bool far) {
+    if (dsum)
+        return far ? sqdev_body_f64(1, 1, x, n, center, dsum)
+                   : sqdev_body_f64(0, 1, x, n, center, dsum);
+    return far ? sqdev_body_f64(1, 0, x, n, center, dsum)
+               : sqdev_body_f64(0, 0, x, n, center, dsum);
 }
 
 /* M2 (the sum of squared deviations from the mean) of each of rows rows of n elements, stride
@@ -210,7 +225,8 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
     if (n > KB_MOMENTS_SHORT_VECTORS * VF64_LANES) {
         for (int64_t i = 0; i < rows; i++) {
             const double *r = (const double *)(const void *)(x + i * stride);
-            dev[i] = sqdev_f64(r, n, sumd_f64(r, n, far) / (double)n, far);
+            /* a row's M2 is final: the mean's rounding costs it n * d^2 only */
+            dev[i] = sqdev_f64(r, n, sumd_f64(r, n, far) / (double)n, NULL, far);
         }
         return;
     }
@@ -239,83 +255,95 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
  * follow, as the column sums do (reduce_sum.h): without, a float32 4096 x 4096 std along
  * axis 0 read DRAM at 28% of the load bandwidth (one thread, Zen 4), the hardware prefetchers
  * losing the rows at every chunk's jump. Eight rows add as two groups of four, and the rows
- * left over go as they would with four, so the bits do not depend on R. */
+ * left over go as they would with four, so the bits do not depend on R. float32 rows are
+ * centered on float32 values (the block's first row), float64 rows on double ones (the mean
+ * of the rows before, reduce_float.c). */
 #define KB_MOMENTS_ROWS 4
 #define KB_MOMENTS_ROWS_FAR 8
 
-/* Rows [i, i + R) (R a multiple of KB_MOMENTS_ROWS) over nv whole vectors and tail columns
- * more; with PF, each vector prefetches the same columns of the R rows that follow. */
-static inline __attribute__((always_inline)) void
-moments_cols_step_f32(int R, int PF, const char *x, int64_t i, int64_t stride, int64_t nv,
-                      int64_t m, const float *center, double *sum, double *sq) {
-    enum { W = VF64_LANES };
-    const float *r[KB_MOMENTS_ROWS_FAR];
-    for (int q = 0; q < R; q++)
-        r[q] = (const float *)(const void *)(x + (i + q) * stride);
-    for (int64_t v = 0; v < nv; v++) {
-        int64_t j = v * W;
-        if (PF)
-            for (int q = 0; q < R; q++)
-                __builtin_prefetch((const char *)(r[q] + j) + R * stride, 0, 2);
-        vf64 c = vf64_load_f32(center + j), s = vf64_load(sum + j), t = vf64_load(sq + j);
-        for (int g = 0; g < R; g += KB_MOMENTS_ROWS) {
-            vf64 d[KB_MOMENTS_ROWS];
-            for (int q = 0; q < KB_MOMENTS_ROWS; q++)
-                d[q] = vf64_sub(vf64_load_f32(r[g + q] + j), c);
-            /* as trees, so that the four rows do not wait on each other */
-            s = vf64_add(s, vf64_add(vf64_add(d[0], d[1]), vf64_add(d[2], d[3])));
-            t = vf64_add(t, vf64_add(vf64_fma(d[0], d[0], vf64_mul(d[1], d[1])),
-                                     vf64_fma(d[2], d[2], vf64_mul(d[3], d[3]))));
-        }
-        vf64_store(sum + j, s);
-        vf64_store(sq + j, t);
-    }
-    for (int64_t j = nv * W; j < m; j++)
-        for (int q = 0; q < R; q++) {
-            double d = (double)r[q][j] - center[j];
-            sum[j] += d;
-            sq[j] += d * d;
-        }
+static inline vf64 moments_load_f32(const float *p) {
+    return vf64_load_f32(p);
+}
+static inline vf64 moments_load_f64(const double *p) {
+    return vf64_load(p);
 }
 
-static inline __attribute__((always_inline)) void
-moments_cols_body_f32(int R, int PF, const char *x, int64_t rows, int64_t stride, int64_t m,
-                      const float *center, double *sum, double *sq) {
-    enum { W = VF64_LANES };
-    int64_t nv = m / W, i = 0;
-    for (; i + R <= rows; i += R)
-        moments_cols_step_f32(R, PF, x, i, stride, nv, m, center, sum, sq);
-    for (; i + KB_MOMENTS_ROWS <= rows; i += KB_MOMENTS_ROWS)
-        moments_cols_step_f32(KB_MOMENTS_ROWS, 0, x, i, stride, nv, m, center, sum, sq);
-    for (; i < rows; i++) {
-        const float *r = (const float *)(const void *)(x + i * stride);
-        for (int64_t v = 0; v < nv; v++) {
-            int64_t j = v * W;
-            vf64 d = vf64_sub(vf64_load_f32(r + j), vf64_load_f32(center + j));
-            vf64_store(sum + j, vf64_add(vf64_load(sum + j), d));
-            vf64_store(sq + j, vf64_fma(d, d, vf64_load(sq + j)));
-        }
-        for (int64_t j = nv * W; j < m; j++) {
-            double d = (double)r[j] - center[j];
-            sum[j] += d;
-            sq[j] += d * d;
-        }
+#define DEFINE_MOMENTS_COLS(S, T)                                                                  \
+    /* Rows [i, i + R) (R a multiple of KB_MOMENTS_ROWS) over nv whole vectors and tail columns    \
+     * more; with PF, each vector prefetches the same columns of the R rows that follow. */        \
+    static inline __attribute__((always_inline)) void moments_cols_step_##S(                       \
+        int R, int PF, const char *x, int64_t i, int64_t stride, int64_t nv, int64_t m,            \
+        const T *center, double *sum, double *sq) {                                                \
+        enum { W = VF64_LANES };                                                                   \
+        const T *r[KB_MOMENTS_ROWS_FAR];                                                           \
+        UNROLL for (int q = 0; q < R; q++) r[q] = (const T *)(const void *)(x + (i + q) * stride); \
+        for (int64_t v = 0; v < nv; v++) {                                                         \
+            int64_t j = v * W;                                                                     \
+            if (PF)                                                                                \
+                UNROLL for (int q = 0; q < R; q++)                                                 \
+                    __builtin_prefetch((const char *)(r[q] + j) + R * stride, 0, 2);               \
+            vf64 c = moments_load_##S(center + j), s = vf64_load(sum + j), t = vf64_load(sq + j);  \
+            UNROLL for (int g = 0; g < R; g += KB_MOMENTS_ROWS) {                                  \
+                vf64 d[KB_MOMENTS_ROWS];                                                           \
+                UNROLL for (int q = 0; q < KB_MOMENTS_ROWS; q++) d[q] =                            \
+                    vf64_sub(moments_load_##S(r[g + q] + j), c);                                   \
+                /* as trees, so that the four rows do not wait on each other */                    \
+                s = vf64_add(s, vf64_add(vf64_add(d[0], d[1]), vf64_add(d[2], d[3])));             \
+                t = vf64_add(t, vf64_add(vf64_fma(d[0], d[0], vf64_mul(d[1], d[1])),               \
+                                         vf64_fma(d[2], d[2], vf64_mul(d[3], d[3]))));             \
+            }                                                                                      \
+            vf64_store(sum + j, s);                                                                \
+            vf64_store(sq + j, t);                                                                 \
+        }                                                                                          \
+        for (int64_t j = nv * W; j < m; j++)                                                       \
+            for (int q = 0; q < R; q++) {                                                          \
+                double d = (double)r[q][j] - (double)center[j];                                    \
+                sum[j] += d;                                                                       \
+                sq[j] += d * d;                                                                    \
+            }                                                                                      \
+    }                                                                                              \
+                                                                                                   \
+    static inline __attribute__((always_inline)) void moments_cols_body_##S(                       \
+        int R, int PF, const char *x, int64_t rows, int64_t stride, int64_t m, const T *center,    \
+        double *sum, double *sq) {                                                                 \
+        enum { W = VF64_LANES };                                                                   \
+        int64_t nv = m / W, i = 0;                                                                 \
+        for (; i + R <= rows; i += R)                                                              \
+            moments_cols_step_##S(R, PF, x, i, stride, nv, m, center, sum, sq);                    \
+        for (; i + KB_MOMENTS_ROWS <= rows; i += KB_MOMENTS_ROWS)                                  \
+            moments_cols_step_##S(KB_MOMENTS_ROWS, 0, x, i, stride, nv, m, center, sum, sq);       \
+        for (; i < rows; i++) {                                                                    \
+            const T *r = (const T *)(const void *)(x + i * stride);                                \
+            for (int64_t v = 0; v < nv; v++) {                                                     \
+                int64_t j = v * W;                                                                 \
+                vf64 d = vf64_sub(moments_load_##S(r + j), moments_load_##S(center + j));          \
+                vf64_store(sum + j, vf64_add(vf64_load(sum + j), d));                              \
+                vf64_store(sq + j, vf64_fma(d, d, vf64_load(sq + j)));                             \
+            }                                                                                      \
+            for (int64_t j = nv * W; j < m; j++) {                                                 \
+                double d = (double)r[j] - (double)center[j];                                       \
+                sum[j] += d;                                                                       \
+                sq[j] += d * d;                                                                    \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void moments_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,           \
+                                 const T *center, double *sum, double *sq, bool far) {             \
+        int64_t chunk = sum_chunk_columns(2 * sizeof(double), VF64_LANES);                         \
+        for (int64_t j0 = 0; j0 < m; j0 += chunk) {                                                \
+            const char *xj = x + j0 * (int64_t)sizeof(T);                                          \
+            int64_t w = m - j0 < chunk ? m - j0 : chunk;                                           \
+            if (far && rows > KB_MOMENTS_ROWS_FAR) /* with no rows ahead, nothing to prefetch */   \
+                moments_cols_body_##S(KB_MOMENTS_ROWS_FAR, 1, xj, rows, stride, w, center + j0,    \
+                                      sum + j0, sq + j0);                                          \
+            else                                                                                   \
+                moments_cols_body_##S(KB_MOMENTS_ROWS, 0, xj, rows, stride, w, center + j0,        \
+                                      sum + j0, sq + j0);                                          \
+        }                                                                                          \
     }
-}
 
-static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
-                             const float *center, double *sum, double *sq, bool far) {
-    int64_t chunk = sum_chunk_columns(2 * sizeof(double), VF64_LANES);
-    for (int64_t j0 = 0; j0 < m; j0 += chunk) {
-        const char *xj = x + j0 * (int64_t)sizeof(float);
-        int64_t w = m - j0 < chunk ? m - j0 : chunk;
-        if (far && rows > KB_MOMENTS_ROWS_FAR) /* with no rows ahead, nothing to prefetch */
-            moments_cols_body_f32(KB_MOMENTS_ROWS_FAR, 1, xj, rows, stride, w, center + j0,
-                                  sum + j0, sq + j0);
-        else
-            moments_cols_body_f32(KB_MOMENTS_ROWS, 0, xj, rows, stride, w, center + j0, sum + j0,
-                                  sq + j0);
-    }
-}
+DEFINE_MOMENTS_COLS(f32, float)
+DEFINE_MOMENTS_COLS(f64, double)
 
 #endif

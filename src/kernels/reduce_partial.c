@@ -15,7 +15,10 @@ void kb_partial_merge(kb_reduce_op op, kb_partial *acc, const kb_partial *later)
             return;
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD: {
-            /* Chan, Golub and LeVeque's pairwise update. */
+            /* Chan, Golub and LeVeque's pairwise update, on means held as b + d: two means
+             * near 1e9 rounded to double would lose their difference (about 1e-7 each) where
+             * it matters, in the term delta^2 that adds the spread between the parts. The
+             * new mean is b + t kept exactly as a sum of two doubles (Knuth's two-sum). */
             double n = acc->a + later->a;
             if (later->a == 0)
                 return;
@@ -23,9 +26,12 @@ void kb_partial_merge(kb_reduce_op op, kb_partial *acc, const kb_partial *later)
                 *acc = *later;
                 return;
             }
-            double delta = later->b - acc->b;
+            double delta = (later->b - acc->b) + (later->d - acc->d);
             acc->c += later->c + delta * delta * (acc->a * later->a / n);
-            acc->b += delta * (later->a / n);
+            double t = acc->d + delta * (later->a / n);
+            double s = acc->b + t, tb = s - acc->b;
+            acc->d = (acc->b - (s - tb)) + (t - tb);
+            acc->b = s;
             acc->a = n;
             return;
         }

@@ -7,11 +7,13 @@
 
 /* The partial result of one output over part of its elements, the same for every op:
  *   sum, mean, prod:  a = sum (or product)
- *   var, std:         a = count, b = mean, c = sum of squared deviations from the mean
+ *   var, std:         a = count, b + d = mean (d what b could not hold, so that the
+ *                     difference of two partials' means keeps its bits when both lie far
+ *                     from zero), c = sum of squared deviations from the mean
  *   min, max:         a = extreme so far (NaN once any element was NaN)
  *   argmin, argmax:   a = extreme so far, index = its flat index */
 typedef struct kb_partial {
-    double a, b, c;
+    double a, b, c, d;
     int64_t index;
 } kb_partial;
 

@@ -204,13 +204,17 @@ static void store_sqrt_f64(const double *sums, int64_t n, double scale, double *
         out[j] = sqrt(sums[j] / scale);
 }
 
-/* float64 var and std: squared deviations around the mean of the sumd pass. */
-static double sqdev_f64(const double *x, int64_t n, double c, bool far) {
+/* float64 var and std: deviations around the mean of the sumd pass, summed and squared. */
+static double sqdev_f64(const double *x, int64_t n, double c, double *dsum, bool far) {
     (void)far; /* the plain loop: no prefetching */
-    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     int64_t i = 0;
     for (; i + 4 <= n; i += 4) {
         double d0 = x[i] - c, d1 = x[i + 1] - c, d2 = x[i + 2] - c, d3 = x[i + 3] - c;
+        s0 += d0;
+        s1 += d1;
+        s2 += d2;
+        s3 += d3;
         a0 += d0 * d0;
         a1 += d1 * d1;
         a2 += d2 * d2;
@@ -218,8 +222,11 @@ static double sqdev_f64(const double *x, int64_t n, double c, bool far) {
     }
     for (; i < n; i++) {
         double d = x[i] - c;
+        s0 += d;
         a0 += d * d;
     }
+    if (dsum)
+        *dsum = (s0 + s1) + (s2 + s3);
     return (a0 + a1) + (a2 + a3);
 }
 
@@ -256,18 +263,21 @@ static void moments_f32(const float *x, int64_t n, float center, double *sum, do
     *sq = (q0 + q1) + (q2 + q3);
 }
 
-static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
-                             const float *center, double *sum, double *sq, bool far) {
-    (void)far;
-    for (int64_t i = 0; i < rows; i++) {
-        const float *r = ROW(float, x, i, stride);
-        for (int64_t j = 0; j < m; j++) {
-            double d = (double)r[j] - center[j];
-            sum[j] += d;
-            sq[j] += d * d;
-        }
+#define DEFINE_MOMENTS_COLS(S, T)                                                                  \
+    static void moments_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,           \
+                                 const T *center, double *sum, double *sq, bool far) {             \
+        (void)far;                                                                                 \
+        for (int64_t i = 0; i < rows; i++) {                                                       \
+            const T *r = ROW(T, x, i, stride);                                                     \
+            for (int64_t j = 0; j < m; j++) {                                                      \
+                double d = (double)r[j] - (double)center[j];                                       \
+                sum[j] += d;                                                                       \
+                sq[j] += d * d;                                                                    \
+            }                                                                                      \
+        }                                                                                          \
     }
-}
+DEFINE_MOMENTS_COLS(f32, float)
+DEFINE_MOMENTS_COLS(f64, double)
 
 /* These sums accumulate in double from the first element already: they are the sumd ones. */
 static double sumd_f64(const double *x, int64_t n, bool far) {
@@ -290,7 +300,8 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
                              bool far) {
     for (int64_t i = 0; i < rows; i++) {
         const double *r = ROW(double, x, i, stride);
-        dev[i] = sqdev_f64(r, n, sumd_f64(r, n, far) / (double)n, far);
+        /* a row's M2 is final: the mean's rounding costs it n * d^2 only */
+        dev[i] = sqdev_f64(r, n, sumd_f64(r, n, far) / (double)n, NULL, far);
     }
 }
 static void sumd_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc) {

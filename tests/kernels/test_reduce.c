@@ -615,6 +615,95 @@ static void numpy_cases_that_must_hold_exactly(void **state) {
     kb_array_free(&a);
 }
 
+/* float64 var along axis 0 of data far from zero keeps the accuracy of the exact two-pass
+ * formula, at every SIMD level and thread count: columns of 1e9 to 5e9 plus noise of about 1,
+ * some with an outlier in the first row (which a fixed center taken from the first row would
+ * pay for in proportion to n (center - mean)^2 / M2), some drifting down the rows (block
+ * means far apart). Chan's merge of blocks whose means are rounded near 1e9 loses the
+ * difference of two means to that rounding; the running-mean form of moments_chunk_f64
+ * takes it from the deviations instead (docs/reductions.md). */
+static void offset_float64_variance_stays_accurate(void **state) {
+    (void)state;
+    static const int64_t shapes[][2] = {{3000, 67}, {1100, 300}, {700, 64}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int64_t rows = shapes[s][0], cols = shapes[s][1];
+        kb_array a, out;
+        assert_int_equal(kb_array_new(&a, KB_F64, 2, shapes[s], KB_ORDER_C), KB_OK);
+        double *x = a.data;
+        test_rng r = {0x51ed2701u + s};
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++) {
+                double v = 1e9 * (double)(1 + j % 5) + (2 * test_rng_unit(&r) - 1) * (1 + j % 3);
+                if (j % 2 == 1 && i == 0)
+                    v += 1e5;
+                if (j % 4 == 2)
+                    v += 1e-3 * (double)i;
+                x[i * cols + j] = v;
+            }
+        long double *exact = malloc((size_t)cols * sizeof *exact);
+        assert_non_null(exact);
+        for (int64_t j = 0; j < cols; j++) {
+            long double sum = 0, dev = 0;
+            for (int64_t i = 0; i < rows; i++)
+                sum += x[i * cols + j];
+            long double mean = sum / rows;
+            for (int64_t i = 0; i < rows; i++)
+                dev += (x[i * cols + j] - mean) * (x[i * cols + j] - mean);
+            exact[j] = dev / rows;
+        }
+        kb_reduce_args args = kb_reduce_args_axis(KB_REDUCE_VAR, 0);
+        for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+            if (!kb_simd_available((kb_simd_level)level))
+                continue;
+            assert_int_equal(kb_simd_set(level), KB_OK);
+            for (int threads = 1; threads <= 2; threads++) {
+                assert_int_equal(kb_threads_set(threads), KB_OK);
+                assert_int_equal(kb_reduce(&a, &args, &out), KB_OK);
+                const double *got = out.data;
+                for (int64_t j = 0; j < cols; j++)
+                    if (fabsl(got[j] - exact[j]) > 0x1p-40L * exact[j])
+                        fail_msg("%s, %d threads, (%lld, %lld) column %lld: var %.17g, exact "
+                                 "%.17Lg",
+                                 kb_simd_name((kb_simd_level)level), threads, (long long)rows,
+                                 (long long)cols, (long long)j, got[j], exact[j]);
+                kb_array_free(&out);
+            }
+        }
+        kb_simd_set(KB_SIMD_AUTO_REQUEST);
+        kb_threads_set(max_threads());
+        free(exact);
+        kb_array_free(&a);
+    }
+    /* The same along a contiguous axis: blocks of 4096 elements merged pairwise. */
+    int64_t n = 50001;
+    kb_array a, out;
+    assert_int_equal(kb_array_new(&a, KB_F64, 1, &n, KB_ORDER_C), KB_OK);
+    double *x = a.data;
+    test_rng r = {0x7a11u};
+    long double sum = 0, dev = 0;
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = 3e9 + (2 * test_rng_unit(&r) - 1) + (i == 0 ? 1e5 : 0);
+        sum += x[i];
+    }
+    for (int64_t i = 0; i < n; i++)
+        dev += (x[i] - sum / n) * (x[i] - sum / n);
+    long double exact = dev / n;
+    kb_reduce_args all = kb_reduce_args_all(KB_REDUCE_VAR);
+    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+        if (!kb_simd_available((kb_simd_level)level))
+            continue;
+        assert_int_equal(kb_simd_set(level), KB_OK);
+        assert_int_equal(kb_reduce(&a, &all, &out), KB_OK);
+        double got = *(const double *)out.data;
+        if (fabsl(got - exact) > 0x1p-40L * exact)
+            fail_msg("%s, %lld elements: var %.17g, exact %.17Lg",
+                     kb_simd_name((kb_simd_level)level), (long long)n, got, exact);
+        kb_array_free(&out);
+    }
+    kb_simd_set(KB_SIMD_AUTO_REQUEST);
+    kb_array_free(&a);
+}
+
 /* kb_reduce_into's shortcut for small calls (a whole 1-d contiguous float32 or float64 array
  * summed or averaged into a 0-d output) gives the bits of the planned path, which a (1, n)
  * view of the same memory takes, at every SIMD level, and a value within rounding of the
@@ -732,6 +821,7 @@ int main(void) {
         cmocka_unit_test(shapes_that_cross_blocks_and_chunks),
         cmocka_unit_test(inputs_from_memory_match_reference),
         cmocka_unit_test(numpy_cases_that_must_hold_exactly),
+        cmocka_unit_test(offset_float64_variance_stays_accurate),
         cmocka_unit_test(column_sums_into_strided_outputs),
         cmocka_unit_test(small_calls_match_planned_path),
         cmocka_unit_test(errors_follow_numpy),

@@ -235,7 +235,11 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
     } else {
         bool far_moments = (n & 1) != 0; /* either form: the same sums */
         sumd = t->sumd_f64(xd, n, far_moments) - (double)n * center;
-        dev = t->sqdev_f64(xd, n, center, far_moments);
+        double dsum;
+        dev = t->sqdev_f64(xd, n, center, &dsum, far_moments);
+        if (!close_sum(dsum, shift_sum, shift_mag, n))
+            fail_msg("%s sqdev_f64 n=%lld (%s): deviations' sum got %a, want %La", name,
+                     (long long)n, kind_names[k], dsum, shift_sum);
     }
     if (!close_sum(sumd, shift_sum, shift_mag, n))
         fail_msg("%s moments_%s n=%lld (%s): sum got %a, want %La", name, ty, (long long)n,
@@ -624,6 +628,19 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
                                                   kb_cache_far(c->rows * c->stride));
     (c->f32 ? t->sqdev_cols_f32 : t->sqdev_cols_f64)(c->x.data, c->rows, c->stride, m, c->center,
                                                      dev);
+    /* the one-pass moments, around the same centers (exact in float32) */
+    double *msum = malloc((size_t)m * sizeof *msum), *msq = malloc((size_t)m * sizeof *msq);
+    float *center32 = malloc((size_t)m * sizeof *center32);
+    assert_true(msum && msq && center32);
+    memcpy(msum, c->acc0, (size_t)m * sizeof *msum);
+    memcpy(msq, c->acc0, (size_t)m * sizeof *msq);
+    for (int64_t j = 0; j < m; j++)
+        center32[j] = (float)c->center[j];
+    bool far = kb_cache_far(c->rows * c->stride);
+    if (c->f32)
+        t->moments_cols_f32(c->x.data, c->rows, c->stride, m, center32, msum, msq, far);
+    else
+        t->moments_cols_f64(c->x.data, c->rows, c->stride, m, c->center, msum, msq, far);
     for (int64_t j = 0; j < m; j++) {
         long double s = c->acc0[j], sa = fabsl((long double)c->acc0[j]), d = c->acc0[j],
                     da = fabsl((long double)c->acc0[j]);
@@ -642,6 +659,19 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
                      "got %a/%a, want %La/%La",
                      name, ty, (long long)c->rows, (long long)m, (long long)c->stride,
                      kind_names[c->k], (long long)j, sum[j], dev[j], s, d);
+        long double ms = c->acc0[j], msa = fabsl((long double)c->acc0[j]);
+        for (int64_t i = 0; i < c->rows; i++) {
+            long double e = (long double)c->v[i * m + j] - c->center[j];
+            ms += e;
+            msa += fabsl(e);
+        }
+        if (!isfinite(msa))
+            msa = 0;
+        if (!close_sum(msum[j], ms, msa, c->rows + 1) || !close_sum(msq[j], d, da, c->rows + 1))
+            fail_msg("%s moments_cols_%s rows=%lld m=%lld stride=%lld (%s) column %lld: "
+                     "got %a/%a, want %La/%La",
+                     name, ty, (long long)c->rows, (long long)m, (long long)c->stride,
+                     kind_names[c->k], (long long)j, msum[j], msq[j], ms, d);
         if (!close_sum(sumd[j], s, sa, c->rows + 1))
             fail_msg("%s sumd_cols_%s rows=%lld m=%lld stride=%lld (%s) column %lld: got %a, "
                      "want %La",
@@ -651,6 +681,9 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
     free(sum);
     free(sumd);
     free(dev);
+    free(msum);
+    free(msq);
+    free(center32);
 }
 
 /* min/max (arg false) or argmin/argmax (arg true) of the cols kernels, by the contract. */

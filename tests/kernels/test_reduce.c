@@ -616,12 +616,12 @@ static void numpy_cases_that_must_hold_exactly(void **state) {
 }
 
 /* float64 var along axis 0 of data far from zero keeps the accuracy of the exact two-pass
- * formula, at every SIMD level and thread count (up to the tests' own, max_threads): columns of 1e9 to 5e9 plus noise of about 1,
- * some with an outlier in the first row (which a fixed center taken from the first row would
- * pay for in proportion to n (center - mean)^2 / M2), some drifting down the rows (block
- * means far apart). Chan's merge of blocks whose means are rounded near 1e9 loses the
- * difference of two means to that rounding; the running-mean form of moments_chunk_f64
- * takes it from the deviations instead (docs/reductions.md). */
+ * formula, at every SIMD level and thread count (up to the tests' own, max_threads): columns
+ * of 1e9 to 5e9 plus noise of about 1, some with an outlier in the first row (which a fixed
+ * center taken from the first row would pay for in proportion to n (center - mean)^2 / M2),
+ * some drifting down the rows (block means far apart). Chan's merge of blocks whose means are
+ * rounded near 1e9 loses the difference of two means to that rounding; partial means kept as
+ * b + d, and the running mean of moments_chunk_f64, keep it (docs/reductions.md). */
 static void offset_float64_variance_stays_accurate(void **state) {
     (void)state;
     /* several blocks each (489, 109 and 512 rows a block) */

@@ -99,27 +99,18 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
             break;
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD:
-            r.a = (double)n;
             if (f32) {
                 /* One pass, deviations from the block's first element (reduce_moments.h). */
                 double s1, s2;
                 k->moments_f32(xf, n, xf[0], &s1, &s2);
-                r.b = (double)xf[0];
-                r.d = s1 / (double)n;
-                r.c = s2 - s1 * r.d;
-                if (r.c < 0) /* rounding; a NaN stays */
-                    r.c = 0;
+                r = kb_moments_partial((double)n, xf[0], s1, s2);
             } else {
                 /* Two passes over a block that is still in cache: mean, then deviations, and
                  * their sum, which corrects the mean's rounding (Chan, Golub and LeVeque's
                  * corrected two-pass form). */
-                r.b = k->sumd_f64(xd, n, p->far) / (double)n;
-                double dsum = 0;
-                r.c = k->sqdev_f64(xd, n, r.b, merged ? &dsum : NULL, p->far);
-                r.d = dsum / (double)n;
-                r.c -= dsum * r.d;
-                if (r.c < 0) /* rounding; a NaN stays */
-                    r.c = 0;
+                double mean = k->sumd_f64(xd, n, p->far) / (double)n, dsum = 0;
+                double s2 = k->sqdev_f64(xd, n, mean, merged ? &dsum : NULL, p->far);
+                r = kb_moments_partial((double)n, mean, dsum, s2);
             }
             break;
         case KB_REDUCE_MIN:
@@ -269,6 +260,14 @@ typedef struct cols_scratch {
         }                                                                                          \
     } while (0)
 
+/* The columns of a piece of a block whose rows rows (of item-byte elements) take half of L2,
+ * so that a two-pass form's second pass over the piece reads L2: a multiple of 64, at least
+ * 64. */
+static int64_t l2_piece_columns(int64_t rows, int64_t item) {
+    int64_t piece = kb_cache_l2_bytes() / 2 / (rows * item);
+    return piece < 64 ? 64 : piece - piece % 64;
+}
+
 static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
                        int64_t w, int64_t r0, int64_t r1, bool one_pass, cols_scratch *sc) {
     bool f32 = p->in_dtype == KB_F32;
@@ -292,12 +291,8 @@ static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
                     k->moments_cols_f32(x, n, stride, w, center, sc->sum, sc->dev, p->far);
                 });
                 for (int64_t j = 0; j < w; j++) {
-                    double s1 = sc->sum[j], m2 = sc->dev[j] - s1 * (s1 / (double)nb);
-                    sc->dev[j] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
-                    sc->row[j].a = (double)nb;
-                    sc->row[j].b = (double)center[j];
-                    sc->row[j].d = s1 / (double)nb;
-                    sc->row[j].c = sc->dev[j];
+                    sc->row[j] = kb_moments_partial((double)nb, center[j], sc->sum[j], sc->dev[j]);
+                    sc->dev[j] = sc->row[j].c;
                 }
                 return;
             }
@@ -313,8 +308,7 @@ static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
              * they fit): a float64 4096 x 4096 std along axis 0 read its 2 MiB blocks a second
              * time from L3. Columns are independent, so the pieces change no bits. */
             int64_t item = (int64_t)kb_dtype_size(p->in_dtype);
-            int64_t piece = kb_cache_l2_bytes() / 2 / (nb * item);
-            piece = piece < 64 ? 64 : piece - piece % 64;
+            int64_t piece = l2_piece_columns(nb, item);
             for (int64_t j0 = 0; j0 < w; j0 += piece) {
                 int64_t pw = w - j0 < piece ? w - j0 : piece;
                 double *sum = sc->sum + j0, *dev = sc->dev + j0;
@@ -411,9 +405,7 @@ static void moments_chunk_f64(const kb_reduce_plan *p, const kb_reduce_kernels *
         /* The first block's two passes go a piece of its columns at a time, a piece being as
          * wide as keeps its rows in half of L2 for the second pass (whole rows when they fit);
          * the later blocks' one pass takes all the columns at once. */
-        int64_t piece =
-            b0 > r0 ? w : kb_cache_l2_bytes() / 2 / ((b1 - b0) * (int64_t)sizeof(double));
-        piece = piece < 64 ? 64 : piece - piece % 64;
+        int64_t piece = b0 > r0 ? w : l2_piece_columns(b1 - b0, (int64_t)sizeof(double));
         for (int64_t j0 = 0; j0 < w; j0 += piece) {
             int64_t pw = w - j0 < piece ? w - j0 : piece, off = j0 * (int64_t)sizeof(double);
             if (b0 == r0) {
@@ -432,8 +424,8 @@ static void moments_chunk_f64(const kb_reduce_plan *p, const kb_reduce_kernels *
         }
         double total = n + nb, to_mean = nb / total, to_m2 = n * nb / total;
         for (int64_t j = 0; j < w; j++) {
-            double shift = sum[j] / nb, own = dev[j] - sum[j] * shift;
-            own = own < 0 ? 0 : own; /* rounding; a NaN stays */
+            kb_partial block = kb_moments_partial(nb, hi[j], sum[j], dev[j]);
+            double shift = block.d, own = block.c;
             if (b0 == r0) {
                 lo[j] = shift;
                 m2[j] = own;

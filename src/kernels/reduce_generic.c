@@ -89,12 +89,7 @@ static kb_status float_output(const kb_reduce_plan *p, const char *base, char *o
                 dsum += buf[i] - mean;
                 dev += (buf[i] - mean) * (buf[i] - mean);
             }
-            r.a = (double)n;
-            r.b = mean;
-            r.d = dsum / (double)n;
-            r.c = dev - dsum * r.d;
-            if (r.c < 0) /* rounding; a NaN stays */
-                r.c = 0;
+            r = kb_moments_partial((double)n, mean, dsum, dev);
         }
         kb_pairwise_push(&pw, &r);
         done += n;

@@ -17,6 +17,14 @@ typedef struct kb_partial {
     int64_t index;
 } kb_partial;
 
+/* The var and std partial of n elements from their sums around center, s1 = sum(x - center)
+ * and s2 = sum((x - center)^2): the mean center + s1 / n as b + d, and M2 = s2 - s1^2 / n,
+ * negative only by rounding (then 0; a NaN stays). */
+static inline kb_partial kb_moments_partial(double n, double center, double s1, double s2) {
+    double d = s1 / n, m2 = s2 - s1 * d;
+    return (kb_partial){.a = n, .b = center, .c = m2 < 0 ? 0 : m2, .d = d};
+}
+
 /* Folds `later` (the partial of the elements after those of `acc`) into acc. */
 void kb_partial_merge(kb_reduce_op op, kb_partial *acc, const kb_partial *later);
 

@@ -51,6 +51,9 @@
 /* Rows a cols pass streams at once: 4 from the caches, 8 from memory (KB_SUM_ROWS_FAR). */
 #define KB_SUM_ROWS 4
 #define KB_SUM_ROWS_FAR 8
+/* Long rows summed at once from memory (sum_body): as many as leave registers for their
+ * accumulators, KB_SUM_NACC each. */
+#define KB_SUM_STREAMS (KB_VEC_REGISTERS >= 32 ? 4 : 3)
 /* The most columns of a cols chunk: its partial sums (at most 16 KiB of doubles) live on the
  * stack. */
 #define KB_SUM_CHUNK_MAX 8192
@@ -178,40 +181,59 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
 
 /* The kernels of input type S (C type T) with partials of type P. */
 #define DEFINE_SUM_KERNELS(S, T, P)                                                                \
-    static inline                                                                                  \
-        __attribute__((always_inline)) double sum_body_##S(int PF, const void *xv, int64_t n) {    \
+    /* R rows of n elements, stride bytes apart, summed into out[0 .. R): a step of KB_SUM_NACC    \
+     * vectors of each row in turn, each row with accumulators of its own, so that every row's     \
+     * sum has the bits one row alone gets (R == 1, sum_##S) while memory sees R streams.          \
+     * PF: prefetch KB_FAR_AHEAD_BYTES ahead of the loads (one row from memory). */                \
+    static inline __attribute__((always_inline)) void sum_body_##S(                                \
+        int R, int PF, const char *xv, int64_t stride, int64_t n, double *out) {                   \
         enum { W = SUM_LANES_##P };                                                                \
-        const T *x = xv;                                                                           \
-        vf64 acc[2] = {vf64_zero(), vf64_zero()};                                                  \
+        const T *x[KB_SUM_STREAMS];                                                                \
+        vf64 acc[KB_SUM_STREAMS][2];                                                               \
+        SUM_UNROLL for (int q = 0; q < R; q++) {                                                   \
+            x[q] = SUM_ROW(T, xv, q, stride);                                                      \
+            acc[q][0] = acc[q][1] = vf64_zero();                                                   \
+        }                                                                                          \
         int64_t i = 0;                                                                             \
         while (i + KB_SUM_NACC * W <= n) {                                                         \
             int64_t steps = (n - i) / (KB_SUM_NACC * W);                                           \
             if (steps > KB_SUM_DEPTH)                                                              \
                 steps = KB_SUM_DEPTH;                                                              \
-            vsum_##P a[KB_SUM_NACC];                                                               \
-            SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) a[k] = sum_zero_##P();                \
+            vsum_##P a[KB_SUM_STREAMS][KB_SUM_NACC];                                               \
+            SUM_UNROLL for (int q = 0; q < R; q++)                                                 \
+                SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) a[q][k] = sum_zero_##P();         \
             for (int64_t s = 0; s < steps; s++, i += KB_SUM_NACC * W)                              \
-                SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) {                                 \
+                SUM_UNROLL for (int q = 0; q < R; q++)                                             \
+                    SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) {                             \
                     if (PF)                                                                        \
-                        __builtin_prefetch((const char *)(x + i + k * W) + KB_FAR_AHEAD_BYTES, 0,  \
-                                           2);                                                     \
-                    a[k] = sum_add_##P(a[k], sum_load_##S(x + i + k * W));                         \
+                        __builtin_prefetch((const char *)(x[q] + i + k * W) + KB_FAR_AHEAD_BYTES,  \
+                                           0, 2);                                                  \
+                    a[q][k] = sum_add_##P(a[q][k], sum_load_##S(x[q] + i + k * W));                \
                 }                                                                                  \
-            SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) sum_fold_##P(acc, a[k]);              \
+            SUM_UNROLL for (int q = 0; q < R; q++)                                                 \
+                SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) sum_fold_##P(acc[q], a[q][k]);    \
         }                                                                                          \
-        if (i < n) {                                                                               \
-            vsum_##P a = sum_zero_##P();                                                           \
-            for (; i + W <= n; i += W)                                                             \
-                a = sum_add_##P(a, sum_load_##S(x + i));                                           \
-            if (i < n)                                                                             \
-                a = sum_add_##P(a, sum_load_till_##S(x + i, n - i));                               \
-            sum_fold_##P(acc, a);                                                                  \
+        SUM_UNROLL for (int q = 0; q < R; q++) {                                                   \
+            if (i < n) {                                                                           \
+                vsum_##P a = sum_zero_##P();                                                       \
+                int64_t j = i;                                                                     \
+                for (; j + W <= n; j += W)                                                         \
+                    a = sum_add_##P(a, sum_load_##S(x[q] + j));                                    \
+                if (j < n)                                                                         \
+                    a = sum_add_##P(a, sum_load_till_##S(x[q] + j, n - j));                        \
+                sum_fold_##P(acc[q], a);                                                           \
+            }                                                                                      \
+            out[q] = vf64_hsum(vf64_add(acc[q][0], acc[q][1]));                                    \
         }                                                                                          \
-        return vf64_hsum(vf64_add(acc[0], acc[1]));                                                \
     }                                                                                              \
                                                                                                    \
     static double sum_##S(const void *x, int64_t n, bool far) {                                    \
-        return far ? sum_body_##S(1, x, n) : sum_body_##S(0, x, n);                                \
+        double out;                                                                                \
+        if (far)                                                                                   \
+            sum_body_##S(1, 1, x, 0, n, &out);                                                     \
+        else                                                                                       \
+            sum_body_##S(1, 0, x, 0, n, &out);                                                     \
+        return out;                                                                                \
     }                                                                                              \
                                                                                                    \
     /* A narrow block with A accumulators: rounds of A vectors, folded every KB_SUM_DEPTH          \
@@ -432,9 +454,14 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
             case 8:                                                                                \
                 sum_short_far_##S(4, 0, far, x, rows, stride, tail, out);                          \
                 return;                                                                            \
-            default:                                                                               \
-                for (int64_t i = 0; i < rows; i++)                                                 \
+            default: {                                                                             \
+                int64_t i = 0;                                                                     \
+                if (far)                                                                           \
+                    for (; i + KB_SUM_STREAMS <= rows; i += KB_SUM_STREAMS)                        \
+                        sum_body_##S(KB_SUM_STREAMS, 0, x + i * stride, stride, n, out + i);       \
+                for (; i < rows; i++)                                                              \
                     out[i] = sum_##S(SUM_ROW(T, x, i, stride), n, far);                            \
+            }                                                                                      \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \

@@ -546,6 +546,12 @@ static void rows_sums(void **state) {
     for (int f32 = 0; f32 < 2;
          f32++) /* a batch of the driver (KB_REDUCE_ROWS_BATCH), and one more */
         rows_sums_case(f32, 256 + f32, 32, 0);
+    /* Rows long enough to fold their partials several times, which come from memory a few
+     * rows at once (sum_body's streams). */
+    static const int64_t long_rows[] = {257, 1031, 2053, KB_REDUCE_BLOCK};
+    for (int f32 = 0; f32 < 2; f32++)
+        for (size_t i = 0; i < sizeof long_rows / sizeof long_rows[0]; i++)
+            rows_sums_case(f32, 1 + test_rng_below(&rng, 9), long_rows[i], test_rng_below(&rng, 3));
 }
 
 /* ---- Cols ---- */

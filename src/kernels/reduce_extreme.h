@@ -22,26 +22,47 @@
 /* OP: min or max; CMP: the strict comparison by which a value replaces the running extreme;
  * INIT: OP's identity. */
 #define DEFINE_EXTREME(S, T, OP, CMP, INIT)                                                        \
-    static T OP##_##S(const T *x, int64_t n) {                                                     \
+    /* R rows of n elements, stride bytes apart, a step of NACC vectors of each in turn (memory    \
+     * sees R streams): their extremes into out[0 .. R), or nonzero, out unset, if one holds a     \
+     * NaN. */                                                                                     \
+    INLINE int OP##_body_##S(int R, const char *xv, int64_t stride, int64_t n, T *out) {           \
         enum { W = (int)(sizeof(v##S) / sizeof(T)) };                                              \
-        v##S a[NACC], nan = v##S##_zero();                                                         \
-        UNROLL for (int k = 0; k < NACC; k++) a[k] = v##S##_set1(INIT);                            \
-        int64_t i = 0;                                                                             \
-        for (; i + NACC * W <= n; i += NACC * W) {                                                 \
-            v##S v[NACC];                                                                          \
-            UNROLL for (int k = 0; k < NACC; k++) v[k] = v##S##_load(x + i + k * W);               \
-            UNROLL for (int k = 0; k < NACC; k += 2) nan = v##S##_nan_or(nan, v[k], v[k + 1]);     \
-            UNROLL for (int k = 0; k < NACC; k++) a[k] = v##S##_##OP(v[k], a[k]);                  \
+        const T *x[NSTREAMS];                                                                      \
+        v##S a[NSTREAMS][NACC], nan = v##S##_zero();                                               \
+        UNROLL for (int q = 0; q < R; q++) {                                                       \
+            x[q] = ROW(T, xv, q, stride);                                                          \
+            UNROLL for (int k = 0; k < NACC; k++) a[q][k] = v##S##_set1(INIT);                     \
         }                                                                                          \
-        for (; i < n; i += W) {                                                                    \
-            v##S v = n - i >= W ? v##S##_load(x + i) : v##S##_load_till_or(x + i, n - i, INIT);    \
-            nan = v##S##_nan_or(nan, v, v);                                                        \
-            a[0] = v##S##_##OP(v, a[0]);                                                           \
+        int64_t i = 0;                                                                             \
+        for (; i + NACC * W <= n; i += NACC * W)                                                   \
+            UNROLL for (int q = 0; q < R; q++) {                                                   \
+                v##S v[NACC];                                                                      \
+                UNROLL for (int k = 0; k < NACC; k++) v[k] = v##S##_load(x[q] + i + k * W);        \
+                UNROLL for (int k = 0; k < NACC; k += 2) nan = v##S##_nan_or(nan, v[k], v[k + 1]); \
+                UNROLL for (int k = 0; k < NACC; k++) a[q][k] = v##S##_##OP(v[k], a[q][k]);        \
+            }                                                                                      \
+        UNROLL for (int q = 0; q < R; q++) {                                                       \
+            for (int64_t j = i; j < n; j += W) {                                                   \
+                v##S v = n - j >= W ? v##S##_load(x[q] + j)                                        \
+                                    : v##S##_load_till_or(x[q] + j, n - j, INIT);                  \
+                nan = v##S##_nan_or(nan, v, v);                                                    \
+                a[q][0] = v##S##_##OP(v, a[q][0]);                                                 \
+            }                                                                                      \
         }                                                                                          \
         if (v##S##_any_nan(nan))                                                                   \
+            return 1;                                                                              \
+        UNROLL for (int q = 0; q < R; q++) {                                                       \
+            UNROLL for (int k = 1; k < NACC; k++) a[q][0] = v##S##_##OP(a[q][k], a[q][0]);         \
+            out[q] = v##S##_h##OP(a[q][0]);                                                        \
+        }                                                                                          \
+        return 0;                                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    static T OP##_##S(const T *x, int64_t n) {                                                     \
+        T out;                                                                                     \
+        if (OP##_body_##S(1, (const char *)x, 0, n, &out))                                         \
             return kb_reduce_kernels_scalar()->OP##_##S(x, n);                                     \
-        UNROLL for (int k = 1; k < NACC; k++) a[0] = v##S##_##OP(a[k], a[0]);                      \
-        return v##S##_h##OP(a[0]);                                                                 \
+        return out;                                                                                \
     }                                                                                              \
                                                                                                    \
     INLINE void OP##_narrow_##S(int A, const char *x, int64_t rows, int64_t m, T *acc) {           \

@@ -134,6 +134,36 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
     return r;
 }
 
+/* The sums or the extremes of group whole blocks from x, adjacent, as the rows of one rows
+ * kernel call, which reads NSTREAMS of them at once (reduce_sum.h, reduce_rows.h): the values
+ * run_block gives them, bit for bit. False, and nothing done, for the other ops. */
+static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *x,
+                           int64_t group, double *out) {
+    int64_t stride = KB_REDUCE_BLOCK * (int64_t)p->itemsize;
+    bool f32 = p->in_dtype == KB_F32, max = p->op == KB_REDUCE_MAX;
+    switch (p->op) {
+        case KB_REDUCE_SUM:
+        case KB_REDUCE_MEAN:
+            sum_kernels(p, k)->rows(x, group, stride, KB_REDUCE_BLOCK, out, true);
+            return true;
+        case KB_REDUCE_MIN:
+        case KB_REDUCE_MAX:
+            if (f32) {
+                float values[KB_REDUCE_CHUNK_BLOCKS];
+                (max ? k->max_rows_f32 : k->min_rows_f32)(x, group, stride, KB_REDUCE_BLOCK,
+                                                          (char *)values, sizeof *values);
+                for (int64_t g = 0; g < group; g++)
+                    out[g] = values[g];
+            } else {
+                (max ? k->max_rows_f64 : k->min_rows_f64)(x, group, stride, KB_REDUCE_BLOCK,
+                                                          (char *)out, sizeof *out);
+            }
+            return true;
+        default:
+            return false;
+    }
+}
+
 typedef struct inner_shape {
     int64_t run;     /* contiguous elements per run */
     int64_t per_run; /* blocks per run */
@@ -148,23 +178,20 @@ static kb_partial inner_chunk(const kb_reduce_plan *p, const kb_reduce_kernels *
     kb_pairwise_init(&pw, p->op, 1, storage);
     int64_t b0 = chunk * KB_REDUCE_CHUNK_BLOCKS;
     int64_t b1 = b0 + KB_REDUCE_CHUNK_BLOCKS < s->blocks ? b0 + KB_REDUCE_CHUNK_BLOCKS : s->blocks;
-    bool sums = p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN;
     for (int64_t b = b0; b < b1;) {
         int64_t run = b / s->per_run, piece = b % s->per_run;
         int64_t start = piece * KB_REDUCE_BLOCK;
         int64_t n = s->run - start < KB_REDUCE_BLOCK ? s->run - start : KB_REDUCE_BLOCK;
         const char *x =
             base + kb_reduce_plan_roffset(p, p->nr - 1, run) + start * (int64_t)p->itemsize;
-        /* From memory, the whole blocks that follow in this run are summed as the rows of one
-         * call, which reads several at once (sum_body, reduce_sum.h): the same bits as a
-         * block at a time, from more streams than one. */
+        /* From memory, the whole blocks that follow in this run are the rows of one call,
+         * which reads several at once: the same bits as a block at a time, from more streams
+         * than one. */
         int64_t whole = (s->run - start) / KB_REDUCE_BLOCK, group = b1 - b < whole ? b1 - b : whole;
-        if (sums && p->far && group > 1) {
-            double block_sums[KB_REDUCE_CHUNK_BLOCKS];
-            sum_kernels(p, k)->rows(x, group, KB_REDUCE_BLOCK * (int64_t)p->itemsize,
-                                    KB_REDUCE_BLOCK, block_sums, true);
+        double values[KB_REDUCE_CHUNK_BLOCKS];
+        if (p->far && group > 1 && blocks_as_rows(p, k, x, group, values)) {
             for (int64_t g = 0; g < group; g++) {
-                kb_partial r = {.a = block_sums[g]};
+                kb_partial r = {.a = values[g]};
                 kb_pairwise_push(&pw, &r);
             }
             b += group;

@@ -39,6 +39,14 @@
         enum { W = sizeof(v##S) / sizeof(T) };                                                     \
         int64_t full = n / W, tail = n % W, i = 0;                                                 \
         if (n > 4 * W) {                                                                           \
+            T values[NSTREAMS];                                                                    \
+            for (; i + NSTREAMS <= rows; i += NSTREAMS) {                                          \
+                if (OP##_body_##S(NSTREAMS, x + i * stride, stride, n, values))                    \
+                    for (int q = 0; q < NSTREAMS; q++)                                             \
+                        values[q] = OP##_##S((const T *)(const void *)(x + (i + q) * stride), n);  \
+                for (int q = 0; q < NSTREAMS; q++)                                                 \
+                    memcpy(out + (i + q) * out_stride, &values[q], sizeof(T));                     \
+            }                                                                                      \
             for (; i < rows; i++) {                                                                \
                 T value = OP##_##S((const T *)(const void *)(x + i * stride), n);                  \
                 memcpy(out + i * out_stride, &value, sizeof value);                                \

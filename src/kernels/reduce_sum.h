@@ -51,9 +51,6 @@
 /* Rows a cols pass streams at once: 4 from the caches, 8 from memory (KB_SUM_ROWS_FAR). */
 #define KB_SUM_ROWS 4
 #define KB_SUM_ROWS_FAR 8
-/* Long rows summed at once from memory (sum_body): as many as leave registers for their
- * accumulators, KB_SUM_NACC each. */
-#define KB_SUM_STREAMS (KB_VEC_REGISTERS >= 32 ? 4 : 3)
 /* The most columns of a cols chunk: its partial sums (at most 16 KiB of doubles) live on the
  * stack. */
 #define KB_SUM_CHUNK_MAX 8192
@@ -188,8 +185,8 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
     static inline __attribute__((always_inline)) void sum_body_##S(                                \
         int R, int PF, const char *xv, int64_t stride, int64_t n, double *out) {                   \
         enum { W = SUM_LANES_##P };                                                                \
-        const T *x[KB_SUM_STREAMS];                                                                \
-        vf64 acc[KB_SUM_STREAMS][2];                                                               \
+        const T *x[NSTREAMS];                                                                      \
+        vf64 acc[NSTREAMS][2];                                                                     \
         SUM_UNROLL for (int q = 0; q < R; q++) {                                                   \
             x[q] = SUM_ROW(T, xv, q, stride);                                                      \
             acc[q][0] = acc[q][1] = vf64_zero();                                                   \
@@ -199,7 +196,7 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
             int64_t steps = (n - i) / (KB_SUM_NACC * W);                                           \
             if (steps > KB_SUM_DEPTH)                                                              \
                 steps = KB_SUM_DEPTH;                                                              \
-            vsum_##P a[KB_SUM_STREAMS][KB_SUM_NACC];                                               \
+            vsum_##P a[NSTREAMS][KB_SUM_NACC];                                                     \
             SUM_UNROLL for (int q = 0; q < R; q++)                                                 \
                 SUM_UNROLL for (int k = 0; k < KB_SUM_NACC; k++) a[q][k] = sum_zero_##P();         \
             for (int64_t s = 0; s < steps; s++, i += KB_SUM_NACC * W)                              \
@@ -457,8 +454,8 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
             default: {                                                                             \
                 int64_t i = 0;                                                                     \
                 if (far)                                                                           \
-                    for (; i + KB_SUM_STREAMS <= rows; i += KB_SUM_STREAMS)                        \
-                        sum_body_##S(KB_SUM_STREAMS, 0, x + i * stride, stride, n, out + i);       \
+                    for (; i + NSTREAMS <= rows; i += NSTREAMS)                                    \
+                        sum_body_##S(NSTREAMS, 0, x + i * stride, stride, n, out + i);             \
                 for (; i < rows; i++)                                                              \
                     out[i] = sum_##S(SUM_ROW(T, x, i, stride), n, far);                            \
             }                                                                                      \

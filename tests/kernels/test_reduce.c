@@ -509,9 +509,10 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
 
 /* An input of at least half the last-level cache takes the kernels that prefetch from memory
  * (kb_cache_far): column sums of eight rows at a time, float64 var and std's first pass through
- * them, float32 var and std's one pass of eight rows, the extremes' prefetching rows. float64 and
- * float32, along axis 0 at every level the CPU runs (under emulation the best level only), against
- * the long double reference, and 2 threads give 1 thread's bits. */
+ * them, float32 var and std's one pass of eight rows, the extremes' prefetching rows; sums and
+ * extremes of long rows and of whole blocks several at once, along axis 1 and over all. float64 and
+ * float32, along axis 0 (and 1 and all) at every level the CPU runs (under emulation the best level
+ * only), against the long double reference, and 2 threads give 1 thread's bits. */
 static void inputs_from_memory_match_reference(void **state) {
     (void)state;
     static const kb_reduce_op ops[] = {KB_REDUCE_SUM,   KB_REDUCE_MEAN, KB_REDUCE_VAR,
@@ -544,6 +545,19 @@ static void inputs_from_memory_match_reference(void **state) {
                          kb_reduce_op_name(ops[o]), kb_simd_name((kb_simd_level)level));
                 check_threads(&a, &args, where);
             }
+            /* rows of 1100 and whole blocks, read several at once (NSTREAMS) */
+            static const kb_reduce_op along[] = {KB_REDUCE_SUM, KB_REDUCE_MAX, KB_REDUCE_MIN};
+            for (size_t o = 0; o < sizeof along / sizeof *along; o++)
+                for (int axis = -1; axis < 2; axis += 2) {
+                    args = axis < 0 ? kb_reduce_args_all(along[o])
+                                    : kb_reduce_args_axis(along[o], axis);
+                    char where[120];
+                    snprintf(where, sizeof where, "%lldx%lld %s %s axis=%s level=%s",
+                             (long long)shape[0], (long long)shape[1], kb_dtype_name(dtypes[d]),
+                             kb_reduce_op_name(along[o]), axis < 0 ? "None" : "1",
+                             kb_simd_name((kb_simd_level)level));
+                    check_threads(&a, &args, where);
+                }
             if (CASE_DIVISOR > 1)
                 break;
         }

@@ -41,10 +41,7 @@ enum {
     NTILE_ARG = 4,  /* the same for arg kernels, which keep an index vector beside each */
     NARROW_MAX = 8, /* most accumulators a narrow block may need */
     RCHUNK = 8,     /* strided rows a cols tile walks before the next tile (see FOR_CHUNKS) */
-    /* long rows a run kernel reads at once, a step of each in turn, each with its own
-     * accumulators (NACC, KB_SUM_NACC): as many as leave registers for them. One thread reads
-     * memory faster from several streams than from one (docs/performance.md). */
-    NSTREAMS = KB_VEC_REGISTERS >= 32 ? 4 : 3,
+    NSTREAMS = KB_VEC_STREAMS, /* long rows a run kernel reads at once (simd/internal.h) */
     W_f32 = VF32_LANES,
     W_f64 = VF64_LANES,
 };

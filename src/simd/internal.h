@@ -10,6 +10,11 @@
  *   vf32, vf64              vectors of VF32_LANES floats and VF64_LANES doubles
  *                           (VF32_LANES == 2 * VF64_LANES on every target)
  *   KB_VEC_REGISTERS        how many vector registers the target has (16 or 32)
+ *   KB_VEC_STREAMS          how many long rows a kernel reads at once, a step of each in turn,
+ *                           each with accumulators of its own: as many as leave registers for
+ *                           them (3 with 16, 4 with 32); one thread reads memory and the outer
+ *                           caches faster from several sequential streams than from one
+ *                           (docs/performance.md)
  *   KB_VEC_NT_STORES        1 where vfS_store_nt is a non-temporal store, 0 where it is plain
  *   vfS_zero()              all lanes 0
  *   vfS_load(p)             VF*_LANES elements from p, any alignment
@@ -98,6 +103,8 @@
 #else
 #error "define KB_VEC_AVX2, KB_VEC_AVX512, KB_VEC_NEON or KB_VEC_SVE before simd/internal.h"
 #endif
+
+#define KB_VEC_STREAMS (KB_VEC_REGISTERS >= 32 ? 4 : 3)
 
 /* The sums of float partials, where a target has no way of its own: each widened, its halves
  * added, then across in double. */

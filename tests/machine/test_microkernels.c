@@ -13,7 +13,9 @@
 
 #include <cmocka.h>
 
+#include "core/dispatch.h"
 #include "kbench/peaks.h"
+#include "machine/peaks/bandwidth_kernels.h"
 
 static const int64_t sizes[] = {0, 1, 7, 31, 33, 37, 64, 100, 1000};
 
@@ -73,6 +75,43 @@ static void bandwidth_kernels_count_and_compute(void **state) {
             free(c);
         }
     }
+}
+
+/* load's second layout (the array as k->streams parts read at once, bandwidth_target.h) sums
+ * every element once, at each reach, for sizes around whole parts and iterations. */
+static void load_reads_every_element_as_several_streams(void **state) {
+#define TABLE(ID, name) KB_SIMD_TABLE_ENTRY(ID, &kb_bw_kernels_##name)
+    static const kb_bw_kernels *const tables[KB_SIMD_LEVEL_COUNT] = {
+        KB_SIMD_BANDWIDTH_TABLES(TABLE)};
+#undef TABLE
+    static const int64_t lengths[] = {0, 1, 31, 100, 1000, 3 * 64 - 1, 4 * 64 + 5, 12345};
+    static const kb_reach reaches[] = {KB_REACH_CACHE, KB_REACH_FAR, KB_REACH_BEYOND};
+    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+        const kb_bw_kernels *k = tables[level];
+        if (!k || !kb_simd_available((kb_simd_level)level))
+            continue;
+        assert_true(k->streams >= 1);
+        for (size_t s = 0; s < sizeof lengths / sizeof lengths[0]; s++) {
+            int64_t n = lengths[s];
+            double *a = malloc((size_t)(n + 1) * sizeof(double));
+            double *b = malloc((size_t)(n + 1) * sizeof(double));
+            double *c = malloc((size_t)(n + 1) * sizeof(double));
+            fill(a, b, c, n);
+            double sum = 0;
+            for (int64_t i = 0; i < n; i++)
+                sum += a[i];
+            for (size_t r = 0; r < sizeof reaches / sizeof reaches[0]; r++)
+                for (int streams = 1; streams <= k->streams; streams++)
+                    if (k->load(a, n, reaches[r], streams) != sum)
+                        fail_msg("%s load of %lld as %d streams: %g, want %g",
+                                 kb_simd_name((kb_simd_level)level), (long long)n, streams,
+                                 k->load(a, n, reaches[r], streams), sum);
+            free(a);
+            free(b);
+            free(c);
+        }
+    }
+    (void)state;
 }
 
 static void bandwidth_kernels_refuse_bad_arguments(void **state) {
@@ -327,6 +366,7 @@ int main(void) {
     alarm(120);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bandwidth_kernels_count_and_compute),
+        cmocka_unit_test(load_reads_every_element_as_several_streams),
         cmocka_unit_test(bandwidth_kernels_refuse_bad_arguments),
         cmocka_unit_test(fma_kernels_count_and_compute),
         cmocka_unit_test(timed_drivers_run),

@@ -16,10 +16,13 @@
  * elementwise loops stream memory faster than the peaks they are held against
  * (docs/roofline.md). */
 typedef struct kb_bw_kernels {
-    double (*load)(const double *a, int64_t n, kb_reach reach);
+    /* streams > 1: a read as that many parts at once, a step of each in turn, as the
+     * reductions read long rows (KB_VEC_STREAMS, simd/internal.h) */
+    double (*load)(const double *a, int64_t n, kb_reach reach, int streams);
     void (*copy)(double *a, const double *b, int64_t n, kb_reach reach);
     void (*triad)(double *a, const double *b, const double *c, double s, int64_t n, kb_reach reach);
     bool nt_stores; /* whether copy and triad store non-temporally beyond the last level */
+    int streams;    /* the parts load reads at once in its second layout; 1: one layout only */
 } kb_bw_kernels;
 
 /* One table per level, defined in its file when the level is compiled; the levels with a

@@ -4,8 +4,9 @@
 /* Portable C. Eight partial sums so that the adds do not serialize on their latency; the
  * compiler may pack them into the baseline vector unit, which only brings the loop closer to
  * what the memory system allows. */
-static double load(const double *a, int64_t n, kb_reach reach) {
-    (void)reach; /* the plain loop, as the scalar reductions are */
+static double load(const double *a, int64_t n, kb_reach reach, int streams) {
+    (void)reach; /* the plain loop, as the scalar reductions are, one stream */
+    (void)streams;
     double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -29,4 +30,4 @@ static void triad(double *restrict a, const double *restrict b, const double *re
         a[i] = b[i] + s * c[i];
 }
 
-const kb_bw_kernels kb_bw_kernels_scalar = {load, copy, triad, false};
+const kb_bw_kernels kb_bw_kernels_scalar = {load, copy, triad, false, 1};

@@ -26,19 +26,28 @@ enum {
     BW_SUMS = 2 * BW_VECTORS,
 };
 
-static double load(const double *a, int64_t n, kb_reach reach) {
+/* streams > 1: the array as that many parts of whole iterations, read an iteration of each in
+ * turn (what is left after them, alone), into the same sums, without the prefetches, as the
+ * reductions read several rows (reduce_sum.h). */
+static double load(const double *a, int64_t n, kb_reach reach, int streams) {
+    enum { STEP = BW_SUMS * VF64_LANES };
     bool far = reach != KB_REACH_CACHE;
     vf64 s[BW_SUMS];
     for (int k = 0; k < BW_SUMS; k++)
         s[k] = vf64_zero();
-    int64_t i = 0;
-    for (; i + BW_SUMS * VF64_LANES <= n; i += BW_SUMS * VF64_LANES) {
-        if (far)
-            for (int b = 0; b < BW_SUMS * VF64_LANES * (int)sizeof(double); b += BW_LINE)
-                __builtin_prefetch((const char *)(a + i) + b + KB_FAR_AHEAD_BYTES, 0, 2);
+    int64_t part = n / streams / STEP * STEP, i = 0;
+    for (; i < part; i += STEP)
+        for (int q = 0; q < streams; q++) {
+            const double *p = a + q * part + i;
+            if (far && streams == 1)
+                for (int b = 0; b < STEP * (int)sizeof(double); b += BW_LINE)
+                    __builtin_prefetch((const char *)p + b + KB_FAR_AHEAD_BYTES, 0, 2);
+            for (int k = 0; k < BW_SUMS; k++)
+                s[k] = vf64_add(s[k], vf64_load(p + k * VF64_LANES));
+        }
+    for (i = streams * part; i + STEP <= n; i += STEP)
         for (int k = 0; k < BW_SUMS; k++)
             s[k] = vf64_add(s[k], vf64_load(a + i + k * VF64_LANES));
-    }
     for (int h = BW_SUMS / 2; h > 0; h /= 2)
         for (int k = 0; k < h; k++)
             s[k] = vf64_add(s[k], s[k + h]);
@@ -128,6 +137,6 @@ static void triad(double *restrict a, const double *restrict b, const double *re
 }
 
 #define KB_BW_KERNELS_TABLE                                                                        \
-    { load, copy, triad, KB_VEC_NT_STORES }
+    { load, copy, triad, KB_VEC_NT_STORES, KB_VEC_STREAMS }
 
 #endif

@@ -14,6 +14,11 @@
 
 #define KB_CACHE_FORMAT "kbench-peaks-cache/1"
 
+/* What the peak kernels measure, counted up when that changes, so that a history kept by
+ * kernels that measured something else is set aside rather than mixed in: 2, load reads as one
+ * stream and as several and keeps the faster (bandwidth.c). */
+#define KB_PEAKS_METHOD 2
+
 kb_status kb_peaks_cache_key(const kb_machine *m, int threads, bool quick, char *key, int size) {
     const kb_build_info *b = kb_build_info_get();
     const kb_cpu_signature *s = &m->signature;
@@ -22,11 +27,11 @@ kb_status kb_peaks_cache_key(const kb_machine *m, int threads, bool quick, char 
      * unoptimized build measures its own, slower kernels. */
     int n = snprintf(key, (size_t)size,
                      "cpu=%s %s;signature=%d,%d,%d,%d;cpus=%d;kernel=%s;kbench=%s;build=%s%s;"
-                     "threads=%d;measure=%s",
+                     "threads=%d;method=%d;measure=%s",
                      m->cpu_vendor, m->cpu_model, s->x86_family, s->x86_model, s->arm_implementer,
                      s->arm_part, m->logical_cpus, m->kernel_release, b->version,
                      b->optimized ? "optimized" : "unoptimized", b->sanitizers ? "+sanitizers" : "",
-                     threads, quick ? "quick" : "full");
+                     threads, KB_PEAKS_METHOD, quick ? "quick" : "full");
     if (n < 0 || n >= size)
         return kb_fail(KB_EINVAL, "cache key does not fit in %d bytes", size);
     /* ASCII only, so that the key is valid JSON whatever bytes the system's strings hold. */

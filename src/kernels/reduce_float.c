@@ -151,12 +151,12 @@ static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, 
             if (f32) {
                 float values[KB_REDUCE_CHUNK_BLOCKS];
                 (max ? k->max_rows_f32 : k->min_rows_f32)(x, group, stride, KB_REDUCE_BLOCK,
-                                                          (char *)values, sizeof *values);
+                                                          (char *)values, sizeof *values, true);
                 for (int64_t g = 0; g < group; g++)
                     out[g] = values[g];
             } else {
                 (max ? k->max_rows_f64 : k->min_rows_f64)(x, group, stride, KB_REDUCE_BLOCK,
-                                                          (char *)out, sizeof *out);
+                                                          (char *)out, sizeof *out, true);
             }
             return true;
         default:
@@ -1014,14 +1014,14 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
     if ((p->op == KB_REDUCE_MIN || p->op == KB_REDUCE_MAX) && p->nk == 1) {
         /* Extremes of many rows per kernel call, stored by it (they keep the input's type). */
         bool f32 = p->in_dtype == KB_F32, max = p->op == KB_REDUCE_MAX;
-        void (*rows_kernel)(const char *, int64_t, int64_t, int64_t, char *, int64_t) =
+        void (*rows_kernel)(const char *, int64_t, int64_t, int64_t, char *, int64_t, bool) =
             f32 ? (max ? k->max_rows_f32 : k->min_rows_f32)
                 : (max ? k->max_rows_f64 : k->min_rows_f64);
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
         for (int64_t b = 0; b < batches; b++) {
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
             rows_kernel(p->in + o0 * p->kin[0], rows, p->kin[0], n, p->out + o0 * p->kout[0],
-                        p->kout[0]);
+                        p->kout[0], p->far);
         }
         return KB_OK;
     }

@@ -124,15 +124,16 @@ typedef struct kb_reduce_kernels {
                             int64_t first_row, double *best, int64_t *index);
 
     /* out[i * out_stride] = min or max of row i's n elements (n <= KB_REDUCE_BLOCK), as the
-     * run kernels give it (NaN rules included) */
+     * run kernels give it (NaN rules included); far: the rows come from memory, and long ones
+     * are read several at once where kb_reduce_streams says so */
     void (*min_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,
-                         int64_t out_stride);
+                         int64_t out_stride, bool far);
     void (*max_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,
-                         int64_t out_stride);
+                         int64_t out_stride, bool far);
     void (*min_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,
-                         int64_t out_stride);
+                         int64_t out_stride, bool far);
     void (*max_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,
-                         int64_t out_stride);
+                         int64_t out_stride, bool far);
 
     /* out[i] = argmin or argmax of row i's n elements (n <= KB_REDUCE_BLOCK), as the run kernels
      * give it (the first NaN's index included) */
@@ -197,6 +198,13 @@ const kb_reduce_kernels *kb_reduce_kernels_sve(void);
 const kb_reduce_kernels *kb_reduce_kernels_sve128(void);
 const kb_reduce_kernels *kb_reduce_kernels_sve256(void);
 const kb_reduce_kernels *kb_reduce_kernels_sve512(void);
+
+/* Whether long rows from memory are read several at once (NSTREAMS, reduce_target.h) or one at
+ * a time: measured once per process, the first time it is asked (reduce_streams.c). Either
+ * layout adds a row the same way, so the bits do not depend on it. */
+bool kb_reduce_streams(void);
+/* Sets that choice instead, before or between reductions (the tests take both layouts). */
+void kb_reduce_streams_set(bool several);
 
 /* The table that runs at a level: its own, or the one the registry's fallback rule gives
  * (kb_simd_table_level). The caller has checked that the level is available. */

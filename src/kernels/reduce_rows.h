@@ -35,12 +35,12 @@
 #define DEFINE_EXTREME_ROWS(S, T, OP)                                                              \
     DEFINE_EXTREME_ROW_VECTOR(S, T, OP)                                                            \
     static void OP##_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,   \
-                              int64_t out_stride) {                                                \
+                              int64_t out_stride, bool far) {                                      \
         enum { W = sizeof(v##S) / sizeof(T) };                                                     \
         int64_t full = n / W, tail = n % W, i = 0;                                                 \
         if (n > 4 * W) {                                                                           \
             T values[NSTREAMS];                                                                    \
-            for (; i + NSTREAMS <= rows; i += NSTREAMS) {                                          \
+            for (; far && i + NSTREAMS <= rows && kb_reduce_streams(); i += NSTREAMS) {            \
                 if (OP##_body_##S(NSTREAMS, x + i * stride, stride, n, values))                    \
                     for (int q = 0; q < NSTREAMS; q++)                                             \
                         values[q] = OP##_##S((const T *)(const void *)(x + (i + q) * stride), n);  \

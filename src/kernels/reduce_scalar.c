@@ -172,7 +172,8 @@ DEFINE_SCALAR_SUMS(i32, int32_t, AS_DOUBLE)
 
 #define DEFINE_SCALAR_EXTREME_ROWS(S, T, OP)                                                       \
     static void OP##_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n, char *out,   \
-                              int64_t out_stride) {                                                \
+                              int64_t out_stride, bool far) {                                      \
+        (void)far;                                                                                 \
         for (int64_t i = 0; i < rows; i++) {                                                       \
             T value = OP##_##S(ROW(T, x, i, stride), n);                                           \
             memcpy(out + i * out_stride, &value, sizeof value);                                    \

@@ -453,7 +453,7 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                 return;                                                                            \
             default: {                                                                             \
                 int64_t i = 0;                                                                     \
-                if (far)                                                                           \
+                if (far && kb_reduce_streams())                                                    \
                     for (; i + NSTREAMS <= rows; i += NSTREAMS)                                    \
                         sum_body_##S(NSTREAMS, 0, x + i * stride, stride, n, out + i);             \
                 for (; i < rows; i++)                                                              \

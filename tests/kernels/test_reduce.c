@@ -20,6 +20,7 @@
 #include "kbench/reduce.h"
 #include "kbench/simd.h"
 #include "kbench/threads.h"
+#include "kernels/reduce_kernels.h"
 #include "test_util.h"
 
 /* Cross-built aarch64 tests run under qemu, where long double is software quad precision and
@@ -545,19 +546,21 @@ static void inputs_from_memory_match_reference(void **state) {
                          kb_reduce_op_name(ops[o]), kb_simd_name((kb_simd_level)level));
                 check_threads(&a, &args, where);
             }
-            /* rows of 1100 and whole blocks, read several at once (NSTREAMS) */
+            /* rows of 1100 and whole blocks, read one at a time and several at once */
             static const kb_reduce_op along[] = {KB_REDUCE_SUM, KB_REDUCE_MAX, KB_REDUCE_MIN};
-            for (size_t o = 0; o < sizeof along / sizeof *along; o++)
-                for (int axis = -1; axis < 2; axis += 2) {
-                    args = axis < 0 ? kb_reduce_args_all(along[o])
-                                    : kb_reduce_args_axis(along[o], axis);
-                    char where[120];
-                    snprintf(where, sizeof where, "%lldx%lld %s %s axis=%s level=%s",
-                             (long long)shape[0], (long long)shape[1], kb_dtype_name(dtypes[d]),
-                             kb_reduce_op_name(along[o]), axis < 0 ? "None" : "1",
-                             kb_simd_name((kb_simd_level)level));
-                    check_threads(&a, &args, where);
-                }
+            for (int several = 0; several < 2; several++)
+                for (size_t o = 0; o < sizeof along / sizeof *along; o++)
+                    for (int axis = -1; axis < 2; axis += 2) {
+                        kb_reduce_streams_set(several);
+                        args = axis < 0 ? kb_reduce_args_all(along[o])
+                                        : kb_reduce_args_axis(along[o], axis);
+                        char where[120];
+                        snprintf(where, sizeof where, "%lldx%lld %s %s axis=%s level=%s streams=%s",
+                                 (long long)shape[0], (long long)shape[1], kb_dtype_name(dtypes[d]),
+                                 kb_reduce_op_name(along[o]), axis < 0 ? "None" : "1",
+                                 kb_simd_name((kb_simd_level)level), several ? "several" : "one");
+                        check_threads(&a, &args, where);
+                    }
             if (CASE_DIVISOR > 1)
                 break;
         }

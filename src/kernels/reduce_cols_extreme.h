@@ -106,7 +106,10 @@
      * spill their row pointers, and (100000, 32) float64 took 1.5 times as long. */               \
     static __attribute__((noinline)) void OP##_colrows8_##S(const char *x, int64_t rows,           \
                                                             int64_t stride, int64_t cw, T *a) {    \
-        OP##_colrows_##S(1, KB_EXTREME_ROWS_FAR, x, rows, stride, cw, a);                          \
+        if (kb_reduce_prefetch_rows())                                                             \
+            OP##_colrows_##S(1, KB_EXTREME_ROWS_FAR, x, rows, stride, cw, a);                      \
+        else                                                                                       \
+            OP##_colrows_##S(0, KB_EXTREME_ROWS_FAR, x, rows, stride, cw, a);                      \
     }                                                                                              \
                                                                                                    \
     static void OP##_rowwise_##S(const char *x, int64_t rows, int64_t stride, int64_t m, T *acc) { \
@@ -123,6 +126,7 @@
         int64_t chunk = sum_chunk_columns(sizeof(T), W);                                           \
         bool far = rows > KB_EXTREME_ROWS && kb_cache_far(rows * stride);                          \
         bool wide = rows > KB_EXTREME_ROWS_FAR && stride >= KB_EXTREME_WIDE_ROW;                   \
+        bool ahead = far && kb_reduce_prefetch_rows();                                             \
         for (int64_t i0 = 0; i0 < rows; i0 += KB_EXTREME_GROUP)                                    \
             for (int64_t j0 = 0; j0 < m; j0 += chunk) {                                            \
                 const char *xi = x + i0 * stride + j0 * (int64_t)sizeof(T);                        \
@@ -130,7 +134,7 @@
                 int64_t cw = m - j0 < chunk ? m - j0 : chunk;                                      \
                 if (far && wide)                                                                   \
                     OP##_colrows8_##S(xi, nr, stride, cw, acc + j0);                               \
-                else if (far)                                                                      \
+                else if (far && ahead)                                                             \
                     OP##_colrows_##S(1, KB_EXTREME_ROWS, xi, nr, stride, cw, acc + j0);            \
                 else                                                                               \
                     OP##_colrows_##S(0, KB_EXTREME_ROWS, xi, nr, stride, cw, acc + j0);            \

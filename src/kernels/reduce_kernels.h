@@ -199,12 +199,16 @@ const kb_reduce_kernels *kb_reduce_kernels_sve128(void);
 const kb_reduce_kernels *kb_reduce_kernels_sve256(void);
 const kb_reduce_kernels *kb_reduce_kernels_sve512(void);
 
-/* Whether long rows from memory are read several at once (NSTREAMS, reduce_target.h) or one at
- * a time: measured once per process, the first time it is asked (reduce_streams.c). Either
- * layout adds a row the same way, so the bits do not depend on it. */
+/* How this machine's memory is best read, measured once per process the first time either is
+ * asked (reduce_memory.c); neither changes a bit of any result:
+ *   kb_reduce_streams:       long rows from memory several at once (NSTREAMS, reduce_target.h),
+ *                            not one at a time;
+ *   kb_reduce_prefetch_rows: column kernels reading from memory prefetch the rows ahead of
+ *                            those they read. */
 bool kb_reduce_streams(void);
-/* Sets that choice instead, before or between reductions (the tests take both layouts). */
-void kb_reduce_streams_set(bool several);
+bool kb_reduce_prefetch_rows(void);
+/* Sets both instead, before or between reductions (the tests take every way). */
+void kb_reduce_memory_set(bool several, bool ahead);
 
 /* The table that runs at a level: its own, or the one the registry's fallback rule gives
  * (kb_simd_table_level). The caller has checked that the level is available. */

@@ -334,8 +334,11 @@ static inline vf64 moments_load_f64(const double *p) {
         for (int64_t j0 = 0; j0 < m; j0 += chunk) {                                                \
             const char *xj = x + j0 * (int64_t)sizeof(T);                                          \
             int64_t w = m - j0 < chunk ? m - j0 : chunk;                                           \
-            if (far && rows > KB_MOMENTS_ROWS_FAR) /* with no rows ahead, nothing to prefetch */   \
+            if (far && rows > KB_MOMENTS_ROWS_FAR && kb_reduce_prefetch_rows())                    \
                 moments_cols_body_##S(KB_MOMENTS_ROWS_FAR, 1, xj, rows, stride, w, center + j0,    \
+                                      sum + j0, sq + j0);                                          \
+            else if (far && rows > KB_MOMENTS_ROWS_FAR) /* with no rows ahead, no prefetch */      \
+                moments_cols_body_##S(KB_MOMENTS_ROWS_FAR, 0, xj, rows, stride, w, center + j0,    \
                                       sum + j0, sq + j0);                                          \
             else                                                                                   \
                 moments_cols_body_##S(KB_MOMENTS_ROWS, 0, xj, rows, stride, w, center + j0,        \

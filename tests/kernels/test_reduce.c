@@ -511,8 +511,9 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
 /* An input of at least half the last-level cache takes the kernels that prefetch from memory
  * (kb_cache_far): column sums of eight rows at a time, float64 var and std's first pass through
  * them, float32 var and std's one pass of eight rows, the extremes' prefetching rows; sums and
- * extremes of long rows and of whole blocks several at once, along axis 1 and over all. float64 and
- * float32, along axis 0 (and 1 and all) at every level the CPU runs (under emulation the best level
+ * extremes of long rows and of whole blocks several at once, along axis 1 and over all (axis=-1
+ * in a failure's message); each way of reading memory. float64 and float32, along axis 0 (and 1
+ * and all) at every level the CPU runs (under emulation the best level
  * only), against the long double reference, and 2 threads give 1 thread's bits. */
 static void inputs_from_memory_match_reference(void **state) {
     (void)state;
@@ -538,31 +539,25 @@ static void inputs_from_memory_match_reference(void **state) {
             if (!kb_simd_available((kb_simd_level)level))
                 continue;
             kb_simd_set(level);
-            for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
-                args = kb_reduce_args_axis(ops[o], 0);
-                char where[120];
-                snprintf(where, sizeof where, "%lldx%lld %s %s axis=0 level=%s",
-                         (long long)shape[0], (long long)shape[1], kb_dtype_name(dtypes[d]),
-                         kb_reduce_op_name(ops[o]), kb_simd_name((kb_simd_level)level));
-                check_threads(&a, &args, where);
-            }
-            /* rows of 1100 and whole blocks, read one at a time and several at once (under
-             * emulation, several, and sum and max) */
+            /* Both ways of reading memory (kb_reduce_memory_set): rows one at a time and the
+             * rows ahead of a column kernel prefetched, or several rows at once and no
+             * prefetch; under emulation the second, and rows and blocks of sum and max only. */
             static const kb_reduce_op along[] = {KB_REDUCE_SUM, KB_REDUCE_MAX, KB_REDUCE_MIN};
             size_t nalong = CASE_DIVISOR > 1 ? 2 : sizeof along / sizeof *along;
-            for (int several = CASE_DIVISOR > 1; several < 2; several++)
-                for (size_t o = 0; o < nalong; o++)
-                    for (int axis = -1; axis < 2; axis += 2) {
-                        kb_reduce_streams_set(several);
-                        args = axis < 0 ? kb_reduce_args_all(along[o])
-                                        : kb_reduce_args_axis(along[o], axis);
-                        char where[120];
-                        snprintf(where, sizeof where, "%lldx%lld %s %s axis=%s level=%s streams=%s",
-                                 (long long)shape[0], (long long)shape[1], kb_dtype_name(dtypes[d]),
-                                 kb_reduce_op_name(along[o]), axis < 0 ? "None" : "1",
-                                 kb_simd_name((kb_simd_level)level), several ? "several" : "one");
-                        check_threads(&a, &args, where);
-                    }
+            for (int way = CASE_DIVISOR > 1; way < 2; way++) {
+                kb_reduce_memory_set(way, !way);
+                for (size_t o = 0; o < sizeof ops / sizeof *ops + 2 * nalong; o++) {
+                    size_t e = o - sizeof ops / sizeof *ops; /* past ops: along, axes 1 and all */
+                    int axis = o < sizeof ops / sizeof *ops ? 0 : e % 2 ? -1 : 1;
+                    kb_reduce_op op = axis == 0 ? ops[o] : along[e / 2];
+                    args = axis < 0 ? kb_reduce_args_all(op) : kb_reduce_args_axis(op, axis);
+                    char where[120];
+                    snprintf(where, sizeof where, "%lldx%lld %s %s axis=%d level=%s way=%d",
+                             (long long)shape[0], (long long)shape[1], kb_dtype_name(dtypes[d]),
+                             kb_reduce_op_name(op), axis, kb_simd_name((kb_simd_level)level), way);
+                    check_threads(&a, &args, where);
+                }
+            }
             if (CASE_DIVISOR > 1)
                 break;
         }

@@ -1063,6 +1063,6 @@ int main(void) {
     };
     /* Rows from memory read several at once, whatever this machine's choice (kb_reduce_streams):
      * their bits are held to those of one row at a time. */
-    kb_reduce_streams_set(true);
+    kb_reduce_memory_set(true, true);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

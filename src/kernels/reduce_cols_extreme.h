@@ -126,7 +126,6 @@
         int64_t chunk = sum_chunk_columns(sizeof(T), W);                                           \
         bool far = rows > KB_EXTREME_ROWS && kb_cache_far(rows * stride);                          \
         bool wide = rows > KB_EXTREME_ROWS_FAR && stride >= KB_EXTREME_WIDE_ROW;                   \
-        bool ahead = far && kb_reduce_prefetch_rows();                                             \
         for (int64_t i0 = 0; i0 < rows; i0 += KB_EXTREME_GROUP)                                    \
             for (int64_t j0 = 0; j0 < m; j0 += chunk) {                                            \
                 const char *xi = x + i0 * stride + j0 * (int64_t)sizeof(T);                        \
@@ -134,7 +133,7 @@
                 int64_t cw = m - j0 < chunk ? m - j0 : chunk;                                      \
                 if (far && wide)                                                                   \
                     OP##_colrows8_##S(xi, nr, stride, cw, acc + j0);                               \
-                else if (far && ahead)                                                             \
+                else if (far)                                                                      \
                     OP##_colrows_##S(1, KB_EXTREME_ROWS, xi, nr, stride, cw, acc + j0);            \
                 else                                                                               \
                     OP##_colrows_##S(0, KB_EXTREME_ROWS, xi, nr, stride, cw, acc + j0);            \

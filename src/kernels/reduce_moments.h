@@ -70,26 +70,42 @@ static inline void two_pass_prefetch(const double *next, int64_t i) {
         __builtin_prefetch((const char *)(next + i) + b, 0, 2);
 }
 
-static inline __attribute__((always_inline)) double sumd_body_f64(int PF, const double *x,
-                                                                  int64_t n) {
-    vf64 a[KB_MOMENTS_NACC];
-    for (int k = 0; k < KB_MOMENTS_NACC; k++)
-        a[k] = vf64_zero();
+/* The sums of R rows of n elements, stride bytes apart, into out: a step of each row in turn,
+ * each with accumulators of its own, so that a row's sum has the bits it has alone (R == 1)
+ * while memory sees R streams (NSTREAMS, reduce_target.h). PF: prefetch the n elements after
+ * the row (R == 1), which a second pass over it leaves memory free to bring. */
+static inline __attribute__((always_inline)) void
+sumd_body_f64(int R, int PF, const char *xv, int64_t stride, int64_t n, double *out) {
+    const double *x[NSTREAMS];
+    vf64 a[NSTREAMS][KB_MOMENTS_NACC];
+    for (int q = 0; q < R; q++) {
+        x[q] = (const double *)(const void *)(xv + q * stride);
+        for (int k = 0; k < KB_MOMENTS_NACC; k++)
+            a[q][k] = vf64_zero();
+    }
     int64_t i = 0;
     for (; i + KB_MOMENTS_NACC * VF64_LANES <= n; i += KB_MOMENTS_NACC * VF64_LANES) {
         if (PF)
-            two_pass_prefetch(x + n, i);
-        for (int k = 0; k < KB_MOMENTS_NACC; k++)
-            a[k] = vf64_add(a[k], vf64_load(x + i + k * VF64_LANES));
+            two_pass_prefetch(x[0] + n, i);
+        for (int q = 0; q < R; q++)
+            for (int k = 0; k < KB_MOMENTS_NACC; k++)
+                a[q][k] = vf64_add(a[q][k], vf64_load(x[q] + i + k * VF64_LANES));
     }
-    for (; i < n; i += VF64_LANES)
-        a[0] =
-            vf64_add(a[0], n - i >= VF64_LANES ? vf64_load(x + i) : vf64_load_till(x + i, n - i));
-    return vf64_hsum(vf64_add(vf64_add(a[0], a[1]), vf64_add(a[2], a[3])));
+    for (int q = 0; q < R; q++) {
+        for (int64_t j = i; j < n; j += VF64_LANES)
+            a[q][0] = vf64_add(a[q][0], n - j >= VF64_LANES ? vf64_load(x[q] + j)
+                                                            : vf64_load_till(x[q] + j, n - j));
+        out[q] = vf64_hsum(vf64_add(vf64_add(a[q][0], a[q][1]), vf64_add(a[q][2], a[q][3])));
+    }
 }
 
 static double sumd_f64(const double *x, int64_t n, bool far) {
-    return far ? sumd_body_f64(1, x, n) : sumd_body_f64(0, x, n);
+    double out;
+    if (far)
+        sumd_body_f64(1, 1, (const char *)x, 0, n, &out);
+    else
+        sumd_body_f64(1, 0, (const char *)x, 0, n, &out);
+    return out;
 }
 
 /* With DSUM, the deviations are also summed, into *dsum: half of the accumulators add them on
@@ -223,7 +239,17 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
                              bool far) {
     enum { G = VF64_LANES };
     if (n > KB_MOMENTS_SHORT_VECTORS * VF64_LANES) {
-        for (int64_t i = 0; i < rows; i++) {
+        int64_t i = 0;
+        if (far && kb_reduce_streams())
+            /* several rows' sums at once from memory, then each row's deviations from L2 */
+            for (; i + NSTREAMS <= rows; i += NSTREAMS) {
+                double sums[NSTREAMS];
+                sumd_body_f64(NSTREAMS, 0, x + i * stride, stride, n, sums);
+                for (int q = 0; q < NSTREAMS; q++)
+                    dev[i + q] = sqdev_f64((const double *)(const void *)(x + (i + q) * stride), n,
+                                           sums[q] / (double)n, NULL, false);
+            }
+        for (; i < rows; i++) {
             const double *r = (const double *)(const void *)(x + i * stride);
             /* a row's M2 is final: the mean's rounding costs it n * d^2 only */
             dev[i] = sqdev_f64(r, n, sumd_f64(r, n, far) / (double)n, NULL, far);

@@ -542,7 +542,8 @@ static void inputs_from_memory_match_reference(void **state) {
             /* Both ways of reading memory (kb_reduce_memory_set): rows one at a time and the
              * rows ahead of a column kernel prefetched, or several rows at once and no
              * prefetch; under emulation the second, and rows and blocks of sum and max only. */
-            static const kb_reduce_op along[] = {KB_REDUCE_SUM, KB_REDUCE_MAX, KB_REDUCE_MIN};
+            static const kb_reduce_op along[] = {KB_REDUCE_SUM, KB_REDUCE_MAX, KB_REDUCE_MIN,
+                                                 KB_REDUCE_VAR};
             size_t nalong = CASE_DIVISOR > 1 ? 2 : sizeof along / sizeof *along;
             for (int way = CASE_DIVISOR > 1; way < 2; way++) {
                 kb_reduce_memory_set(way, !way);

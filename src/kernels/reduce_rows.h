@@ -39,14 +39,19 @@
         enum { W = sizeof(v##S) / sizeof(T) };                                                     \
         int64_t full = n / W, tail = n % W, i = 0;                                                 \
         if (n > 4 * W) {                                                                           \
-            T values[NSTREAMS];                                                                    \
-            for (; far && i + NSTREAMS <= rows && kb_reduce_streams(); i += NSTREAMS) {            \
-                if (OP##_body_##S(NSTREAMS, x + i * stride, stride, n, values))                    \
+            /* from memory, NSTREAMS ranges of rows, a row of each at once: several streams        \
+             * however short the rows */                                                           \
+            int64_t part = far && kb_reduce_streams() ? rows / NSTREAMS : 0;                       \
+            for (int64_t k = 0; k < part; k++) {                                                   \
+                T values[NSTREAMS];                                                                \
+                if (OP##_body_##S(NSTREAMS, x + k * stride, part * stride, n, values))             \
                     for (int q = 0; q < NSTREAMS; q++)                                             \
-                        values[q] = OP##_##S((const T *)(const void *)(x + (i + q) * stride), n);  \
+                        values[q] =                                                                \
+                            OP##_##S((const T *)(const void *)(x + (k + q * part) * stride), n);   \
                 for (int q = 0; q < NSTREAMS; q++)                                                 \
-                    memcpy(out + (i + q) * out_stride, &values[q], sizeof(T));                     \
+                    memcpy(out + (k + q * part) * out_stride, &values[q], sizeof(T));              \
             }                                                                                      \
+            i = NSTREAMS * part;                                                                   \
             for (; i < rows; i++) {                                                                \
                 T value = OP##_##S((const T *)(const void *)(x + i * stride), n);                  \
                 memcpy(out + i * out_stride, &value, sizeof value);                                \

@@ -454,11 +454,15 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                 sum_short_far_##S(4, 0, far, x, rows, stride, tail, out);                          \
                 return;                                                                            \
             default: {                                                                             \
-                int64_t i = 0;                                                                     \
-                if (far && kb_reduce_streams())                                                    \
-                    for (; i + NSTREAMS <= rows; i += NSTREAMS)                                    \
-                        sum_body_##S(NSTREAMS, 0, x + i * stride, stride, n, out + i);             \
-                for (; i < rows; i++)                                                              \
+                /* from memory, NSTREAMS ranges of rows, a row of each at once */                  \
+                int64_t part = far && kb_reduce_streams() ? rows / NSTREAMS : 0;                   \
+                for (int64_t k = 0; k < part; k++) {                                               \
+                    double sums[NSTREAMS];                                                         \
+                    sum_body_##S(NSTREAMS, 0, x + k * stride, part * stride, n, sums);             \
+                    for (int q = 0; q < NSTREAMS; q++)                                             \
+                        out[k + q * part] = sums[q];                                               \
+                }                                                                                  \
+                for (int64_t i = NSTREAMS * part; i < rows; i++)                                   \
                     out[i] = sum_##S(SUM_ROW(T, x, i, stride), n, far);                            \
             }                                                                                      \
         }                                                                                          \

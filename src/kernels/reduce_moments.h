@@ -239,17 +239,18 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
                              bool far) {
     enum { G = VF64_LANES };
     if (n > KB_MOMENTS_SHORT_VECTORS * VF64_LANES) {
-        int64_t i = 0;
-        if (far && kb_reduce_streams())
-            /* several rows' sums at once from memory, then each row's deviations from L2 */
-            for (; i + NSTREAMS <= rows; i += NSTREAMS) {
-                double sums[NSTREAMS];
-                sumd_body_f64(NSTREAMS, 0, x + i * stride, stride, n, sums);
-                for (int q = 0; q < NSTREAMS; q++)
-                    dev[i + q] = sqdev_f64((const double *)(const void *)(x + (i + q) * stride), n,
-                                           sums[q] / (double)n, NULL, false);
-            }
-        for (; i < rows; i++) {
+        /* from memory, NSTREAMS ranges of rows: the sums of a row of each at once, then each
+         * row's deviations from L2 */
+        int64_t part = far && kb_reduce_streams() ? rows / NSTREAMS : 0;
+        for (int64_t k = 0; k < part; k++) {
+            double sums[NSTREAMS];
+            sumd_body_f64(NSTREAMS, 0, x + k * stride, part * stride, n, sums);
+            for (int q = 0; q < NSTREAMS; q++)
+                dev[k + q * part] =
+                    sqdev_f64((const double *)(const void *)(x + (k + q * part) * stride), n,
+                              sums[q] / (double)n, NULL, false);
+        }
+        for (int64_t i = NSTREAMS * part; i < rows; i++) {
             const double *r = (const double *)(const void *)(x + i * stride);
             /* a row's M2 is final: the mean's rounding costs it n * d^2 only */
             dev[i] = sqdev_f64(r, n, sumd_f64(r, n, far) / (double)n, NULL, far);

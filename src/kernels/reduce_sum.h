@@ -14,7 +14,9 @@
  *
  * Why the loops have the shape they have:
  *  - a run keeps four vector accumulators in flight, so an add's latency never stalls the
- *    loads;
+ *    loads; from memory, rows (and an axis=None sum's whole blocks) go as NSTREAMS ranges, a
+ *    row of each at once with accumulators of its own (sum_body), where the memory probe
+ *    finds several streams faster than one (kb_reduce_streams): a row's bits are the same;
  *  - cols streams KB_SUM_ROWS (4) rows at a time across a chunk of columns as wide as half of
  *    L1 holds in the input type, adding them into partial sums kept there, and folds those
  *    into the double sums once every KB_SUM_DEPTH rows. Memory sees four sequential streams,

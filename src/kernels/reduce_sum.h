@@ -356,7 +356,7 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
             sum_rowwise_body_##S(SUM_PF_ROWS, KB_SUM_ROWS_FAR, x, rows, stride, m, out);           \
         else if (far && rows > KB_SUM_ROWS_FAR)                                                    \
             sum_rowwise_body_##S(SUM_PF_NONE, KB_SUM_ROWS_FAR, x, rows, stride, m, out);           \
-        else if (far)                                                                              \
+        else if (far && kb_reduce_prefetch_rows())                                                 \
             sum_rowwise_body_##S(SUM_PF_ALONG, KB_SUM_ROWS, x, rows, stride, m, out);              \
         else                                                                                       \
             sum_rowwise_body_##S(SUM_PF_NONE, KB_SUM_ROWS, x, rows, stride, m, out);               \

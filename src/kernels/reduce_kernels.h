@@ -53,7 +53,9 @@ typedef struct kb_sum_kernels {
     /* acc[j] += sum over rows of x[i][j]; far: the rows come from beyond the last-level
      * cache, and the kernel prefetches the rows ahead of the ones it reads (reduce_sum.h) */
     void (*cols)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc, bool far);
-    /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart */
+    /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart; far:
+     * from memory, long rows read several at once where kb_reduce_streams says so, each row
+     * with the bits the run kernel gives it */
     void (*rows)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out, bool far);
 } kb_sum_kernels;
 

@@ -12,9 +12,9 @@
  *   KB_VEC_REGISTERS        how many vector registers the target has (16 or 32)
  *   KB_VEC_STREAMS          how many long rows a kernel reads at once, a step of each in turn,
  *                           each with accumulators of its own: as many as leave registers for
- *                           them (3 with 16, 4 with 32); one thread reads memory and the outer
- *                           caches faster from several sequential streams than from one
- *                           (docs/performance.md)
+ *                           them (3 with 16, 4 with 32); one thread may read memory faster
+ *                           from several sequential streams than from one, and whether it
+ *                           does is measured (kb_reduce_streams, docs/performance.md)
  *   KB_VEC_NT_STORES        1 where vfS_store_nt is a non-temporal store, 0 where it is plain
  *   vfS_zero()              all lanes 0
  *   vfS_load(p)             VF*_LANES elements from p, any alignment

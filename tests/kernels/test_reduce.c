@@ -541,10 +541,11 @@ static void inputs_from_memory_match_reference(void **state) {
             kb_simd_set(level);
             /* Both ways of reading memory (kb_reduce_memory_set): rows one at a time and the
              * rows ahead of a column kernel prefetched, or several rows at once and no
-             * prefetch; under emulation the second, and rows and blocks of sum and max only. */
+             * prefetch; under emulation the second, along axis 0 only (the kernel tests hold
+             * the rows read several at once to one at a time there). */
             static const kb_reduce_op along[] = {KB_REDUCE_SUM, KB_REDUCE_MAX, KB_REDUCE_MIN,
                                                  KB_REDUCE_VAR};
-            size_t nalong = CASE_DIVISOR > 1 ? 2 : sizeof along / sizeof *along;
+            size_t nalong = CASE_DIVISOR > 1 ? 0 : sizeof along / sizeof *along;
             for (int way = CASE_DIVISOR > 1; way < 2; way++) {
                 kb_reduce_memory_set(way, !way);
                 for (size_t o = 0; o < sizeof ops / sizeof *ops + 2 * nalong; o++) {

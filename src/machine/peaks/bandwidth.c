@@ -187,8 +187,10 @@ kb_status kb_bw_measure(kb_bw_kernel kernel, kb_simd_level level, int threads,
     /* load reads as one stream and as several (k->streams), and keeps the faster: one thread
      * may read memory and the outer caches faster from several (Zen 3, one thread, 128 MiB:
      * about 18 GB/s from one, 27-30 from three), or not, and kbench's reductions read both
-     * ways (docs/roofline.md). */
-    int layouts = kernel == KB_BW_LOAD && k->streams > 1 ? 2 : 1;
+     * ways (docs/roofline.md). A thread's array within its L2 is read one way: the streams of
+     * the L2 and L1 are the core's own, and the second timing would only lengthen the run. */
+    bool beyond_l2 = n * (int64_t)sizeof(double) > kb_cache_l2_bytes();
+    int layouts = kernel == KB_BW_LOAD && k->streams > 1 && beyond_l2 ? 2 : 1;
     for (int layout = 0; layout < layouts; layout++) {
         bw_context ctx = {k, kernel, n, kb_cache_reach(working_set_bytes), layout ? k->streams : 1};
         kb_team_job job = {threads, s, &ctx, bw_prepare, bw_run, bw_finish};

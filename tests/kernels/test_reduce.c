@@ -513,8 +513,17 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
  * them, float32 var and std's one pass of eight rows, the extremes' prefetching rows; sums and
  * extremes of long rows and of whole blocks several at once, along axis 1 and over all (axis=-1
  * in a failure's message); each way of reading memory. float64 and float32, along axis 0 (and 1
- * and all) at every level the CPU runs (under emulation the best level
- * only), against the long double reference, and 2 threads give 1 thread's bits. */
+ * and all) at every level the CPU runs (under emulation the best level only), against the long
+ * double reference, and 2 threads give 1 thread's bits. */
+static void check_from_memory(const kb_array *a, kb_reduce_op op, int axis, int level, int way) {
+    kb_reduce_args args = axis < 0 ? kb_reduce_args_all(op) : kb_reduce_args_axis(op, axis);
+    char where[120];
+    snprintf(where, sizeof where, "%lldx%lld %s %s axis=%d level=%s way=%d", (long long)a->shape[0],
+             (long long)a->shape[1], kb_dtype_name(a->dtype), kb_reduce_op_name(op), axis,
+             kb_simd_name((kb_simd_level)level), way);
+    check_threads(a, &args, where);
+}
+
 static void inputs_from_memory_match_reference(void **state) {
     (void)state;
     static const kb_reduce_op ops[] = {KB_REDUCE_SUM,   KB_REDUCE_MEAN, KB_REDUCE_VAR,
@@ -534,7 +543,6 @@ static void inputs_from_memory_match_reference(void **state) {
             ((double *)a.data)[nan_at] = NAN;
         else
             ((float *)a.data)[nan_at] = NAN;
-        kb_reduce_args args;
         for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
             if (!kb_simd_available((kb_simd_level)level))
                 continue;
@@ -548,16 +556,11 @@ static void inputs_from_memory_match_reference(void **state) {
             size_t nalong = CASE_DIVISOR > 1 ? 0 : sizeof along / sizeof *along;
             for (int way = CASE_DIVISOR > 1; way < 2; way++) {
                 kb_reduce_memory_set(way, !way);
-                for (size_t o = 0; o < sizeof ops / sizeof *ops + 2 * nalong; o++) {
-                    size_t e = o - sizeof ops / sizeof *ops; /* past ops: along, axes 1 and all */
-                    int axis = o < sizeof ops / sizeof *ops ? 0 : e % 2 ? -1 : 1;
-                    kb_reduce_op op = axis == 0 ? ops[o] : along[e / 2];
-                    args = axis < 0 ? kb_reduce_args_all(op) : kb_reduce_args_axis(op, axis);
-                    char where[120];
-                    snprintf(where, sizeof where, "%lldx%lld %s %s axis=%d level=%s way=%d",
-                             (long long)shape[0], (long long)shape[1], kb_dtype_name(dtypes[d]),
-                             kb_reduce_op_name(op), axis, kb_simd_name((kb_simd_level)level), way);
-                    check_threads(&a, &args, where);
+                for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+                    check_from_memory(&a, ops[o], 0, level, way);
+                for (size_t o = 0; o < nalong; o++) {
+                    check_from_memory(&a, along[o], 1, level, way);
+                    check_from_memory(&a, along[o], -1, level, way);
                 }
             }
             if (CASE_DIVISOR > 1)

@@ -599,6 +599,36 @@ static void sum_task(const kb_reduce_plan *p, const kb_sum_kernels *sk, int col,
     });
 }
 
+/* Tasks [t0, t1)'s sums, task t's into sums + t * s->tile. From memory, the whole chunks of a
+ * (group, tile) that one stretch holds go to the kernel together (cols_ranges), which reads
+ * rows of several at once where that is faster: the rows of a narrow array are one stream
+ * otherwise, at half the speed of a few (docs/performance.md). Each chunk's sums have the bits
+ * sum_task gives them. */
+static void sum_tasks(const kb_reduce_plan *p, const kb_sum_kernels *sk, int col,
+                      const cols_shape *s, int64_t t0, int64_t t1, double *sums) {
+    for (int64_t t = t0; t < t1;) {
+        int64_t chunk = t % s->chunks, whole = s->chunks - 1 - chunk;
+        int64_t n = p->far && p->nr == 1 ? (t1 - t < whole ? t1 - t : whole) : 0;
+        if (n < 2) {
+            sum_task(p, sk, col, s, t, sums + t * s->tile);
+            t++;
+            continue;
+        }
+        int64_t tile = t / s->chunks % s->tiles, g = t / s->chunks / s->tiles;
+        int64_t in_off, out_off;
+        group_offsets(p, col, g, &in_off, &out_off);
+        int64_t j0 = tile * s->tile;
+        int64_t w = s->columns - j0 < s->tile ? s->columns - j0 : s->tile;
+        int64_t stride = p->rin[0], chunk_rows = s->chunk_blocks * s->block_rows;
+        const char *x = p->in + in_off + j0 * p->kin[col] + chunk * chunk_rows * stride;
+        for (int64_t q = 0; q < n; q++)
+            memset(sums + (t + q) * s->tile, 0, (size_t)w * sizeof *sums);
+        sk->cols_ranges(x, n, chunk_rows * stride, chunk_rows, stride, w, sums + t * s->tile,
+                        s->tile);
+        t += n;
+    }
+}
+
 /* Stores n sums (or means) into out, step bytes apart, as kb_reduce_store would, in one typed
  * loop or vector kernel: a call per element, or a scalar division each, cost more than the
  * sums of a short, wide array (4 x 1000000 along axis 0). False when a value cannot be
@@ -680,9 +710,11 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
             return kb_fail(KB_ENOMEM, "out of memory for %lld partial sums",
                            (long long)(tasks * s->tile));
         double *sums = kb_alias_place(room, p->in);
+        /* a contiguous share of the tasks per thread, so that its chunks can go together */
+        int64_t parts = parallel ? threads : 1;
 #pragma omp parallel for num_threads(threads) if (parallel) schedule(static)
-        for (int64_t t = 0; t < tasks; t++)
-            sum_task(p, sk, col, s, t, sums + t * s->tile);
+        for (int64_t part = 0; part < parts; part++)
+            sum_tasks(p, sk, col, s, tasks * part / parts, tasks * (part + 1) / parts, sums);
 #pragma omp parallel for num_threads(threads) if (parallel) schedule(static) reduction(& : stored)
         for (int64_t gt = 0; gt < s->groups * s->tiles; gt++) {
             double *total = sums + gt * s->chunks * s->tile;

@@ -53,6 +53,11 @@ typedef struct kb_sum_kernels {
     /* acc[j] += sum over rows of x[i][j]; far: the rows come from beyond the last-level
      * cache, and the kernel prefetches the rows ahead of the ones it reads (reduce_sum.h) */
     void (*cols)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc, bool far);
+    /* cols from memory over ranges blocks of rows rows each, range bytes apart, block q adding
+     * into out + q * out_step with the bits cols gives it alone: blocks of narrow rows read
+     * several at once (reduce_sum.h) */
+    void (*cols_ranges)(const char *x, int64_t ranges, int64_t range, int64_t rows, int64_t stride,
+                        int64_t m, double *out, int64_t out_step);
     /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart; far:
      * from memory, long rows read several at once where kb_reduce_streams says so, each row
      * with the bits the run kernel gives it */
@@ -162,7 +167,10 @@ typedef struct kb_reduce_kernels {
 
 /* The table of a per-target file, from its functions of these names (static in each file). */
 #define KB_SUM_ENTRY(S)                                                                            \
-    { .run = sum_##S, .cols = sum_cols_##S, .rows = sum_rows_##S }
+    {                                                                                              \
+        .run = sum_##S, .cols = sum_cols_##S, .cols_ranges = sum_cols_ranges_##S,                  \
+        .rows = sum_rows_##S                                                                       \
+    }
 #define KB_REDUCE_KERNELS_TABLE                                                                    \
     {                                                                                              \
         .sum = {[KB_SUM_F32] = KB_SUM_ENTRY(f32),                                                  \

@@ -157,6 +157,12 @@ DEFINE_SCALAR_KERNELS(double, f64)
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
+    static void sum_cols_ranges_##S(const char *x, int64_t ranges, int64_t range, int64_t rows,    \
+                                    int64_t stride, int64_t m, double *out, int64_t out_step) {    \
+        for (int64_t q = 0; q < ranges; q++)                                                       \
+            sum_cols_##S(x + q * range, rows, stride, m, out + q * out_step, true);                \
+    }                                                                                              \
+                                                                                                   \
     static void sum_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n, double *out,  \
                              bool far) {                                                           \
         for (int64_t i = 0; i < rows; i++)                                                         \

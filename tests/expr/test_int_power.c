@@ -151,7 +151,7 @@ static void powers_are_within_their_bound(void **state) {
             bool f32 = t == 0;
             fill(x, n, k, f32);
             kb_array in = make(x, n, f32);
-            char literal[16], integral[16];
+            char literal[32], integral[32]; /* room for any int */
             snprintf(literal, sizeof literal, "x ** %d", k);
             snprintf(integral, sizeof integral, "x ** %d.0", k);
             kb_array first;

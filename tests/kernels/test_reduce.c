@@ -572,6 +572,39 @@ static void inputs_from_memory_match_reference(void **state) {
     kb_threads_set(max_threads());
 }
 
+/* Narrow rows from memory (rows 160 or 320 bytes apart, which memory sees as one stream however
+ * many are read at once): the column sums read blocks of rows several at once
+ * (cols_ranges), or one block at a time, and give the reference's values and 1 thread's bits
+ * at 2 threads, float64 and float32, sum and mean along axis 0, each way, at every level (under
+ * emulation the best). */
+static void narrow_columns_from_memory_match_reference(void **state) {
+    (void)state;
+    static const kb_dtype dtypes[] = {KB_F64, KB_F32};
+    int64_t cols = 40;
+    for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
+        int64_t item = (int64_t)kb_dtype_size(dtypes[d]);
+        int64_t shape[2] = {kb_cache_llc_bytes() / 2 / (cols * item) + 1999, cols};
+        kb_array a;
+        assert_int_equal(kb_array_new(&a, dtypes[d], 2, shape, KB_ORDER_C), KB_OK);
+        fill_random(&a, 0);
+        for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
+            if (!kb_simd_available((kb_simd_level)level))
+                continue;
+            kb_simd_set(level);
+            for (int way = 0; way < 2; way++) {
+                kb_reduce_memory_set(way, !way);
+                check_from_memory(&a, KB_REDUCE_SUM, 0, level, way);
+                check_from_memory(&a, KB_REDUCE_MEAN, 0, level, way);
+            }
+            if (CASE_DIVISOR > 1)
+                break;
+        }
+        kb_array_free(&a);
+    }
+    kb_simd_set(KB_SIMD_AUTO_REQUEST);
+    kb_threads_set(max_threads());
+}
+
 /* Column sums and means store their results in a typed loop when the output is contiguous
  * and element by element when it is not: an output view with every other element gets the
  * bits the contiguous one gets, float32 and float64, sum and mean. */
@@ -840,6 +873,7 @@ int main(void) {
         cmocka_unit_test(large_float_views_match_reference),
         cmocka_unit_test(shapes_that_cross_blocks_and_chunks),
         cmocka_unit_test(inputs_from_memory_match_reference),
+        cmocka_unit_test(narrow_columns_from_memory_match_reference),
         cmocka_unit_test(numpy_cases_that_must_hold_exactly),
         cmocka_unit_test(offset_float64_variance_stays_accurate),
         cmocka_unit_test(column_sums_into_strided_outputs),

@@ -695,6 +695,35 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
     free(center32);
 }
 
+/* cols_ranges over 1 to 7 blocks of the rows (fewer, as many and more than a kernel reads at
+ * once, a ragged group last) gives each block the bits cols gives it alone, far. */
+static void check_cols_ranges(const level *lv, const cols_case *c) {
+    const kb_sum_kernels *sk = &lv->table->sum[c->f32 ? KB_SUM_F32 : KB_SUM_F64];
+    int64_t ranges = 1 + test_rng_below(&rng, 7), rows = c->rows / ranges, m = c->m;
+    if (rows == 0)
+        return;
+    int64_t step = m + test_rng_below(&rng, 3), range = rows * c->stride;
+    double *got = malloc((size_t)(ranges * step) * sizeof *got);
+    double *want = malloc((size_t)(ranges * step) * sizeof *want);
+    assert_true(got && want);
+    for (int64_t q = 0; q < ranges; q++) {
+        memcpy(got + q * step, c->acc0, (size_t)m * sizeof *got);
+        memcpy(want + q * step, c->acc0, (size_t)m * sizeof *want);
+        sk->cols(c->x.data + q * range, rows, c->stride, m, want + q * step, true);
+    }
+    sk->cols_ranges(c->x.data, ranges, range, rows, c->stride, m, got, step);
+    for (int64_t q = 0; q < ranges; q++)
+        for (int64_t j = 0; j < m; j++)
+            if (!same_value(got[q * step + j], want[q * step + j]))
+                fail_msg("%s cols_ranges_%s %lld blocks of %lld rows, m=%lld stride=%lld (%s), "
+                         "block %lld column %lld: got %a, alone %a",
+                         kb_simd_name(lv->id), c->f32 ? "f32" : "f64", (long long)ranges,
+                         (long long)rows, (long long)m, (long long)c->stride, kind_names[c->k],
+                         (long long)q, (long long)j, got[q * step + j], want[q * step + j]);
+    free(got);
+    free(want);
+}
+
 /* min/max (arg false) or argmin/argmax (arg true) of the cols kernels, by the contract. */
 static void check_cols_extremes(const level *lv, const cols_case *c, bool arg, bool is_max) {
     const kb_reduce_kernels *t = lv->table;
@@ -750,6 +779,7 @@ static void cols_case_run(bool f32, int64_t rows, int64_t m, bool adjacent, kind
     cols_case c = cols_new(f32, rows, m, adjacent, 0, k, place);
     for (int l = 0; l < nlevels; l++) {
         check_cols_sums(&levels[l], &c);
+        check_cols_ranges(&levels[l], &c);
         for (int arg = 0; arg < 2; arg++)
             for (int is_max = 0; is_max < 2; is_max++)
                 check_cols_extremes(&levels[l], &c, arg, is_max);

@@ -153,7 +153,7 @@ static void fake_arm_server_is_described(void **state) {
                    "CPU revision\t: 1\n\nprocessor\t: 1\n");
     test_dir_write(&t, "/sys/devices/system/cpu/online", "0-7\n");
     for (int cpu = 0; cpu < 8; cpu++) {
-        char core[16];
+        char core[32]; /* room for any two ints */
         snprintf(core, sizeof core, "%d-%d\n", cpu & ~1, (cpu & ~1) + 1);
         write_topology(&t, cpu, core, cpu < 4 ? "0-3\n" : "4-7\n");
     }

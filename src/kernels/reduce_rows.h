@@ -13,13 +13,27 @@
 
 /* Row r's extreme as one vector (its lanes to be folded across), when the row is at most four
  * vectors: loaded whole, its tail filled with the row's first element (which cannot change a min
- * or a max); *bad gets NaN lanes where the row holds a NaN. */
+ * or a max), folded in order; *bad gets NaN lanes where the row holds a NaN, two vectors to a
+ * check (vfS_nan_or tests both operands), which halves the checks' share of a short row's work. */
 #define DEFINE_EXTREME_ROW_VECTOR(S, T, OP)                                                        \
     static inline v##S OP##_row_vector_##S(const T *r, int64_t full, int64_t tail, v##S *bad) {    \
         enum { W = sizeof(v##S) / sizeof(T) };                                                     \
         v##S a = tail ? v##S##_load_till_or(r + full * W, tail, r[0]) : v##S##_load(r);            \
-        *bad = v##S##_nan_or(*bad, a, a);                                                          \
-        for (int64_t k = tail ? 0 : 1; k < full; k++) {                                            \
+        int64_t k = tail ? 0 : 1;                                                                  \
+        if (k < full) {                                                                            \
+            v##S v = v##S##_load(r + k * W);                                                       \
+            *bad = v##S##_nan_or(*bad, a, v);                                                      \
+            a = v##S##_##OP(a, v);                                                                 \
+            k++;                                                                                   \
+        } else {                                                                                   \
+            *bad = v##S##_nan_or(*bad, a, a);                                                      \
+        }                                                                                          \
+        for (; k + 1 < full; k += 2) {                                                             \
+            v##S v = v##S##_load(r + k * W), u = v##S##_load(r + (k + 1) * W);                     \
+            *bad = v##S##_nan_or(*bad, v, u);                                                      \
+            a = v##S##_##OP(v##S##_##OP(a, v), u);                                                 \
+        }                                                                                          \
+        if (k < full) {                                                                            \
             v##S v = v##S##_load(r + k * W);                                                       \
             *bad = v##S##_nan_or(*bad, v, v);                                                      \
             a = v##S##_##OP(a, v);                                                                 \

@@ -935,6 +935,28 @@ def pick_case(request, state):
     return cases.get(key), key
 
 
+# How long a block's end waits, at most, for this process's other threads to stop using the
+# CPU, and how often it looks (settle).
+SETTLE_LIMIT_S = 0.05
+SETTLE_POLL_S = 0.0002
+
+
+def settle():
+    """Waits until this process's other threads have stopped using the CPU, at most
+    SETTLE_LIMIT_S: XLA's workers (JAX's worker processes) and other pools spin for a while
+    after the last call, into the next block of samples, another process's (docs/baselines.md).
+    Idle once its CPU time grew by less than a quarter of the time between two looks, while this
+    thread slept."""
+    deadline = time.monotonic_ns() + int(SETTLE_LIMIT_S * 1e9)
+    cpu, wall = time.process_time_ns(), time.monotonic_ns()
+    while wall < deadline:
+        time.sleep(SETTLE_POLL_S)
+        cpu_now, wall_now = time.process_time_ns(), time.monotonic_ns()
+        if cpu_now - cpu < (wall_now - wall) / 4:
+            return
+        cpu, wall = cpu_now, wall_now
+
+
 def run(request, state):
     calls = positive_int(request, "calls")
     samples = positive_int(request, "samples")
@@ -974,6 +996,7 @@ def run(request, state):
     finally:
         if gc_was_enabled:
             gc.enable()
+    settle()
     return {"sample_ns": sample_ns}
 
 

@@ -7,14 +7,16 @@ rounds interleave, and a new group drops the old one's cases; unsupported cases,
 requests and library failures get an error reply and leave the loop running; a library printing to stdout cannot break the protocol;
 stderr stays empty; quit and end of input exit 0; a missing PyTorch or JAX is named with the
 command that installs it; a run's untimed call (hot caches) comes before its first sample and
-its flushes (cold caches) before every sample, in the process that computes the case. No
-timing is asserted."""
+its flushes (cold caches) before every sample, in the process that computes the case; a run
+ends only once the runner's other threads stop using the CPU. No timing is asserted."""
 import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 import numpy as np
 
@@ -538,7 +540,31 @@ def samples_start_as_asked(tmp):
         flush()
 
 
+def settle_waits_for_spinning_threads():
+    """runner.settle, which ends every run, returns only once the process's other threads have
+    stopped using the CPU: a thread spinning for 20 ms (within settle's 50 ms) has finished by
+    the time it returns."""
+    spec = importlib.util.spec_from_file_location("runner_module", RUNNER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    done = threading.Event()
+
+    def spin():
+        end = time.monotonic() + 0.02
+        while time.monotonic() < end:
+            pass
+        done.set()
+
+    worker = threading.Thread(target=spin)
+    worker.start()
+    time.sleep(0.001)
+    module.settle()
+    check(done.is_set(), "settle returned while another thread still spun")
+    worker.join()
+
+
 def main():
+    settle_waits_for_spinning_threads()
     with tempfile.TemporaryDirectory() as tmp:
         runner = Runner()
         have_numexpr = hello_checks(runner)

@@ -576,7 +576,7 @@ static void inputs_from_memory_match_reference(void **state) {
  * many are read at once): the column sums read blocks of rows several at once
  * (cols_ranges), or one block at a time, and give the reference's values and 1 thread's bits
  * at 2 threads, float64 and float32, sum and mean along axis 0, each way, at every level (under
- * emulation the best). */
+ * emulation the best, the several-at-once way). */
 static void narrow_columns_from_memory_match_reference(void **state) {
     (void)state;
     static const kb_dtype dtypes[] = {KB_F64, KB_F32};
@@ -591,7 +591,7 @@ static void narrow_columns_from_memory_match_reference(void **state) {
             if (!kb_simd_available((kb_simd_level)level))
                 continue;
             kb_simd_set(level);
-            for (int way = 0; way < 2; way++) {
+            for (int way = CASE_DIVISOR > 1; way < 2; way++) {
                 kb_reduce_memory_set(way, !way);
                 check_from_memory(&a, KB_REDUCE_SUM, 0, level, way);
                 check_from_memory(&a, KB_REDUCE_MEAN, 0, level, way);

@@ -16,6 +16,10 @@
 
 #include "kernels/reduce_lanes.h"
 
+/* The fewest vectors a row must hold for argmin and argmax to read rows several at once: 16
+ * groups of NACC, over which the per-row epilogue is spread. */
+#define KB_ARG_RANGES_MIN (16 * NACC)
+
 /* The integer type of an index lane beside each data type's lanes. */
 typedef int32_t kb_arg_idx_f32;
 typedef int64_t kb_arg_idx_f64;
@@ -25,27 +29,11 @@ typedef int64_t kb_arg_idx_f64;
  * was seen, so every lane holds its own first occurrence; lanes are merged at the end, the smaller
  * index winning ties. ---- */
 #define DEFINE_ARG(S, T, NAME, BETTER, HOP, CMP, INIT)                                             \
-    static int64_t NAME##_##S(const T *x, int64_t n) {                                             \
-        v##S b[NACC], nan = v##S##_zero();                                                         \
-        vi##S r[NACC];                                                                             \
-        UNROLL for (int k = 0; k < NACC; k++) {                                                    \
-            b[k] = v##S##_set1(INIT);                                                              \
-            r[k] = vi##S##_set1(0);                                                                \
-        }                                                                                          \
-        int64_t i = 0;                                                                             \
-        for (; i + NACC * W_##S <= n; i += NACC * W_##S) {                                         \
-            vi##S at = vi##S##_set1(i);                                                            \
-            v##S v[NACC];                                                                          \
-            UNROLL for (int k = 0; k < NACC; k++) v[k] = v##S##_load(x + i + k * W_##S);           \
-            UNROLL for (int k = 0; k < NACC; k += 2) nan = v##S##_nan_or(nan, v[k], v[k + 1]);     \
-            UNROLL for (int k = 0; k < NACC; k++) {                                                \
-                vm##S u = v##S##_##BETTER(v[k], b[k]);                                             \
-                b[k] = v##S##_select(b[k], u, v[k]);                                               \
-                r[k] = vi##S##_select(r[k], u, at);                                                \
-            }                                                                                      \
-        }                                                                                          \
-        /* Whole vectors past the groups go to accumulator 0, whose lane l means element           \
-         * start + l as well. */                                                                   \
+    /* A row's index from its accumulators after the groups of NACC vectors (elements [0, i)):     \
+     * whole vectors past them go to accumulator 0, whose lane l means element start + l as        \
+     * well; a NaN sends the row to the scalar reference. */                                       \
+    INLINE int64_t NAME##_finish_##S(const T *x, int64_t n, int64_t i, v##S *b, vi##S *r,          \
+                                     v##S nan) {                                                   \
         for (; i + W_##S <= n; i += W_##S) {                                                       \
             v##S v = v##S##_load(x + i);                                                           \
             nan = v##S##_nan_or(nan, v, v);                                                        \
@@ -79,6 +67,45 @@ typedef int64_t kb_arg_idx_f64;
         return at;                                                                                 \
     }                                                                                              \
                                                                                                    \
+    /* R rows of n elements, stride bytes apart, their indices into out[0 .. R): a group of NACC   \
+     * vectors of each row in turn, each row with accumulators of its own, so that every row       \
+     * gets the index it gets alone (R == 1, NAME##_##S) while memory sees R streams. */           \
+    INLINE void NAME##_body_##S(int R, const char *xv, int64_t stride, int64_t n, int64_t *out) {  \
+        const T *x[NSTREAMS];                                                                      \
+        v##S b[NSTREAMS][NACC], nan[NSTREAMS];                                                     \
+        vi##S r[NSTREAMS][NACC];                                                                   \
+        UNROLL for (int q = 0; q < R; q++) {                                                       \
+            x[q] = ROW(T, xv, q, stride);                                                          \
+            nan[q] = v##S##_zero();                                                                \
+            UNROLL for (int k = 0; k < NACC; k++) {                                                \
+                b[q][k] = v##S##_set1(INIT);                                                       \
+                r[q][k] = vi##S##_set1(0);                                                         \
+            }                                                                                      \
+        }                                                                                          \
+        int64_t i = 0;                                                                             \
+        for (; i + NACC * W_##S <= n; i += NACC * W_##S) {                                         \
+            vi##S at = vi##S##_set1(i);                                                            \
+            UNROLL for (int q = 0; q < R; q++) {                                                   \
+                v##S v[NACC];                                                                      \
+                UNROLL for (int k = 0; k < NACC; k++) v[k] = v##S##_load(x[q] + i + k * W_##S);    \
+                UNROLL for (int k = 0; k < NACC; k += 2) nan[q] =                                  \
+                    v##S##_nan_or(nan[q], v[k], v[k + 1]);                                         \
+                UNROLL for (int k = 0; k < NACC; k++) {                                            \
+                    vm##S u = v##S##_##BETTER(v[k], b[q][k]);                                      \
+                    b[q][k] = v##S##_select(b[q][k], u, v[k]);                                     \
+                    r[q][k] = vi##S##_select(r[q][k], u, at);                                      \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        UNROLL for (int q = 0; q < R; q++) out[q] =                                                \
+            NAME##_finish_##S(x[q], n, i, b[q], r[q], nan[q]);                                     \
+    }                                                                                              \
+                                                                                                   \
+    static int64_t NAME##_##S(const T *x, int64_t n) {                                             \
+        int64_t out;                                                                               \
+        NAME##_body_##S(1, (const char *)x, 0, n, &out);                                           \
+        return out;                                                                                \
+    }                                                                                              \
     /* Keeps in (*b0, *r0) the better of two lanes of a column, the second shift elements on:      \
      * its group start moves by shift, and of equal values the earlier element wins. A lane that   \
      * never improved (r -1) holds the column's starting value and so never wins. */               \
@@ -244,18 +271,32 @@ DEFINE_ARG(f64, double, argmax, gt, max, >, -INFINITY)
  * their min and max: a row of at most four vectors is loaded whole (the tail's lanes past n
  * filled with the row's first element), folded to its extreme, and then compared against it
  * vector by vector; each lane keeps the first position that holds it, and the least lane wins.
- * A fill lane can only tie with position 0, which is less. A row with NaN, or longer, goes to
- * the run kernel. One run kernel call per row had cost 16 ns a row of 32 float32 (Zen 4). */
+ * A fill lane can only tie with position 0, which is less. A row with NaN goes to the run
+ * kernel, and so do longer rows: from memory NSTREAMS ranges of them, a row of each at once
+ * (NAME##_body), where the memory probe finds that faster (kb_reduce_streams). One run kernel call
+ * per row had cost 16 ns a row of 32 float32 (Zen 4). */
 #define DEFINE_ARG_ROWS(S, T, NAME, HOP)                                                           \
     static void NAME##_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,            \
-                                int64_t *out) {                                                    \
+                                int64_t *out, bool far) {                                          \
         int64_t full = n / W_##S, tail = n % W_##S;                                                \
+        if (n > 4 * W_##S) {                                                                       \
+            /* from memory, NSTREAMS ranges of rows, a row of each at once, when rows are long     \
+             * enough to bear the per-row epilogue and the accumulators that spill: rows of 8      \
+             * float64 vectors ((100000, 32) at AVX2) took 1.3 times as long so */                 \
+            bool ranges = far && n >= KB_ARG_RANGES_MIN * W_##S && kb_reduce_streams();            \
+            int64_t part = ranges ? rows / NSTREAMS : 0;                                           \
+            for (int64_t k = 0; k < part; k++) {                                                   \
+                int64_t at[NSTREAMS];                                                              \
+                NAME##_body_##S(NSTREAMS, x + k * stride, part * stride, n, at);                   \
+                for (int q = 0; q < NSTREAMS; q++)                                                 \
+                    out[k + q * part] = at[q];                                                     \
+            }                                                                                      \
+            for (int64_t i = NSTREAMS * part; i < rows; i++)                                       \
+                out[i] = NAME##_##S(ROW(T, x, i, stride), n);                                      \
+            return;                                                                                \
+        }                                                                                          \
         for (int64_t i = 0; i < rows; i++) {                                                       \
             const T *r = ROW(T, x, i, stride);                                                     \
-            if (n > 4 * W_##S) {                                                                   \
-                out[i] = NAME##_##S(r, n);                                                         \
-                continue;                                                                          \
-            }                                                                                      \
             v##S v[4];                                                                             \
             v[0] = full ? v##S##_load(r) : v##S##_load_till_or(r, tail, r[0]);                     \
             int nv = 1;                                                                            \

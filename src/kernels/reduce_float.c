@@ -1032,14 +1032,14 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         p->out_dtype == KB_INT64 && p->kout[0] == (int64_t)sizeof(int64_t)) {
         /* Indices of many rows per kernel call, stored by it. */
         bool f32 = p->in_dtype == KB_F32, max = p->op == KB_REDUCE_ARGMAX;
-        void (*rows_kernel)(const char *, int64_t, int64_t, int64_t, int64_t *) =
+        void (*rows_kernel)(const char *, int64_t, int64_t, int64_t, int64_t *, bool) =
             f32 ? (max ? k->argmax_rows_f32 : k->argmin_rows_f32)
                 : (max ? k->argmax_rows_f64 : k->argmin_rows_f64);
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
         for (int64_t b = 0; b < batches; b++) {
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
             rows_kernel(p->in + o0 * p->kin[0], rows, p->kin[0], n,
-                        (int64_t *)(void *)(p->out + o0 * p->kout[0]));
+                        (int64_t *)(void *)(p->out + o0 * p->kout[0]), p->far);
         }
         return KB_OK;
     }

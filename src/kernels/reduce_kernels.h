@@ -143,11 +143,16 @@ typedef struct kb_reduce_kernels {
                          int64_t out_stride, bool far);
 
     /* out[i] = argmin or argmax of row i's n elements (n <= KB_REDUCE_BLOCK), as the run kernels
-     * give it (the first NaN's index included) */
-    void (*argmin_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out);
-    void (*argmax_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out);
-    void (*argmin_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out);
-    void (*argmax_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out);
+     * give it (the first NaN's index included); far: from memory, long rows are read several at
+     * once where kb_reduce_streams says so */
+    void (*argmin_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out,
+                            bool far);
+    void (*argmax_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out,
+                            bool far);
+    void (*argmin_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out,
+                            bool far);
+    void (*argmax_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, int64_t *out,
+                            bool far);
 
     /* Rows of n adjacent elements (2 <= n <= KB_REDUCE_NARROW; row i at x + i * n), as the
      * narrow mode's reference gives them (reduce_narrow.h): sums (sum, mean), extremes (min,

@@ -61,13 +61,15 @@
     }                                                                                              \
                                                                                                    \
     static void argmin_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,            \
-                                int64_t *out) {                                                    \
+                                int64_t *out, bool far) {                                          \
+        (void)far; /* one row at a time */                                                         \
         for (int64_t i = 0; i < rows; i++)                                                         \
             out[i] = argmin_##S(ROW(T, x, i, stride), n);                                          \
     }                                                                                              \
                                                                                                    \
     static void argmax_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,            \
-                                int64_t *out) {                                                    \
+                                int64_t *out, bool far) {                                          \
+        (void)far; /* one row at a time */                                                         \
         for (int64_t i = 0; i < rows; i++)                                                         \
             out[i] = argmax_##S(ROW(T, x, i, stride), n);                                          \
     }                                                                                              \

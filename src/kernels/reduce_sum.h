@@ -322,61 +322,13 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
     }                                                                                              \
                                                                                                    \
     /* Rows stream KB_SUM_ROWS at a time across a chunk of columns whose partial sums, in T and    \
-     * of at most KB_SUM_DEPTH rows each, stay in L1 (acc), then fold into out in double. */       \
+     * of at most KB_SUM_DEPTH rows each, stay in L1 (acc), then fold into out in double. NR       \
+     * ranges of rows rows each, range bytes apart, go at once into out + q * out_step, R rows     \
+     * of each in turn, each with partials of its own in chunks NR times narrower: each range      \
+     * gets the bits it gets alone (columns are independent), while memory sees NR streams. */     \
     static inline __attribute__((always_inline)) void sum_rowwise_body_##S(                        \
-        int PF, int R, const char *x, int64_t rows, int64_t stride, int64_t m, double *out) {      \
-        enum { W = SUM_LANES_##P };                                                                \
-        char room[KB_SUM_CHUNK_MAX * sizeof(sum_part_##P) + KB_ALIAS_PAGE];                        \
-        sum_part_##P *acc = kb_alias_place(room, x); /* core/alias.h */                            \
-        int64_t chunk = sum_chunk_columns(sizeof(sum_part_##P), W);                                \
-        for (int64_t i0 = 0; i0 < rows; i0 += KB_SUM_DEPTH) {                                      \
-            int64_t nr = rows - i0 < KB_SUM_DEPTH ? rows - i0 : KB_SUM_DEPTH;                      \
-            for (int64_t j0 = 0; j0 < m; j0 += chunk) {                                            \
-                int64_t cw = m - j0 < chunk ? m - j0 : chunk, nv = cw / W, tail = cw % W;          \
-                const char *xi = x + i0 * stride + j0 * (int64_t)sizeof(T);                        \
-                int64_t i = 0;                                                                     \
-                if (R > KB_SUM_ROWS && nr >= R) {                                                  \
-                    sum_rows_into_##S(R, 1, PF, xi, 0, stride, nv, tail, acc);                     \
-                    for (i = R; i + R <= nr; i += R)                                               \
-                        sum_rows_into_##S(R, 0, PF, xi, i, stride, nv, tail, acc);                 \
-                }                                                                                  \
-                if (i == 0 && nr >= KB_SUM_ROWS) {                                                 \
-                    sum_rows_into_##S(KB_SUM_ROWS, 1, PF, xi, 0, stride, nv, tail, acc);           \
-                    i = KB_SUM_ROWS;                                                               \
-                }                                                                                  \
-                for (; i + KB_SUM_ROWS <= nr; i += KB_SUM_ROWS)                                    \
-                    sum_rows_into_##S(KB_SUM_ROWS, 0, PF, xi, i, stride, nv, tail, acc);           \
-                for (; i < nr; i++)                                                                \
-                    sum_rows_into_##S(1, i == 0, SUM_PF_NONE, xi, i, stride, nv, tail, acc);       \
-                double *o = out + j0;                                                              \
-                for (int64_t v = 0; v < nv; v++)                                                   \
-                    sum_fold_mem_##P(o + v * W, sum_part_load_##P(acc + v * W));                   \
-                for (int64_t c = nv * W; c < cw; c++)                                              \
-                    o[c] += acc[c];                                                                \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
-    static void sum_rowwise_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
-                                double *out, bool far) {                                           \
-        if (far && rows > KB_SUM_ROWS_FAR && kb_reduce_prefetch_rows())                            \
-            sum_rowwise_body_##S(SUM_PF_ROWS, KB_SUM_ROWS_FAR, x, rows, stride, m, out);           \
-        else if (far && rows > KB_SUM_ROWS_FAR)                                                    \
-            sum_rowwise_body_##S(SUM_PF_NONE, KB_SUM_ROWS_FAR, x, rows, stride, m, out);           \
-        else if (far && kb_reduce_prefetch_rows())                                                 \
-            sum_rowwise_body_##S(SUM_PF_ALONG, KB_SUM_ROWS, x, rows, stride, m, out);              \
-        else                                                                                       \
-            sum_rowwise_body_##S(SUM_PF_NONE, KB_SUM_ROWS, x, rows, stride, m, out);               \
-    }                                                                                              \
-                                                                                                   \
-    /* NR ranges of rows rows each, range bytes apart, summed into out + q * out_step as           \
-     * sum_rowwise sums each alone, with the same bits (rows join their partials KB_SUM_ROWS at a  \
-     * time and fold into double every KB_SUM_DEPTH rows, in the same order), while memory sees NR \
-     * streams: KB_SUM_ROWS rows of each range in turn, over columns in chunks NR times narrower.  \
-     */                                                                                            \
-    static inline __attribute__((always_inline)) void sum_ranges_body_##S(                         \
-        int NR, const char *x, int64_t range, int64_t rows, int64_t stride, int64_t m,             \
-        double *out, int64_t out_step) {                                                           \
+        int PF, int R, int NR, const char *x, int64_t range, int64_t rows, int64_t stride,         \
+        int64_t m, double *out, int64_t out_step) {                                                \
         enum { W = SUM_LANES_##P };                                                                \
         char room[KB_SUM_CHUNK_MAX * sizeof(sum_part_##P) + KB_ALIAS_PAGE];                        \
         sum_part_##P *acc = kb_alias_place(room, x); /* core/alias.h */                            \
@@ -388,10 +340,21 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                 int64_t cw = m - j0 < chunk ? m - j0 : chunk, nv = cw / W, tail = cw % W;          \
                 const char *xi = x + i0 * stride + j0 * (int64_t)sizeof(T);                        \
                 int64_t i = 0;                                                                     \
+                if (R > KB_SUM_ROWS && nr >= R) {                                                  \
+                    SUM_UNROLL for (int q = 0; q < NR; q++) sum_rows_into_##S(                     \
+                        R, 1, PF, xi + q * range, 0, stride, nv, tail, acc + q * chunk);           \
+                    for (i = R; i + R <= nr; i += R)                                               \
+                        SUM_UNROLL for (int q = 0; q < NR; q++) sum_rows_into_##S(                 \
+                            R, 0, PF, xi + q * range, i, stride, nv, tail, acc + q * chunk);       \
+                }                                                                                  \
+                if (i == 0 && nr >= KB_SUM_ROWS) {                                                 \
+                    SUM_UNROLL for (int q = 0; q < NR; q++) sum_rows_into_##S(                     \
+                        KB_SUM_ROWS, 1, PF, xi + q * range, 0, stride, nv, tail, acc + q * chunk); \
+                    i = KB_SUM_ROWS;                                                               \
+                }                                                                                  \
                 for (; i + KB_SUM_ROWS <= nr; i += KB_SUM_ROWS)                                    \
-                    SUM_UNROLL for (int q = 0; q < NR; q++)                                        \
-                        sum_rows_into_##S(KB_SUM_ROWS, i == 0, SUM_PF_NONE, xi + q * range, i,     \
-                                          stride, nv, tail, acc + q * chunk);                      \
+                    SUM_UNROLL for (int q = 0; q < NR; q++) sum_rows_into_##S(                     \
+                        KB_SUM_ROWS, 0, PF, xi + q * range, i, stride, nv, tail, acc + q * chunk); \
                 for (; i < nr; i++)                                                                \
                     SUM_UNROLL for (int q = 0; q < NR; q++)                                        \
                         sum_rows_into_##S(1, i == 0, SUM_PF_NONE, xi + q * range, i, stride, nv,   \
@@ -406,6 +369,18 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void sum_rowwise_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
+                                double *out, bool far) {                                           \
+        if (far && rows > KB_SUM_ROWS_FAR && kb_reduce_prefetch_rows())                            \
+            sum_rowwise_body_##S(SUM_PF_ROWS, KB_SUM_ROWS_FAR, 1, x, 0, rows, stride, m, out, 0);  \
+        else if (far && rows > KB_SUM_ROWS_FAR)                                                    \
+            sum_rowwise_body_##S(SUM_PF_NONE, KB_SUM_ROWS_FAR, 1, x, 0, rows, stride, m, out, 0);  \
+        else if (far && kb_reduce_prefetch_rows())                                                 \
+            sum_rowwise_body_##S(SUM_PF_ALONG, KB_SUM_ROWS, 1, x, 0, rows, stride, m, out, 0);     \
+        else                                                                                       \
+            sum_rowwise_body_##S(SUM_PF_NONE, KB_SUM_ROWS, 1, x, 0, rows, stride, m, out, 0);      \
     }                                                                                              \
                                                                                                    \
     /* Row r's F whole vectors, and its tail of tail elements when TAIL (F * W + tail <= 4 * W),   \
@@ -542,8 +517,8 @@ static inline vf64 sum_load_till_i32(const int32_t *p, int64_t n) {
         if (stride <= KB_SUM_RANGES_STRIDE && kb_reduce_streams() &&                               \
             !narrow_acc_sums(stride, m, sizeof(T), SUM_LANES_##P))                                 \
             for (; q + NSTREAMS <= ranges; q += NSTREAMS)                                          \
-                sum_ranges_body_##S(NSTREAMS, x + q * range, range, rows, stride, m,               \
-                                    out + q * out_step, out_step);                                 \
+                sum_rowwise_body_##S(SUM_PF_NONE, KB_SUM_ROWS, NSTREAMS, x + q * range, range,     \
+                                     rows, stride, m, out + q * out_step, out_step);               \
         for (; q < ranges; q++)                                                                    \
             sum_cols_##S(x + q * range, rows, stride, m, out + q * out_step, true);                \
     }

@@ -510,11 +510,11 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
 
 /* An input of at least half the last-level cache takes the kernels that prefetch from memory
  * (kb_cache_far): column sums of eight rows at a time, float64 var and std's first pass through
- * them, float32 var and std's one pass of eight rows, the extremes' prefetching rows; sums and
- * extremes of long rows and of whole blocks several at once, along axis 1 and over all (axis=-1
- * in a failure's message); each way of reading memory. float64 and float32, along axis 0 (and 1
- * and all) at every level the CPU runs (under emulation the best level only), against the long
- * double reference, and 2 threads give 1 thread's bits. */
+ * them, float32 var and std's one pass of eight rows, the extremes' prefetching rows; sums,
+ * extremes and their indices of long rows and of whole blocks several at once, along axis 1 and
+ * over all (axis=-1 in a failure's message); each way of reading memory. float64 and float32, along
+ * axis 0 (and 1 and all) at every level the CPU runs (under emulation the best level only), against
+ * the long double reference, and 2 threads give 1 thread's bits. */
 static void check_from_memory(const kb_array *a, kb_reduce_op op, int axis, int level, int way) {
     kb_reduce_args args = axis < 0 ? kb_reduce_args_all(op) : kb_reduce_args_axis(op, axis);
     char where[120];
@@ -552,7 +552,7 @@ static void inputs_from_memory_match_reference(void **state) {
              * prefetch; under emulation the second, along axis 0 only (the kernel tests hold
              * the rows read several at once to one at a time there). */
             static const kb_reduce_op along[] = {KB_REDUCE_SUM, KB_REDUCE_MAX, KB_REDUCE_MIN,
-                                                 KB_REDUCE_VAR};
+                                                 KB_REDUCE_VAR, KB_REDUCE_ARGMIN};
             size_t nalong = CASE_DIVISOR > 1 ? 0 : sizeof along / sizeof *along;
             for (int way = CASE_DIVISOR > 1; way < 2; way++) {
                 kb_reduce_memory_set(way, !way);

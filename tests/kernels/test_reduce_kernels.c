@@ -281,8 +281,8 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
                  (long long)r.argmax);
     /* The run as a single row of the rows forms. */
     int64_t row_amin, row_amax, size = f32 ? 4 : 8;
-    (f32 ? t->argmin_rows_f32 : t->argmin_rows_f64)(x, 1, n * size, n, &row_amin);
-    (f32 ? t->argmax_rows_f32 : t->argmax_rows_f64)(x, 1, n * size, n, &row_amax);
+    (f32 ? t->argmin_rows_f32 : t->argmin_rows_f64)(x, 1, n * size, n, &row_amin, false);
+    (f32 ? t->argmax_rows_f32 : t->argmax_rows_f64)(x, 1, n * size, n, &row_amax, false);
     if (row_amin != r.argmin || row_amax != r.argmax)
         fail_msg("%s argmin/argmax_rows_%s n=%lld (%s): got %lld/%lld, want %lld/%lld", name, ty,
                  (long long)n, kind_names[k], (long long)row_amin, (long long)row_amax,
@@ -418,7 +418,8 @@ static void narrow_rows(void **state) {
 
 /* ---- Sums and extremes of many rows ---- */
 /* min_rows and max_rows of the same rows, exactly, into results adjacent and strided (every
- * other slot; the slots between, and those past the last, are left alone). */
+ * other slot; the slots between, and those past the last, are left alone); argmin_rows and
+ * argmax_rows of them, exactly. */
 static void check_rows_extremes(const level *lv, bool f32, const char *x, const double *v,
                                 int64_t rows, int64_t n, int64_t stride) {
     const kb_reduce_kernels *t = lv->table;
@@ -454,6 +455,27 @@ static void check_rows_extremes(const level *lv, bool f32, const char *x, const 
                              is_max ? "max" : "min");
         }
     free(out);
+    /* argmin and argmax of the same rows, one at a time and (far) several at once */
+    int64_t *idx = malloc((size_t)rows * sizeof *idx);
+    assert_non_null(idx);
+    for (int is_max = 0; is_max < 2; is_max++)
+        for (int far = 0; far < 2; far++) {
+            if (f32)
+                (is_max ? t->argmax_rows_f32 : t->argmin_rows_f32)(x, rows, stride, n, idx, far);
+            else
+                (is_max ? t->argmax_rows_f64 : t->argmin_rows_f64)(x, rows, stride, n, idx, far);
+            for (int64_t i = 0; i < rows; i++) {
+                run_ref r = run_reference(v + i * n, n, 0);
+                int64_t want = is_max ? r.argmax : r.argmin;
+                if (idx[i] != want)
+                    fail_msg("%s %s_rows_%s rows=%lld n=%lld stride=%lld far=%d row %lld: got "
+                             "%lld, want %lld",
+                             kb_simd_name(lv->id), is_max ? "argmax" : "argmin",
+                             f32 ? "f32" : "f64", (long long)rows, (long long)n, (long long)stride,
+                             far, (long long)i, (long long)idx[i], (long long)want);
+            }
+        }
+    free(idx);
 }
 
 /* The rows forms of the sums and of min and max (reduce_sum.h, reduce_rows.h: short rows a
@@ -695,31 +717,32 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
     free(center32);
 }
 
-/* cols_ranges over 1 to 7 blocks of the rows (fewer, as many and more than a kernel reads at
- * once, a ragged group last) gives each block the bits cols gives it alone, far. */
-static void check_cols_ranges(const level *lv, const cols_case *c) {
-    const kb_sum_kernels *sk = &lv->table->sum[c->f32 ? KB_SUM_F32 : KB_SUM_F64];
-    int64_t ranges = 1 + test_rng_below(&rng, 7), rows = c->rows / ranges, m = c->m;
+/* cols_ranges over 1 to 7 blocks of the rows of x (fewer, as many and more than a kernel reads
+ * at once, a ragged group last) gives each block the bits cols gives it alone, far. */
+static void check_cols_ranges(const level *lv, const kb_sum_kernels *sk, const char *type,
+                              const char *x, int64_t total_rows, int64_t stride, int64_t m,
+                              const double *acc0) {
+    int64_t ranges = 1 + test_rng_below(&rng, 7), rows = total_rows / ranges;
     if (rows == 0)
         return;
-    int64_t step = m + test_rng_below(&rng, 3), range = rows * c->stride;
+    int64_t step = m + test_rng_below(&rng, 3), range = rows * stride;
     double *got = malloc((size_t)(ranges * step) * sizeof *got);
     double *want = malloc((size_t)(ranges * step) * sizeof *want);
     assert_true(got && want);
     for (int64_t q = 0; q < ranges; q++) {
-        memcpy(got + q * step, c->acc0, (size_t)m * sizeof *got);
-        memcpy(want + q * step, c->acc0, (size_t)m * sizeof *want);
-        sk->cols(c->x.data + q * range, rows, c->stride, m, want + q * step, true);
+        memcpy(got + q * step, acc0, (size_t)m * sizeof *got);
+        memcpy(want + q * step, acc0, (size_t)m * sizeof *want);
+        sk->cols(x + q * range, rows, stride, m, want + q * step, true);
     }
-    sk->cols_ranges(c->x.data, ranges, range, rows, c->stride, m, got, step);
+    sk->cols_ranges(x, ranges, range, rows, stride, m, got, step);
     for (int64_t q = 0; q < ranges; q++)
         for (int64_t j = 0; j < m; j++)
             if (!same_value(got[q * step + j], want[q * step + j]))
-                fail_msg("%s cols_ranges_%s %lld blocks of %lld rows, m=%lld stride=%lld (%s), "
-                         "block %lld column %lld: got %a, alone %a",
-                         kb_simd_name(lv->id), c->f32 ? "f32" : "f64", (long long)ranges,
-                         (long long)rows, (long long)m, (long long)c->stride, kind_names[c->k],
-                         (long long)q, (long long)j, got[q * step + j], want[q * step + j]);
+                fail_msg("%s cols_ranges_%s %lld blocks of %lld rows, m=%lld stride=%lld, block "
+                         "%lld column %lld: got %a, alone %a",
+                         kb_simd_name(lv->id), type, (long long)ranges, (long long)rows,
+                         (long long)m, (long long)stride, (long long)q, (long long)j,
+                         got[q * step + j], want[q * step + j]);
     free(got);
     free(want);
 }
@@ -779,7 +802,8 @@ static void cols_case_run(bool f32, int64_t rows, int64_t m, bool adjacent, kind
     cols_case c = cols_new(f32, rows, m, adjacent, 0, k, place);
     for (int l = 0; l < nlevels; l++) {
         check_cols_sums(&levels[l], &c);
-        check_cols_ranges(&levels[l], &c);
+        check_cols_ranges(&levels[l], &levels[l].table->sum[f32 ? KB_SUM_F32 : KB_SUM_F64],
+                          f32 ? "f32" : "f64", c.x.data, c.rows, c.stride, c.m, c.acc0);
         for (int arg = 0; arg < 2; arg++)
             for (int is_max = 0; is_max < 2; is_max++)
                 check_cols_extremes(&levels[l], &c, arg, is_max);
@@ -957,6 +981,8 @@ static void widened_cols(const widened *w, int64_t rows, int64_t m, bool adjacen
                          "(%a, not %a)",
                          kb_simd_name(levels[l].id), w->name, (long long)rows, (long long)m,
                          (long long)j, far[j], acc[j]);
+        check_cols_ranges(&levels[l], &levels[l].table->sum[w->type], w->name, b.data, rows, stride,
+                          m, acc0);
         for (int64_t j = 0; j < m; j++)
             if (!close_sum_of(w->f32_partials, acc[j], want[j], magnitude[j], rows + 1))
                 fail_msg("%s sum_cols_%s rows=%lld m=%lld stride=%lld column %lld: got %a, "

@@ -935,26 +935,42 @@ def pick_case(request, state):
     return cases.get(key), key
 
 
-# How long a block's end waits, at most, for this process's other threads to stop using the
-# CPU, and how often it looks (settle).
+# How long a block's end waits, at most, for this process's other threads to stop running, and
+# how often it looks (settle).
 SETTLE_LIMIT_S = 0.05
 SETTLE_POLL_S = 0.0002
 
 
+def other_threads_running():
+    """Whether a thread of this process other than the caller is running or runnable (state R
+    in /proc/self/task/*/stat); False where /proc is not there to say."""
+    me = threading.get_native_id()
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return False
+    for tid in tids:
+        if tid == str(me):
+            continue
+        try:
+            with open(f"/proc/self/task/{tid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # the thread has exited
+        if stat[stat.rfind(b")") + 2:][:1] == b"R":
+            return True
+    return False
+
+
 def settle():
-    """Waits until this process's other threads have stopped using the CPU, at most
-    SETTLE_LIMIT_S: XLA's workers (JAX's worker processes) and other pools spin for a while
-    after the last call, into the next block of samples, another process's (docs/baselines.md).
-    Idle once its CPU time grew by less than a quarter of the time between two looks, while this
-    thread slept."""
-    deadline = time.monotonic_ns() + int(SETTLE_LIMIT_S * 1e9)
-    cpu, wall = time.process_time_ns(), time.monotonic_ns()
-    while wall < deadline:
+    """Waits until no other thread of this process is running, at most SETTLE_LIMIT_S: XLA's
+    workers (JAX's worker processes) and other pools spin for a while after the last call, into
+    the next block of samples, another process's (docs/baselines.md). A thread's state, not its
+    CPU time: the time of a thread running on another CPU is only brought up to date at the
+    scheduler's ticks."""
+    deadline = time.monotonic() + SETTLE_LIMIT_S
+    while other_threads_running() and time.monotonic() < deadline:
         time.sleep(SETTLE_POLL_S)
-        cpu_now, wall_now = time.process_time_ns(), time.monotonic_ns()
-        if cpu_now - cpu < (wall_now - wall) / 4:
-            return
-        cpu, wall = cpu_now, wall_now
 
 
 def run(request, state):

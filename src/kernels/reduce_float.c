@@ -599,10 +599,11 @@ static void sum_task(const kb_reduce_plan *p, const kb_sum_kernels *sk, int col,
     });
 }
 
-/* Tasks [t0, t1)'s sums, task t's into sums + t * s->tile. From memory, the whole chunks of a
- * (group, tile) that one stretch holds go to the kernel together (cols_ranges), which reads
- * rows of several at once where that is faster: the rows of a narrow array are one stream
- * otherwise, at half the speed of a few (docs/performance.md). Each chunk's sums have the bits
+/* Tasks [t0, t1)'s sums, task t's into sums + t * s->tile. From memory, with one reduced axis
+ * (a chunk's rows then lie evenly spaced, rin[0] apart), the consecutive whole chunks of a
+ * (group, tile) go to the kernel together (cols_ranges), which reads rows of several at once
+ * where that is faster: the rows of a narrow array are one stream otherwise, read at two
+ * thirds of the speed of three (docs/performance.md). Each chunk's sums have the bits
  * sum_task gives them. */
 static void sum_tasks(const kb_reduce_plan *p, const kb_sum_kernels *sk, int col,
                       const cols_shape *s, int64_t t0, int64_t t1, double *sums) {

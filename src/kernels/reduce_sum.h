@@ -56,9 +56,9 @@
 #define KB_SUM_ROWS 4
 #define KB_SUM_ROWS_FAR 8
 /* Rows at most this many bytes apart are one stream to memory even KB_SUM_ROWS_FAR at a time
- * (two 4 KiB pages or less), so cols_ranges reads several blocks of them at once; rows further
- * apart are several streams already, and taking blocks of them at once as well, four rows of
- * each, made 2048 x 2048 and wider arrays along axis 0 1.1 to 1.4 times slower (Zen 3). */
+ * (8 KiB or less, two or three 4 KiB pages), so cols_ranges reads several blocks of them at once;
+ * rows further apart are several streams already, and taking blocks of them at once as well, four
+ * rows of each, made 2048 x 2048 and wider arrays along axis 0 1.1 to 1.4 times slower (Zen 3). */
 #define KB_SUM_RANGES_STRIDE 1024
 /* The most columns of a cols chunk: its partial sums (at most 16 KiB of doubles) live on the
  * stack. */

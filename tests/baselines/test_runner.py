@@ -8,7 +8,7 @@ requests and library failures get an error reply and leave the loop running; a l
 stderr stays empty; quit and end of input exit 0; a missing PyTorch or JAX is named with the
 command that installs it; a run's untimed call (hot caches) comes before its first sample and
 its flushes (cold caches) before every sample, in the process that computes the case; a run
-ends only once the runner's other threads stop using the CPU. No timing is asserted."""
+ends only once no other thread of the runner is running. No timing is asserted."""
 import importlib.util
 import json
 import os
@@ -460,6 +460,10 @@ def load_runner():
 class Recorder:
     """Stands in for the runner's clock, flush and case: records the order of their calls."""
 
+    # what else the runner takes from the time module (settle's waits): the real ones
+    monotonic = staticmethod(time.monotonic)
+    sleep = staticmethod(time.sleep)
+
     def __init__(self):
         self.events = []
 
@@ -541,26 +545,31 @@ def samples_start_as_asked(tmp):
 
 
 def settle_waits_for_spinning_threads():
-    """runner.settle, which ends every run, returns only once the process's other threads have
-    stopped using the CPU: a thread spinning for 20 ms (within settle's 50 ms) has finished by
-    the time it returns."""
+    """runner.settle, which ends every run, returns only once no other thread of the process is
+    running: a thread busy for 20 ms (within settle's 50 ms) has finished by the time it returns,
+    and once it has ended, no other thread is seen running."""
     spec = importlib.util.spec_from_file_location("runner_module", RUNNER)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    done = threading.Event()
+    started, done = threading.Event(), threading.Event()
+    a = np.ones(1 << 20)
 
     def spin():
+        """Runs for 20 ms, mostly in NumPy's loops, which release the GIL: this thread keeps
+        running while settle looks."""
+        started.set()
         end = time.monotonic() + 0.02
         while time.monotonic() < end:
-            pass
+            np.add(a, a, out=a)
         done.set()
 
     worker = threading.Thread(target=spin)
     worker.start()
-    time.sleep(0.001)
+    started.wait()
     module.settle()
     check(done.is_set(), "settle returned while another thread still spun")
     worker.join()
+    check(not module.other_threads_running(), "a thread seen running after all others ended")
 
 
 def main():

@@ -360,16 +360,20 @@ def main():
         # Every dtype in each byte order and layout, every shape, each with one format version
         # in turn: the versions differ in the header alone, so each version meets every dtype
         # and every shape without the whole product (a sanitizer build's process start-up
-        # made that most of this test's time).
+        # made that most of this test's time). The version steps with the shape and with the
+        # dtype's (order, layout) pair, whatever the counts of shapes and versions.
         jobs = []
         for dtype in DTYPES:
             orders = ["|"] if dtype.itemsize == 1 or dtype == BF16 else ["<", ">"]
-            for byteorder in orders:
-                for fortran in (False, True):
-                    for shape in SHAPES:
-                        version = VERSIONS[len(jobs) % len(VERSIONS)]
-                        jobs.append((len(jobs), dtype, byteorder, fortran, version, shape,
-                                     workdir))
+            layouts = [(byteorder, fortran) for byteorder in orders for fortran in (False, True)]
+            for k, (byteorder, fortran) in enumerate(layouts):
+                for s, shape in enumerate(SHAPES):
+                    version = VERSIONS[(k + s) % len(VERSIONS)]
+                    jobs.append((len(jobs), dtype, byteorder, fortran, version, shape,
+                                 workdir))
+        # (dtype, version) and (shape, version) pairs all met
+        assert len({(j[1], j[4]) for j in jobs}) == len(DTYPES) * len(VERSIONS)
+        assert len({(j[5], j[4]) for j in jobs}) == len(SHAPES) * len(VERSIONS)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             list(pool.map(check_file, jobs))
         count(len(jobs))

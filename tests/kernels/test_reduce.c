@@ -510,11 +510,11 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
 
 /* An input of at least half the last-level cache takes the kernels that prefetch from memory
  * (kb_cache_far): column sums of eight rows at a time, float64 var and std's first pass through
- * them, float32 var and std's one pass of eight rows, the extremes' prefetching rows; sums,
- * extremes and their indices of long rows and of whole blocks several at once, along axis 1 and
- * over all (axis=-1 in a failure's message); each way of reading memory. float64 and float32, along
- * axis 0 (and 1 and all) at every level the CPU runs (under emulation the best level only), against
- * the long double reference, and 2 threads give 1 thread's bits. */
+ * them, float32 var and std's one pass of eight rows, the extremes' prefetching rows; sums and
+ * extremes of long rows and of whole blocks several at once, and argmin of long rows, along
+ * axis 1 and over all (axis=-1 in a failure's message); each way of reading memory. float64 and
+ * float32, along axis 0 (and 1 and all) at every level the CPU runs (under emulation the best level
+ * only), against the long double reference, and 2 threads give 1 thread's bits. */
 static void check_from_memory(const kb_array *a, kb_reduce_op op, int axis, int level, int way) {
     kb_reduce_args args = axis < 0 ? kb_reduce_args_all(op) : kb_reduce_args_axis(op, axis);
     char where[120];
@@ -572,21 +572,25 @@ static void inputs_from_memory_match_reference(void **state) {
     kb_threads_set(max_threads());
 }
 
-/* Narrow rows from memory (rows 160 or 320 bytes apart, which memory sees as one stream however
- * many are read at once): the column sums read blocks of rows several at once
- * (cols_ranges), or one block at a time, and give the reference's values and 1 thread's bits
- * at 2 threads, float64 and float32, sum and mean along axis 0, each way, at every level (under
+/* Narrow rows from memory (rows 288 or 576 bytes apart, which memory sees as one stream however
+ * many are read at once, and wide enough for vectors at every level): the column sums read
+ * blocks of rows several at once (cols_ranges), or one block at a time, and give the
+ * reference's values and 1 thread's bits at 2 threads, float64 and float32, sum and mean along
+ * axis 0, and the sum of the same rows as two groups (a (2, N / 2, 72) view along axis 1,
+ * so that a thread's share of the chunks spans both), each way, at every level (under
  * emulation the best, the several-at-once way). */
 static void narrow_columns_from_memory_match_reference(void **state) {
     (void)state;
     static const kb_dtype dtypes[] = {KB_F64, KB_F32};
-    int64_t cols = 40;
+    int64_t cols = 72;
     for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
         int64_t item = (int64_t)kb_dtype_size(dtypes[d]);
-        int64_t shape[2] = {kb_cache_llc_bytes() / 2 / (cols * item) + 1999, cols};
-        kb_array a;
+        int64_t rows = kb_cache_llc_bytes() / 2 / (cols * item) + 1998;
+        int64_t shape[2] = {rows, cols}, grouped[3] = {2, rows / 2, cols};
+        kb_array a, g;
         assert_int_equal(kb_array_new(&a, dtypes[d], 2, shape, KB_ORDER_C), KB_OK);
         fill_random(&a, 0);
+        assert_int_equal(kb_array_view(&g, dtypes[d], 3, grouped, NULL, a.data, 0), KB_OK);
         for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
             if (!kb_simd_available((kb_simd_level)level))
                 continue;
@@ -595,6 +599,12 @@ static void narrow_columns_from_memory_match_reference(void **state) {
                 kb_reduce_memory_set(way, !way);
                 check_from_memory(&a, KB_REDUCE_SUM, 0, level, way);
                 check_from_memory(&a, KB_REDUCE_MEAN, 0, level, way);
+                kb_reduce_args args = kb_reduce_args_axis(KB_REDUCE_SUM, 1);
+                char where[120];
+                snprintf(where, sizeof where, "2x%lldx%lld %s sum axis=1 level=%s way=%d",
+                         (long long)grouped[1], (long long)cols, kb_dtype_name(dtypes[d]),
+                         kb_simd_name((kb_simd_level)level), way);
+                check_threads(&g, &args, where);
             }
             if (CASE_DIVISOR > 1)
                 break;

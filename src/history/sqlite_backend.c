@@ -23,6 +23,19 @@ static kb_status sq_exec(void *db, const char *sql) {
     return st;
 }
 
+/* WAL and synchronous=NORMAL. Setting WAL on a database no process has set it on yet takes the
+ * exclusive lock, and where processes race for it SQLite answers SQLITE_BUSY at once, without
+ * the busy handler, rather than risk a deadlock (four history adds into a new store lost one
+ * run so): try again every 10 ms for as long as the busy timeout. */
+static kb_status set_journal(sqlite3 *db) {
+    for (int waited = 0;; waited += 10) {
+        kb_status st = sq_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL");
+        if (st == KB_OK || sqlite3_errcode(db) != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS)
+            return st;
+        sqlite3_sleep(10);
+    }
+}
+
 static kb_status sq_open(const char *target, void **out) {
     sqlite3 *db = NULL;
     int rc = sqlite3_open_v2(target, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
@@ -37,7 +50,7 @@ static kb_status sq_open(const char *target, void **out) {
      * transaction across a crash of the process (not of the machine), at a fraction of the
      * cost of FULL. */
     sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-    kb_status st = sq_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL");
+    kb_status st = set_journal(db);
     if (st != KB_OK) {
         kb_fail_prefix(st, target);
         sqlite3_close(db);

@@ -274,6 +274,22 @@ static void group_offsets(const kb_reduce_plan *p, int col, int64_t g, int64_t *
     *out_off = b;
 }
 
+/* The columns of (group, tile) number gt, over the groups and tiles: where the first is in the
+ * input and in the output, and how many there are. */
+typedef struct cols_span {
+    const char *in;
+    char *out;
+    int64_t w;
+} cols_span;
+
+static cols_span span_of(const kb_reduce_plan *p, int col, const cols_shape *s, int64_t gt) {
+    int64_t in_off, out_off, j0 = gt % s->tiles * s->tile;
+    group_offsets(p, col, gt / s->tiles, &in_off, &out_off);
+    return (cols_span){.in = p->in + in_off + j0 * p->kin[col],
+                       .out = p->out + out_off + j0 * p->kout[col],
+                       .w = s->columns - j0 < s->tile ? s->columns - j0 : s->tile};
+}
+
 typedef struct cols_scratch {
     /* The rows the cols kernels load and store as they stream a block: each placed by
      * cols_block, in its room (KB_ALIAS_PAGE bytes more), where the block's first row puts
@@ -581,21 +597,15 @@ static cols_shape cols_shape_of(const kb_reduce_plan *p, int col) {
     return s;
 }
 
-/* Task t's sums (the rows of its chunk, over its tile's w columns) into sum. */
-static void sum_task(const kb_reduce_plan *p, const kb_sum_kernels *sk, int col,
-                     const cols_shape *s, int64_t t, double *sum) {
-    int64_t chunk = t % s->chunks, tile = t / s->chunks % s->tiles, g = t / s->chunks / s->tiles;
-    int64_t in_off, out_off;
-    group_offsets(p, col, g, &in_off, &out_off);
-    int64_t j0 = tile * s->tile;
-    int64_t w = s->columns - j0 < s->tile ? s->columns - j0 : s->tile;
-    const char *base = p->in + in_off + j0 * p->kin[col];
+/* The sums of chunk number chunk of a (group, tile), over the columns span holds, into sum. */
+static void sum_task(const kb_reduce_plan *p, const kb_sum_kernels *sk, const cols_shape *s,
+                     const cols_span *span, int64_t chunk, double *sum) {
     int64_t stride = p->rin[p->nr - 1], chunk_rows = s->chunk_blocks * s->block_rows;
-    memset(sum, 0, (size_t)w * sizeof *sum);
+    memset(sum, 0, (size_t)span->w * sizeof *sum);
     int64_t r0 = chunk * chunk_rows, r1 = r0 + chunk_rows < s->rows ? r0 + chunk_rows : s->rows;
-    FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
+    FOR_EACH_STRETCH(p, span->in, r0, r1, x, n, first, {
         (void)first;
-        sk->cols(x, n, stride, w, sum, p->far);
+        sk->cols(x, n, stride, span->w, sum, p->far);
     });
 }
 
@@ -610,22 +620,17 @@ static void sum_tasks(const kb_reduce_plan *p, const kb_sum_kernels *sk, int col
     for (int64_t t = t0; t < t1;) {
         int64_t chunk = t % s->chunks, whole = s->chunks - 1 - chunk;
         int64_t n = p->far && p->nr == 1 ? (t1 - t < whole ? t1 - t : whole) : 0;
+        cols_span span = span_of(p, col, s, t / s->chunks);
         if (n < 2) {
-            sum_task(p, sk, col, s, t, sums + t * s->tile);
+            sum_task(p, sk, s, &span, chunk, sums + t * s->tile);
             t++;
             continue;
         }
-        int64_t tile = t / s->chunks % s->tiles, g = t / s->chunks / s->tiles;
-        int64_t in_off, out_off;
-        group_offsets(p, col, g, &in_off, &out_off);
-        int64_t j0 = tile * s->tile;
-        int64_t w = s->columns - j0 < s->tile ? s->columns - j0 : s->tile;
         int64_t stride = p->rin[0], chunk_rows = s->chunk_blocks * s->block_rows;
-        const char *x = p->in + in_off + j0 * p->kin[col] + chunk * chunk_rows * stride;
         for (int64_t q = 0; q < n; q++)
-            memset(sums + (t + q) * s->tile, 0, (size_t)w * sizeof *sums);
-        sk->cols_ranges(x, n, chunk_rows * stride, chunk_rows, stride, w, sums + t * s->tile,
-                        s->tile);
+            memset(sums + (t + q) * s->tile, 0, (size_t)span.w * sizeof *sums);
+        sk->cols_ranges(span.in + chunk * chunk_rows * stride, n, chunk_rows * stride, chunk_rows,
+                        stride, span.w, sums + t * s->tile, s->tile);
         t += n;
     }
 }
@@ -663,17 +668,6 @@ static bool store_sums(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
     return stored;
 }
 
-/* Stores the sums of tile number gt (over the groups and tiles). */
-static bool store_tile(const kb_reduce_plan *p, const kb_reduce_kernels *k, int col,
-                       const cols_shape *s, int64_t gt, const double *total) {
-    int64_t tile = gt % s->tiles, g = gt / s->tiles;
-    int64_t j0 = tile * s->tile;
-    int64_t w = s->columns - j0 < s->tile ? s->columns - j0 : s->tile;
-    int64_t in_off, out_off;
-    group_offsets(p, col, g, &in_off, &out_off);
-    return store_sums(p, k, total, w, p->out + out_off + j0 * p->kout[col], p->kout[col]);
-}
-
 /* Sums and means: each task adds its chunk's rows into one row of double sums, in order
  * (KB_SUM_DEPTH-row partials in the input type fold into it, docs/reductions.md), and the
  * chunks' rows add up in chunk order. No per-block partials: for a sum they would only copy
@@ -699,8 +693,9 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
 #pragma omp for schedule(static)
             for (int64_t t = 0; t < tasks; t++)
                 if (sum) {
-                    sum_task(p, sk, col, s, t, sum);
-                    stored &= store_tile(p, k, col, s, t, sum);
+                    cols_span span = span_of(p, col, s, t);
+                    sum_task(p, sk, s, &span, 0, sum);
+                    stored &= store_sums(p, k, sum, span.w, span.out, p->kout[col]);
                 }
             kb_scratch_release(KB_SCRATCH_WORK, room);
         }
@@ -719,12 +714,11 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
 #pragma omp parallel for num_threads(threads) if (parallel) schedule(static) reduction(& : stored)
         for (int64_t gt = 0; gt < s->groups * s->tiles; gt++) {
             double *total = sums + gt * s->chunks * s->tile;
-            int64_t w = s->columns - gt % s->tiles * s->tile;
-            w = w < s->tile ? w : s->tile;
+            cols_span span = span_of(p, col, s, gt);
             for (int64_t c = 1; c < s->chunks; c++)
-                for (int64_t j = 0; j < w; j++)
+                for (int64_t j = 0; j < span.w; j++)
                     total[j] += total[c * s->tile + j];
-            stored &= store_tile(p, k, col, s, gt, total);
+            stored &= store_sums(p, k, total, span.w, span.out, p->kout[col]);
         }
         kb_scratch_release(KB_SCRATCH_CALL, room);
     }
@@ -766,7 +760,6 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
         s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;
     }
     int64_t tasks = s.groups * s.tiles * s.chunks;
-    int64_t col_stride = p->kin[col];
 
     /* Extremes and one-pass moments of one chunk per (group, tile) go straight to the output. */
     bool direct = (!moments || one_pass) && s.chunks == 1;
@@ -786,12 +779,10 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
         for (int64_t t = 0; t < tasks; t++) {
             if (failed)
                 continue;
-            int64_t chunk = t % s.chunks, tile = t / s.chunks % s.tiles, g = t / s.chunks / s.tiles;
-            int64_t in_off, out_off;
-            group_offsets(p, col, g, &in_off, &out_off);
-            int64_t j0 = tile * s.tile;
-            int64_t w = s.columns - j0 < s.tile ? s.columns - j0 : s.tile;
-            const char *base = p->in + in_off + j0 * col_stride;
+            int64_t chunk = t % s.chunks;
+            cols_span span = span_of(p, col, &s, t / s.chunks);
+            const char *base = span.in;
+            int64_t w = span.w;
             int64_t b0 = chunk * s.chunk_blocks, b1 = b0 + s.chunk_blocks;
             b1 = b1 < s.blocks ? b1 : s.blocks;
             if (!moments || one_pass) {
@@ -803,7 +794,7 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
                 else
                     cols_block(p, k, base, w, b0 * s.block_rows, r1, one_pass, &sc);
                 if (direct) {
-                    if (!store_block(p, k, col, p->out + out_off + j0 * p->kout[col], w, &sc))
+                    if (!store_block(p, k, col, span.out, w, &sc))
                         unstored = 1;
                 } else {
                     if (!moments)
@@ -844,20 +835,16 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
         for (int64_t gt = 0; gt < s.groups * s.tiles; gt++) {
             if (!storage)
                 continue;
-            int64_t tile = gt % s.tiles, g = gt / s.tiles;
-            int64_t j0 = tile * s.tile;
-            int64_t w = s.columns - j0 < s.tile ? s.columns - j0 : s.tile;
+            cols_span span = span_of(p, col, &s, gt);
+            int64_t w = span.w;
             kb_pairwise pw;
             kb_pairwise_init(&pw, p->op, (int)w, storage);
             /* Rows of the partial buffer are s.tile wide; the pairwise rows are w wide. */
             for (int64_t c = 0; c < s.chunks; c++)
                 kb_pairwise_push(&pw, partials + (gt * s.chunks + c) * s.tile);
             const kb_partial *result = kb_pairwise_finish(&pw);
-            int64_t in_off, out_off;
-            group_offsets(p, col, g, &in_off, &out_off);
             for (int64_t j = 0; j < w; j++)
-                if (kb_reduce_store(p, &result[j], p->out + out_off + (j0 + j) * p->kout[col]) !=
-                    KB_OK)
+                if (kb_reduce_store(p, &result[j], span.out + j * p->kout[col]) != KB_OK)
                     stored = 0;
         }
         kb_scratch_release(KB_SCRATCH_WORK, storage);

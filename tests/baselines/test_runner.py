@@ -548,9 +548,7 @@ def settle_waits_for_spinning_threads():
     """runner.settle, which ends every run, returns only once no other thread of the process is
     running: a thread busy for 20 ms (within settle's 50 ms) has finished by the time it returns,
     and once it has ended, no other thread is seen running."""
-    spec = importlib.util.spec_from_file_location("runner_module", RUNNER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_runner()
     started, done = threading.Event(), threading.Event()
     a = np.ones(1 << 20)
 

@@ -517,9 +517,13 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
  * only), against the long double reference, and 2 threads give 1 thread's bits. */
 static void check_from_memory(const kb_array *a, kb_reduce_op op, int axis, int level, int way) {
     kb_reduce_args args = axis < 0 ? kb_reduce_args_all(op) : kb_reduce_args_axis(op, axis);
-    char where[120];
-    snprintf(where, sizeof where, "%lldx%lld %s %s axis=%d level=%s way=%d", (long long)a->shape[0],
-             (long long)a->shape[1], kb_dtype_name(a->dtype), kb_reduce_op_name(op), axis,
+    char where[160];
+    int at = 0;
+    for (int i = 0; i < a->ndim; i++)
+        at += snprintf(where + at, sizeof where - (size_t)at, "%s%lld", i ? "x" : "",
+                       (long long)a->shape[i]);
+    snprintf(where + at, sizeof where - (size_t)at, " %s %s axis=%d level=%s way=%d",
+             kb_dtype_name(a->dtype), kb_reduce_op_name(op), axis,
              kb_simd_name((kb_simd_level)level), way);
     check_threads(a, &args, where);
 }
@@ -599,12 +603,7 @@ static void narrow_columns_from_memory_match_reference(void **state) {
                 kb_reduce_memory_set(way, !way);
                 check_from_memory(&a, KB_REDUCE_SUM, 0, level, way);
                 check_from_memory(&a, KB_REDUCE_MEAN, 0, level, way);
-                kb_reduce_args args = kb_reduce_args_axis(KB_REDUCE_SUM, 1);
-                char where[120];
-                snprintf(where, sizeof where, "2x%lldx%lld %s sum axis=1 level=%s way=%d",
-                         (long long)grouped[1], (long long)cols, kb_dtype_name(dtypes[d]),
-                         kb_simd_name((kb_simd_level)level), way);
-                check_threads(&g, &args, where);
+                check_from_memory(&g, KB_REDUCE_SUM, 1, level, way);
             }
             if (CASE_DIVISOR > 1)
                 break;

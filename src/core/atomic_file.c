@@ -110,12 +110,15 @@ static kb_status write_replacing(const char *target, kb_atomic_writer write, voi
         close(fd);
     else
         st = fill(f, write, context);
-    /* rename publishes the whole file at once. */
+    /* rename publishes the whole file at once; held, so that a signal's handler neither
+     * removes the temporary under it nor leaves the rename half-accounted. */
+    kb_cleanup_hold(&held);
     if (st == KB_OK && rename(temp, target) != 0)
         st = kb_fail(KB_EIO, "cannot rename the temporary file into place: %s", strerror(errno));
     if (st != KB_OK)
         unlink(temp);
     kb_cleanup_forget(temp);
+    kb_cleanup_release(&held);
     free(temp);
     return st;
 }

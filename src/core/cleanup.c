@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/cleanup.h"
@@ -21,9 +22,22 @@ static volatile sig_atomic_t used[KB_CLEANUP_MAX];
 static bool installed;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Async-signal-safe: unlink, rmdir, sigaction and raise only. */
+/* The handler runs on one thread while the others go on. A thread between kb_cleanup_hold and
+ * kb_cleanup_release (creating a file and adding it, renaming one into place) counts in
+ * holding, and once a handler has set ending, no thread enters: it waits there to be ended.
+ * The handler waits for holding to reach zero before it removes anything, so that it neither
+ * misses a file just created nor removes one that is being renamed into place. */
+static atomic_int holding, ending;
+static _Thread_local int depth; /* the calling thread's nesting of hold */
+
+/* Async-signal-safe: atomics, nanosleep, unlink, rmdir, sigaction and raise only. */
 static void on_signal(int sig) {
     int saved = errno;
+    atomic_store(&ending, 1);
+    while (atomic_load(&holding) > 0) {
+        struct timespec pause_ns = {0, 20000};
+        nanosleep(&pause_ns, NULL);
+    }
     for (int i = KB_CLEANUP_MAX - 1; i >= 0; i--) {
         if (!used[i])
             continue;
@@ -62,9 +76,20 @@ void kb_cleanup_hold(sigset_t *old) {
     for (int i = 0; i < nsignals; i++)
         sigaddset(&set, signals[i]);
     pthread_sigmask(SIG_BLOCK, &set, old);
+    if (depth++ > 0)
+        return;
+    atomic_fetch_add(&holding, 1);
+    if (atomic_load(&ending)) {
+        /* A handler is removing the files and will end the process: nothing more is made. */
+        atomic_fetch_sub(&holding, 1);
+        for (;;)
+            pause();
+    }
 }
 
 void kb_cleanup_release(const sigset_t *old) {
+    if (--depth == 0)
+        atomic_fetch_sub(&holding, 1);
     pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 

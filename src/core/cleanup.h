@@ -10,7 +10,11 @@
  *
  * At most KB_CLEANUP_MAX paths at once; beyond that, kb_cleanup_add fails (KB_ENOMEM). Any
  * thread may add and forget (a mutex orders them); a handler running on another thread sees
- * each entry whole or not at all (release and acquire fences). */
+ * each entry whole or not at all (release and acquire fences). The handler runs on one thread
+ * while the others go on: it first waits for every thread between kb_cleanup_hold and
+ * kb_cleanup_release to leave, and a thread that reaches kb_cleanup_hold after that waits
+ * there for the end, so that a file being created and added, or renamed into place, is
+ * neither missed nor removed halfway. */
 
 #include <signal.h>
 
@@ -21,7 +25,9 @@
 kb_status kb_cleanup_add(const char *path);
 
 /* Holds the cleanup signals in the calling thread (their previous mask in *old) and lets them
- * through again: around creating a file and adding it, so that no signal falls in between. */
+ * through again: around creating a file and adding it, and around renaming it into place and
+ * forgetting it, so that no handler comes in between. Holds nest within a thread. Never held
+ * for long: a handler waits for the hold to end. */
 void kb_cleanup_hold(sigset_t *old);
 void kb_cleanup_release(const sigset_t *old);
 

@@ -25,7 +25,7 @@ typedef struct snapshot {
     cpu_times total;
     int ncpus;
     cpu_times cpu[MONITOR_MAX_CPUS];
-    unsigned long long own; /* this process and its direct children */
+    unsigned long long own; /* this process and its descendants */
 } snapshot;
 
 struct kb_monitor {
@@ -72,7 +72,9 @@ static bool read_proc_stat(snapshot *s) {
     return total && s->ncpus > 0;
 }
 
-/* utime + stime of /proc/PID/stat, and its parent's pid; false when it cannot be read. */
+/* utime + stime + cutime + cstime of /proc/PID/stat (its own time, and that of the children it
+ * has waited for, so that the sum over a tree of processes does not drop when one of them
+ * ends and is reaped), and its parent's pid; false when it cannot be read. */
 static bool process_ticks(const char *path, unsigned long long *ticks, long *parent) {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -84,65 +86,76 @@ static bool process_ticks(const char *path, unsigned long long *ticks, long *par
     /* The command name is in parentheses and may hold anything: fields follow the last ')'. */
     const char *p = strrchr(buf, ')');
     unsigned long long utime, stime;
-    if (!p || sscanf(p + 1, " %*c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", parent,
-                     &utime, &stime) != 3)
+    long long cutime, cstime;
+    if (!p || sscanf(p + 1, " %*c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
+                     parent, &utime, &stime, &cutime, &cstime) != 5)
         return false;
-    *ticks = utime + stime;
+    *ticks = utime + stime + (unsigned long long)(cutime > 0 ? cutime : 0) +
+             (unsigned long long)(cstime > 0 ? cstime : 0);
     return true;
 }
 
-/* The ticks of the children each of this process's threads started, as the kernel lists them
- * (/proc/self/task/TID/children); false where it does not (CONFIG_PROC_CHILDREN unset). */
-static bool children_ticks(unsigned long long *total) {
-    DIR *tasks = opendir("/proc/self/task");
-    if (!tasks)
-        return false;
-    bool listed = false;
-    struct dirent *t;
-    char path[96];
-    while ((t = readdir(tasks))) {
-        if (t->d_name[0] < '1' || t->d_name[0] > '9')
-            continue;
-        snprintf(path, sizeof path, "/proc/self/task/%.20s/children", t->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        listed = true;
-        long child, parent;
-        unsigned long long ticks;
-        while (fscanf(f, "%ld", &child) == 1) {
-            snprintf(path, sizeof path, "/proc/%ld/stat", child);
-            if (process_ticks(path, &ticks, &parent))
-                *total += ticks;
-        }
-        fclose(f);
-    }
-    closedir(tasks);
-    return listed;
+/* A process's ticks and its parent, for telling which processes descend from this one. */
+typedef struct process_entry {
+    long pid, parent;
+    unsigned long long ticks;
+    bool own;
+} process_entry;
+
+static int by_pid(const void *a, const void *b) {
+    long x = ((const process_entry *)a)->pid, y = ((const process_entry *)b)->pid;
+    return (x > y) - (x < y);
 }
 
-/* This process's ticks and its direct children's (the baseline runners are its children):
- * from the kernel's lists of children, else by reading every process's parent. */
+/* This process's ticks and those of every process descending from it: the baseline runners
+ * are its children, and a runner's library may start processes of its own (JAX's compiler
+ * worker), whose work is the run's too. Every process's parent is read from /proc (the
+ * kernel's lists of children, /proc/PID/task/TID/children, need CONFIG_PROC_CHILDREN, which
+ * not every kernel has), and descendants are marked generation by generation (a parent found by its
+ * pid). */
 static unsigned long long own_ticks(void) {
-    unsigned long long total = 0, ticks;
-    long parent, self = (long)getpid();
-    if (process_ticks("/proc/self/stat", &ticks, &parent))
-        total = ticks;
-    if (children_ticks(&total))
-        return total;
+    long self = (long)getpid();
+    unsigned long long total = 0;
     DIR *d = opendir("/proc");
     if (!d)
         return total;
+    process_entry *all = NULL;
+    size_t n = 0, cap = 0;
     struct dirent *e;
     char path[64];
     while ((e = readdir(d))) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9')
             continue;
+        process_entry p = {.pid = strtol(e->d_name, NULL, 10)};
         snprintf(path, sizeof path, "/proc/%.20s/stat", e->d_name);
-        if (process_ticks(path, &ticks, &parent) && parent == self)
-            total += ticks;
+        if (!process_ticks(path, &p.ticks, &p.parent))
+            continue;
+        if (n == cap) {
+            size_t grown = cap ? 2 * cap : 256;
+            process_entry *more = realloc(all, grown * sizeof *more);
+            if (!more)
+                break;
+            all = more;
+            cap = grown;
+        }
+        p.own = p.pid == self;
+        total += p.own ? p.ticks : 0;
+        all[n++] = p;
     }
     closedir(d);
+    qsort(all, n, sizeof *all, by_pid);
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t i = 0; i < n; i++) {
+            process_entry key = {.pid = all[i].parent};
+            const process_entry *parent = bsearch(&key, all, n, sizeof *all, by_pid);
+            if (!all[i].own && parent && parent->own) {
+                all[i].own = grew = true;
+                total += all[i].ticks;
+            }
+        }
+    }
+    free(all);
     return total;
 }
 

@@ -19,7 +19,7 @@ enum { nsignals = sizeof signals / sizeof signals[0] };
  * in the changing thread. */
 static char paths[KB_CLEANUP_MAX][4096];
 static volatile sig_atomic_t used[KB_CLEANUP_MAX];
-static bool installed;
+static pthread_once_t installed = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The handler runs on one thread while the others go on. A thread between kb_cleanup_hold and
@@ -55,7 +55,6 @@ static void on_signal(int sig) {
 }
 
 static void install(void) {
-    installed = true;
     for (int i = 0; i < nsignals; i++) {
         struct sigaction old, handler;
         if (sigaction(signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
@@ -76,6 +75,9 @@ void kb_cleanup_hold(sigset_t *old) {
     for (int i = 0; i < nsignals; i++)
         sigaddset(&set, signals[i]);
     pthread_sigmask(SIG_BLOCK, &set, old);
+    /* Installed before the first file is made: a signal that another thread takes while this
+     * one creates it would otherwise still end the process at once. */
+    pthread_once(&installed, install);
     if (depth++ > 0)
         return;
     atomic_fetch_add(&holding, 1);
@@ -99,8 +101,6 @@ kb_status kb_cleanup_add(const char *path) {
     sigset_t old;
     kb_cleanup_hold(&old);
     pthread_mutex_lock(&lock);
-    if (!installed)
-        install();
     /* Newest in the highest slot: the handler goes from the top down. */
     int slot = KB_CLEANUP_MAX - 1;
     while (slot >= 0 && !used[slot])

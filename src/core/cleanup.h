@@ -3,8 +3,8 @@
 
 /* Files and directories a process is making, removed if SIGINT, SIGTERM or SIGHUP ends it
  * first: temporaries beside outputs, the baselines' shared directory and the files in it.
- * The first registration installs the handler, for each of those signals whose action is
- * still the default (a program's own handler, or an ignored signal, is left alone). The
+ * The first hold (every registration holds) installs the handler, for each of those signals whose
+ * action is still the default (a program's own handler, or an ignored signal, is left alone). The
  * handler removes what is registered, newest first (so a directory after the files in it),
  * then ends the process by the same signal, as if kbench had not caught it.
  *

@@ -635,13 +635,18 @@ static void sum_tasks(const kb_reduce_plan *p, const kb_sum_kernels *sk, int col
     }
 }
 
+/* What a sum is divided by: the count for a mean. */
+static double sum_scale(const kb_reduce_plan *p) {
+    return p->op == KB_REDUCE_MEAN ? (double)p->count : 1.0;
+}
+
 /* Stores n sums (or means) into out, step bytes apart, as kb_reduce_store would, in one typed
  * loop or vector kernel: a call per element, or a scalar division each, cost more than the
  * sums of a short, wide array (4 x 1000000 along axis 0). False when a value cannot be
  * stored. */
 static bool store_sums(const kb_reduce_plan *p, const kb_reduce_kernels *k, const double *sums,
                        int64_t n, char *out, int64_t step) {
-    double scale = p->op == KB_REDUCE_MEAN ? (double)p->count : 1.0;
+    double scale = sum_scale(p);
     bool stored = true;
     if (p->out_dtype == KB_F32 && step == (int64_t)sizeof(float))
         k->store_f32(sums, n, scale, (float *)(void *)out);
@@ -681,6 +686,13 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
     int64_t tasks = s->groups * s->tiles * s->chunks;
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
     int stored = 1, failed = 0;
+    /* Few rows go straight into a contiguous output of the input's type (cols_store): a row of
+     * double sums between them had cost more than the rows themselves (4 x 1000000 float32
+     * along axis 0: a memset, a fold and the store's read per column, for 16 bytes of input). */
+    double scale = sum_scale(p);
+    bool straight = sk->cols_store && p->nr == 1 && s->rows <= KB_SUM_STORE_ROWS &&
+                    p->out_dtype == p->in_dtype &&
+                    p->kout[col] == (int64_t)kb_dtype_size(p->out_dtype);
     if (s->chunks == 1) {
 #pragma omp parallel num_threads(threads) if (parallel) reduction(& : stored) reduction(| : failed)
         {
@@ -689,14 +701,19 @@ static kb_status reduce_cols_sum(const kb_reduce_plan *p, const kb_reduce_kernel
             char *room =
                 kb_scratch_get(KB_SCRATCH_WORK, (size_t)s->tile * sizeof(double) + KB_ALIAS_PAGE);
             double *sum = room ? kb_alias_place(room, p->in) : NULL;
-            failed = !sum;
 #pragma omp for schedule(static)
-            for (int64_t t = 0; t < tasks; t++)
-                if (sum) {
-                    cols_span span = span_of(p, col, s, t);
-                    sum_task(p, sk, s, &span, 0, sum);
-                    stored &= store_sums(p, k, sum, span.w, span.out, p->kout[col]);
+            for (int64_t t = 0; t < tasks; t++) {
+                cols_span span = span_of(p, col, s, t);
+                if (straight &&
+                    sk->cols_store(span.in, s->rows, p->rin[0], span.w, scale, span.out))
+                    continue;
+                if (!sum) {
+                    failed = 1;
+                    continue;
                 }
+                sum_task(p, sk, s, &span, 0, sum);
+                stored &= store_sums(p, k, sum, span.w, span.out, p->kout[col]);
+            }
             kb_scratch_release(KB_SCRATCH_WORK, room);
         }
     } else {

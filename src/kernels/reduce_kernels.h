@@ -62,7 +62,20 @@ typedef struct kb_sum_kernels {
      * from memory, long rows read several at once where kb_reduce_streams says so, each row
      * with the bits the run kernel gives it */
     void (*rows)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out, bool far);
+    /* few rows (1 to KB_SUM_STORE_ROWS) summed down their m columns straight into a contiguous
+     * output of the input's type: out[j] = (sum over rows of x[i][j]) / scale, with the bits
+     * cols into zeroed sums and then the store kernel give it; false, having written nothing,
+     * for rows narrow enough to go by lanes (reduce_lanes.h). float32 and float64 only: a
+     * float16 store's rounding is a dozen operations a vector, and between the loads of the
+     * rows it made (4, 1000000) float16 along axis 0 6% slower than in a loop of its own (Zen
+     * 3, one thread); int32's results are not int32 */
+    bool (*cols_store)(const char *x, int64_t rows, int64_t stride, int64_t m, double scale,
+                       void *out);
 } kb_sum_kernels;
+
+/* The most rows cols_store takes: one partial's depth (reduce_sum.h), few enough that their
+ * rows go as separate streams. */
+#define KB_SUM_STORE_ROWS 16
 
 typedef struct kb_reduce_kernels {
     kb_sum_kernels sum[KB_SUM_TYPES];
@@ -171,18 +184,18 @@ typedef struct kb_reduce_kernels {
 } kb_reduce_kernels;
 
 /* The table of a per-target file, from its functions of these names (static in each file). */
-#define KB_SUM_ENTRY(S)                                                                            \
+#define KB_SUM_ENTRY(S, COLS_STORE)                                                                \
     {                                                                                              \
         .run = sum_##S, .cols = sum_cols_##S, .cols_ranges = sum_cols_ranges_##S,                  \
-        .rows = sum_rows_##S                                                                       \
+        .rows = sum_rows_##S, .cols_store = COLS_STORE                                             \
     }
 #define KB_REDUCE_KERNELS_TABLE                                                                    \
     {                                                                                              \
-        .sum = {[KB_SUM_F32] = KB_SUM_ENTRY(f32),                                                  \
-                [KB_SUM_F64] = KB_SUM_ENTRY(f64),                                                  \
-                [KB_SUM_F16] = KB_SUM_ENTRY(f16),                                                  \
-                [KB_SUM_BF16] = KB_SUM_ENTRY(bf16),                                                \
-                [KB_SUM_I32] = KB_SUM_ENTRY(i32)},                                                 \
+        .sum = {[KB_SUM_F32] = KB_SUM_ENTRY(f32, sum_cols_store_f32),                              \
+                [KB_SUM_F64] = KB_SUM_ENTRY(f64, sum_cols_store_f64),                              \
+                [KB_SUM_F16] = KB_SUM_ENTRY(f16, NULL),                                            \
+                [KB_SUM_BF16] = KB_SUM_ENTRY(bf16, NULL),                                          \
+                [KB_SUM_I32] = KB_SUM_ENTRY(i32, NULL)},                                           \
         .store_f16 = store_f16, .min_rows_f32 = min_rows_f32, .max_rows_f32 = max_rows_f32,        \
         .min_rows_f64 = min_rows_f64, .max_rows_f64 = max_rows_f64, .store_f32 = store_f32,        \
         .store_f64 = store_f64, .store_sqrt_f32 = store_sqrt_f32,                                  \

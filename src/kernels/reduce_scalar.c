@@ -171,7 +171,27 @@ DEFINE_SCALAR_KERNELS(double, f64)
             out[i] = sum_##S(x + i * stride, n, far);                                              \
     }
 
+/* cols then the store, in one loop: each column's rows added in double from a zero, in
+ * order, divided once and narrowed by NARROW. */
+#define DEFINE_SCALAR_COLS_STORE(S, T, LOAD, NARROW)                                               \
+    static bool sum_cols_store_##S(const char *x, int64_t rows, int64_t stride, int64_t m,         \
+                                   double scale, void *out) {                                      \
+        if (rows < 1 || rows > KB_SUM_STORE_ROWS)                                                  \
+            return false;                                                                          \
+        T *o = out;                                                                                \
+        for (int64_t j = 0; j < m; j++) {                                                          \
+            double s = 0;                                                                          \
+            for (int64_t i = 0; i < rows; i++)                                                     \
+                s += LOAD(ROW(T, x, i, stride)[j]);                                                \
+            o[j] = NARROW(s / scale);                                                              \
+        }                                                                                          \
+        return true;                                                                               \
+    }
+
 #define AS_DOUBLE(v) ((double)(v))
+#define AS_FLOAT(v) ((float)(v))
+DEFINE_SCALAR_COLS_STORE(f32, float, AS_DOUBLE, AS_FLOAT)
+DEFINE_SCALAR_COLS_STORE(f64, double, AS_DOUBLE, AS_DOUBLE)
 DEFINE_SCALAR_SUMS(f32, float, AS_DOUBLE)
 DEFINE_SCALAR_SUMS(f64, double, AS_DOUBLE)
 DEFINE_SCALAR_SUMS(f16, uint16_t, kb_f16_to_f32)

@@ -563,4 +563,75 @@ DEFINE_SUM_STORE(store_f64, double, AS_DOUBLE, vf64_store, AS_IS, AS_IS)
 DEFINE_SUM_STORE(store_sqrt_f32, float, AS_FLOAT, vf64_store_f32, vf64_sqrt, sqrt)
 DEFINE_SUM_STORE(store_sqrt_f64, double, AS_DOUBLE, vf64_store, vf64_sqrt, sqrt)
 
+_Static_assert(KB_SUM_STORE_ROWS <= KB_SUM_DEPTH, "cols_store's rows make one partial");
+
+/* A partial vector's lanes in double, each added to a zero as a fold into zeroed sums adds it
+ * (so that -0 becomes +0 there too), into d; returns how many vectors of d it fills. */
+static inline int sum_widen_f32(vf32 a, vf64 d[2]) {
+    d[0] = vf64_add(vf64_zero(), vf64_widen_lo(a));
+    d[1] = vf64_add(vf64_zero(), vf64_widen_hi(a));
+    return 2;
+}
+static inline int sum_widen_f64(vf64 a, vf64 d[2]) {
+    d[0] = vf64_add(vf64_zero(), a);
+    return 1;
+}
+
+/* cols_store (reduce_kernels.h) for input type S (C type T, partials P), storing by STORE a
+ * vector and by NARROW one value. A vector of columns of the few rows is one partial, added in
+ * the order sum_rowwise_body adds a block's rows (groups of four as a tree, then one row at a
+ * time), widened, then divided (or multiplied by the exact reciprocal of a power of two) and
+ * stored at once, as the store kernels do with the sums folded into zeros: the same bits, with
+ * no row of double sums written, read back and stored again in between. */
+#define DEFINE_SUM_COLS_STORE(S, T, P, STORE, NARROW)                                              \
+    static inline __attribute__((always_inline)) void sum_few_rows_store_##S(                      \
+        int64_t rows, const T *const *r, int64_t c, int64_t tail, bool exact, vf64 f, T *out) {    \
+        vsum_##P s;                                                                                \
+        int64_t i;                                                                                 \
+        if (rows >= KB_SUM_ROWS) {                                                                 \
+            s = sum_rows_at_##S(KB_SUM_ROWS, r, c, tail);                                          \
+            for (i = KB_SUM_ROWS; i + KB_SUM_ROWS <= rows; i += KB_SUM_ROWS)                       \
+                s = sum_add_##P(s, sum_rows_at_##S(KB_SUM_ROWS, r + i, c, tail));                  \
+        } else {                                                                                   \
+            s = sum_rows_at_##S(1, r, c, tail);                                                    \
+            i = 1;                                                                                 \
+        }                                                                                          \
+        for (; i < rows; i++)                                                                      \
+            s = sum_add_##P(s, sum_rows_at_##S(1, r + i, c, tail));                                \
+        vf64 d[2];                                                                                 \
+        int nd = sum_widen_##P(s, d);                                                              \
+        for (int k = 0; k < nd; k++)                                                               \
+            d[k] = exact ? vf64_mul(d[k], f) : vf64_div(d[k], f);                                  \
+        if (!tail) {                                                                               \
+            for (int k = 0; k < nd; k++)                                                           \
+                STORE(out + c + k * VF64_LANES, d[k]);                                             \
+            return;                                                                                \
+        }                                                                                          \
+        double last[2 * VF64_LANES];                                                               \
+        for (int k = 0; k < nd; k++)                                                               \
+            vf64_store(last + k * VF64_LANES, d[k]);                                               \
+        for (int64_t j = 0; j < tail; j++)                                                         \
+            out[c + j] = NARROW(last[j]);                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static bool sum_cols_store_##S(const char *x, int64_t rows, int64_t stride, int64_t m,         \
+                                   double scale, void *out) {                                      \
+        enum { W = SUM_LANES_##P };                                                                \
+        if (rows < 1 || rows > KB_SUM_STORE_ROWS || narrow_acc_sums(stride, m, sizeof(T), W))      \
+            return false;                                                                          \
+        const T *r[KB_SUM_STORE_ROWS];                                                             \
+        for (int64_t q = 0; q < rows; q++)                                                         \
+            r[q] = SUM_ROW(T, x, q, stride);                                                       \
+        bool exact = sum_scale_is_power_of_two(scale);                                             \
+        vf64 f = vf64_set1(exact ? 1.0 / scale : scale);                                           \
+        int64_t nv = m / W, tail = m % W;                                                          \
+        for (int64_t v = 0; v < nv; v++)                                                           \
+            sum_few_rows_store_##S(rows, r, v *W, 0, exact, f, out);                               \
+        if (tail)                                                                                  \
+            sum_few_rows_store_##S(rows, r, nv *W, tail, exact, f, out);                           \
+        return true;                                                                               \
+    }
+DEFINE_SUM_COLS_STORE(f32, float, f32, vf64_store_f32, AS_FLOAT)
+DEFINE_SUM_COLS_STORE(f64, double, f64, vf64_store, AS_DOUBLE)
+
 #endif

@@ -747,6 +747,44 @@ static void check_cols_ranges(const level *lv, const kb_sum_kernels *sk, const c
     free(want);
 }
 
+/* cols_store of the first 1 to KB_SUM_STORE_ROWS rows of x against cols into zeroed sums and the
+ * level's store kernel, bit for bit (any NaN for a NaN), dividing by 1, a power of two or the
+ * row count; for narrow rows (false), nothing written. */
+static void check_cols_store(const level *lv, bool f32, const char *x, int64_t total_rows,
+                             int64_t stride, int64_t m) {
+    const kb_reduce_kernels *t = lv->table;
+    int64_t size = f32 ? 4 : 8, rows = 1 + test_rng_below(&rng, KB_SUM_STORE_ROWS);
+    rows = rows < total_rows ? rows : total_rows;
+    static const double scales[] = {1.0, 4.0, 0.0};
+    double scale = scales[test_rng_below(&rng, 3)];
+    scale = scale > 0 ? scale : (double)rows;
+    double *sums = calloc((size_t)m, sizeof *sums);
+    char *got = malloc((size_t)(m * size)), *want = malloc((size_t)(m * size));
+    assert_true(sums && got && want);
+    memset(got, 0xa5, (size_t)(m * size));
+    memset(want, 0xa5, (size_t)(m * size));
+    const kb_sum_kernels *sk = &t->sum[f32 ? KB_SUM_F32 : KB_SUM_F64];
+    bool done = sk->cols_store(x, rows, stride, m, scale, got);
+    if (done) {
+        sk->cols(x, rows, stride, m, sums, false);
+        if (f32)
+            t->store_f32(sums, m, scale, (float *)(void *)want);
+        else
+            t->store_f64(sums, m, scale, (double *)(void *)want);
+    }
+    for (int64_t j = 0; j < m; j++) {
+        double g = get(got + j * size, f32), w = get(want + j * size, f32);
+        if (memcmp(got + j * size, want + j * size, (size_t)size) != 0 && !(isnan(g) && isnan(w)))
+            fail_msg("%s sum_cols_store_%s rows=%lld m=%lld stride=%lld scale=%g column %lld: %s "
+                     "%a, not %a",
+                     kb_simd_name(lv->id), f32 ? "f32" : "f64", (long long)rows, (long long)m,
+                     (long long)stride, scale, (long long)j, done ? "got" : "wrote", g, w);
+    }
+    free(sums);
+    free(got);
+    free(want);
+}
+
 /* min/max (arg false) or argmin/argmax (arg true) of the cols kernels, by the contract. */
 static void check_cols_extremes(const level *lv, const cols_case *c, bool arg, bool is_max) {
     const kb_reduce_kernels *t = lv->table;
@@ -804,6 +842,7 @@ static void cols_case_run(bool f32, int64_t rows, int64_t m, bool adjacent, kind
         check_cols_sums(&levels[l], &c);
         check_cols_ranges(&levels[l], &levels[l].table->sum[f32 ? KB_SUM_F32 : KB_SUM_F64],
                           f32 ? "f32" : "f64", c.x.data, c.rows, c.stride, c.m, c.acc0);
+        check_cols_store(&levels[l], f32, c.x.data, c.rows, c.stride, c.m);
         for (int arg = 0; arg < 2; arg++)
             for (int is_max = 0; is_max < 2; is_max++)
                 check_cols_extremes(&levels[l], &c, arg, is_max);

@@ -12,6 +12,11 @@
  * 5.4 us on two, 128 Ki elements 9.7 us and 5.5 us (see docs/reductions.md). */
 #define KB_REDUCE_PARALLEL_MIN 65536
 
+/* The span a core's hardware prefetchers follow a stream within: 4 KiB, the smallest page of
+ * x86-64 and Arm, whatever page size the system uses (they see physical addresses only within
+ * such a page). Rows of at least this many bytes each start a stream anew (rows_together). */
+#define KB_REDUCE_PAGE_BYTES 4096
+
 /* Runs of at most this many elements per output take the narrow-rows loop. */
 #define KB_REDUCE_NARROW 16
 

@@ -16,71 +16,85 @@
 
 #include "kernels/reduce_lanes.h"
 
-/* The fewest vectors a row must hold for argmin and argmax to read rows several at once: 16
- * groups of NACC, over which the per-row epilogue is spread. */
-#define KB_ARG_RANGES_MIN (16 * NACC)
+/* The fewest vectors a row must hold for argmin and argmax to read rows several at once: two
+ * groups of NACC. Each row keeps two vectors (best lanes and their groups), so three rows fit
+ * the registers: (100000, 32) float64, rows of 8 vectors at AVX2 from memory, took 0.85 of the
+ * time one row at a time (Zen 3), where a best value and index per vector and row had made them
+ * spill and take 1.3 times as long (then only rows of 64 vectors or more went so). */
+#define KB_ARG_RANGES_MIN (2 * NACC)
 
 /* The integer type of an index lane beside each data type's lanes. */
 typedef int32_t kb_arg_idx_f32;
 typedef int64_t kb_arg_idx_f64;
 
-/* ---- argmin and argmax. BETTER is lt or gt, HOP the matching horizontal min or max. Each lane
- * keeps its best value and, on strict improvement only, the start of the group of vectors where it
- * was seen, so every lane holds its own first occurrence; lanes are merged at the end, the smaller
- * index winning ties. ---- */
+/* ---- argmin and argmax. BETTER is lt or gt, HOP the matching min or max, CMP its C operator.
+ * A run goes a group of NACC vectors at a time: the group's lanes fold by HOP into one vector,
+ * which replaces the row's best lanes where it improves on them strictly, each such lane taking
+ * the group's start as its index. A lane then holds its best value and the first group that
+ * holds it, so the first occurrence of the row's best is in the least group of the lanes that
+ * hold it, found by reading that group again. Three folds, a compare and two selects a group,
+ * where a best value and index per vector had taken a compare and two selects a vector. ---- */
 #define DEFINE_ARG(S, T, NAME, BETTER, HOP, CMP, INIT)                                             \
-    /* A row's index from its accumulators after the groups of NACC vectors (elements [0, i)):     \
-     * whole vectors past them go to accumulator 0, whose lane l means element start + l as        \
-     * well; a NaN sends the row to the scalar reference. */                                       \
-    INLINE int64_t NAME##_finish_##S(const T *x, int64_t n, int64_t i, v##S *b, vi##S *r,          \
+    /* A row's index from its best lanes b and their groups r after the groups (elements [0, i)),  \
+     * the whole vectors past them as a group of fewer, then the last elements one by one; a NaN   \
+     * sends the row to the scalar reference. */                                                   \
+    INLINE int64_t NAME##_finish_##S(const T *x, int64_t n, int64_t i, v##S b, vi##S r,            \
                                      v##S nan) {                                                   \
-        for (; i + W_##S <= n; i += W_##S) {                                                       \
-            v##S v = v##S##_load(x + i);                                                           \
-            nan = v##S##_nan_or(nan, v, v);                                                        \
-            vm##S u = v##S##_##BETTER(v, b[0]);                                                    \
-            b[0] = v##S##_select(b[0], u, v);                                                      \
-            r[0] = vi##S##_select(r[0], u, vi##S##_set1(i));                                       \
+        int64_t at = -1, left = (n - i) / W_##S;                                                   \
+        T best = INIT;                                                                             \
+        if (left > 0) {                                                                            \
+            /* the whole vectors past the groups: a group of fewer */                              \
+            v##S m = v##S##_load(x + i);                                                           \
+            nan = v##S##_nan_or(nan, m, m);                                                        \
+            for (int64_t k = 1; k < left; k++) {                                                   \
+                v##S v = v##S##_load(x + i + k * W_##S);                                           \
+                nan = v##S##_nan_or(nan, v, v);                                                    \
+                m = v##S##_##HOP(m, v);                                                            \
+            }                                                                                      \
+            vm##S u = v##S##_##BETTER(m, b);                                                       \
+            b = v##S##_select(b, u, m);                                                            \
+            r = vi##S##_select(r, u, vi##S##_set1(i));                                             \
+            i += left * W_##S;                                                                     \
         }                                                                                          \
         if (v##S##_any_nan(nan))                                                                   \
             return kb_reduce_kernels_scalar()->NAME##_##S(x, n);                                   \
-        /* A lane that never improved holds INIT and index k*W + l; it can only win when every     \
-         * element is INIT, and then index 0 wins the tie. */                                      \
-        UNROLL for (int k = 0; k < NACC; k++) r[k] =                                               \
-            vi##S##_add(r[k], vi##S##_add(vi##S##_iota(), vi##S##_set1(k * W_##S)));               \
-        UNROLL for (int k = 1; k < NACC; k++) {                                                    \
-            vm##S u = vm##S##_or(v##S##_##BETTER(b[k], b[0]),                                      \
-                                 vm##S##_and(v##S##_eq(b[k], b[0]), vi##S##_lt(r[k], r[0])));      \
-            b[0] = v##S##_select(b[0], u, b[k]);                                                   \
-            r[0] = vi##S##_select(r[0], u, r[k]);                                                  \
+        if (i > 0) {                                                                               \
+            /* A lane that never improved holds INIT and group 0: it can only win when every       \
+             * element is INIT, and then the first element is the answer. */                       \
+            best = v##S##_h##HOP(b);                                                               \
+            v##S bv = v##S##_set1(best);                                                           \
+            int64_t g = vi##S##_min_where(v##S##_eq(b, bv), r);                                    \
+            /* the group's first element equal to best (its vectors within the row), lanes         \
+             * compared from the last vector */                                                    \
+            vi##S e = vi##S##_set1(NACC * W_##S);                                                  \
+            UNROLL for (int k = NACC - 1; k >= 0; k--) if (g + (k + 1) * W_##S <= n) e =           \
+                vi##S##_select(e, v##S##_eq(v##S##_load(x + g + k * W_##S), bv),                   \
+                               vi##S##_add(vi##S##_iota(), vi##S##_set1(k * W_##S)));              \
+            at = g + vi##S##_min_where(v##S##_eq(bv, bv), e);                                      \
         }                                                                                          \
-        /* The best value, then the least index among the lanes that hold it. */                   \
-        T best = v##S##_h##HOP(b[0]);                                                              \
-        int64_t at = vi##S##_min_where(v##S##_eq(b[0], v##S##_set1(best)), r[0]);                  \
         for (; i < n; i++) {                                                                       \
             if (isnan(x[i]))                                                                       \
                 return i;                                                                          \
-            if (x[i] CMP best) {                                                                   \
+            if (at < 0 || x[i] CMP best) {                                                         \
                 best = x[i];                                                                       \
                 at = i;                                                                            \
             }                                                                                      \
         }                                                                                          \
-        return at;                                                                                 \
+        return at < 0 ? 0 : at;                                                                    \
     }                                                                                              \
                                                                                                    \
     /* R rows of n elements, stride bytes apart, their indices into out[0 .. R): a group of NACC   \
-     * vectors of each row in turn, each row with accumulators of its own, so that every row       \
-     * gets the index it gets alone (R == 1, NAME##_##S) while memory sees R streams. */           \
+     * vectors of each row in turn, each row with a best vector and groups of its own, so that     \
+     * every row gets the index it gets alone (R == 1, NAME##_##S) while memory sees R streams. */ \
     INLINE void NAME##_body_##S(int R, const char *xv, int64_t stride, int64_t n, int64_t *out) {  \
         const T *x[NSTREAMS];                                                                      \
-        v##S b[NSTREAMS][NACC], nan[NSTREAMS];                                                     \
-        vi##S r[NSTREAMS][NACC];                                                                   \
+        v##S b[NSTREAMS], nan[NSTREAMS];                                                           \
+        vi##S r[NSTREAMS];                                                                         \
         UNROLL for (int q = 0; q < R; q++) {                                                       \
             x[q] = ROW(T, xv, q, stride);                                                          \
             nan[q] = v##S##_zero();                                                                \
-            UNROLL for (int k = 0; k < NACC; k++) {                                                \
-                b[q][k] = v##S##_set1(INIT);                                                       \
-                r[q][k] = vi##S##_set1(0);                                                         \
-            }                                                                                      \
+            b[q] = v##S##_set1(INIT);                                                              \
+            r[q] = vi##S##_set1(0);                                                                \
         }                                                                                          \
         int64_t i = 0;                                                                             \
         for (; i + NACC * W_##S <= n; i += NACC * W_##S) {                                         \
@@ -90,11 +104,12 @@ typedef int64_t kb_arg_idx_f64;
                 UNROLL for (int k = 0; k < NACC; k++) v[k] = v##S##_load(x[q] + i + k * W_##S);    \
                 UNROLL for (int k = 0; k < NACC; k += 2) nan[q] =                                  \
                     v##S##_nan_or(nan[q], v[k], v[k + 1]);                                         \
-                UNROLL for (int k = 0; k < NACC; k++) {                                            \
-                    vm##S u = v##S##_##BETTER(v[k], b[q][k]);                                      \
-                    b[q][k] = v##S##_select(b[q][k], u, v[k]);                                     \
-                    r[q][k] = vi##S##_select(r[q][k], u, at);                                      \
-                }                                                                                  \
+                UNROLL for (int w = 1; w < NACC; w *= 2)                                           \
+                    UNROLL for (int k = 0; k + w < NACC; k += 2 * w) v[k] =                        \
+                        v##S##_##HOP(v[k], v[k + w]);                                              \
+                vm##S u = v##S##_##BETTER(v[0], b[q]);                                             \
+                b[q] = v##S##_select(b[q], u, v[0]);                                               \
+                r[q] = vi##S##_select(r[q], u, at);                                                \
             }                                                                                      \
         }                                                                                          \
         UNROLL for (int q = 0; q < R; q++) out[q] =                                                \
@@ -280,9 +295,8 @@ DEFINE_ARG(f64, double, argmax, gt, max, >, -INFINITY)
                                 int64_t *out, bool far) {                                          \
         int64_t full = n / W_##S, tail = n % W_##S;                                                \
         if (n > 4 * W_##S) {                                                                       \
-            /* from memory, NSTREAMS ranges of rows, a row of each at once, when rows are long     \
-             * enough to bear the per-row epilogue and the accumulators that spill: rows of 8      \
-             * float64 vectors ((100000, 32) at AVX2) took 1.3 times as long so */                 \
+            /* from memory (and from L3, rows_together), NSTREAMS ranges of rows, a row of each    \
+             * at once, when rows hold two groups or more (KB_ARG_RANGES_MIN) */                   \
             bool ranges = far && n >= KB_ARG_RANGES_MIN * W_##S && kb_reduce_streams();            \
             int64_t part = ranges ? rows / NSTREAMS : 0;                                           \
             for (int64_t k = 0; k < part; k++) {                                                   \

@@ -987,13 +987,11 @@ static kb_status reduce_narrow(const kb_reduce_plan *p, const kb_reduce_kernels 
     return status == KB_OK ? KB_OK : kb_fail(status, "cannot store a reduction result");
 }
 
-/* Whether the sum and extreme rows kernels read several rows at once (their far): from memory,
- * and from beyond L2 where each row spans a page or more. A core's prefetchers follow a stream
- * only within its page, so a row that starts a page waits for its first lines, unless other
- * rows' streams are in flight: 1024 x 1024 along axis 1 from L3, one thread, Zen 3, max
- * 0.84-0.86 of the time one row at a time, sum float64 0.96. Not argmin and argmax: their
- * three rows' value and index accumulators outgrow the registers, and from L3 that cost more
- * (1.5-1.7x) than the streams gained. */
+/* Whether the sum, extreme and arg rows kernels read several rows at once (their far): from
+ * memory, and from beyond L2 where each row spans a page or more. A core's prefetchers follow a
+ * stream only within its page, so a row that starts a page waits for its first lines, unless
+ * other rows' streams are in flight: 1024 x 1024 along axis 1 from L3, one thread, Zen 3, max
+ * 0.84-0.86 of the time one row at a time, sum float64 0.96, argmax 0.63 (float32) and 0.80. */
 static bool rows_together(const kb_reduce_plan *p) {
     int64_t row = p->count * (int64_t)p->itemsize;
     return p->far || (row >= KB_REDUCE_PAGE_BYTES && p->nout * row > kb_cache_l2_bytes());
@@ -1057,7 +1055,7 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         for (int64_t b = 0; b < batches; b++) {
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
             rows_kernel(p->in + o0 * p->kin[0], rows, p->kin[0], n,
-                        (int64_t *)(void *)(p->out + o0 * p->kout[0]), p->far);
+                        (int64_t *)(void *)(p->out + o0 * p->kout[0]), together);
         }
         return KB_OK;
     }

@@ -232,6 +232,11 @@ static void record(kb_monitor *m) {
     snapshot now;
     if (!take_snapshot(&now))
         return;
+    /* The processes are read one by one, not at one instant: a child reaped between the reads
+     * of its parent and its own is missing from this sum and back in its parent's at the next.
+     * Kept at its highest, the sum then counts that child's time once, not again. */
+    if (now.own < m->last.own)
+        now.own = m->last.own;
     kb_usage_series *s = &m->series;
     kb_usage_sample *samples = kb_reserve(s->samples, &m->capacity, s->count + 1, sizeof *samples);
     if (samples)

@@ -97,9 +97,10 @@ static kb_status start_baselines(kb_bench_context *ctx, kb_measure_env *env, cha
     sigset_t held;
     kb_cleanup_hold(&held); /* no signal between the directory and its registration */
     if (!mkdtemp(dir)) {
-        kb_cleanup_release(&held);
+        int error = errno;
+        kb_cleanup_release(&held); /* the message after it: a signal's handler waits for holds */
         return kb_fail(KB_EIO, "cannot create a directory for the baselines' inputs in %s: %s",
-                       tmp && *tmp ? tmp : "/tmp", strerror(errno));
+                       tmp && *tmp ? tmp : "/tmp", strerror(error));
     }
     json_t *info = NULL;
     kb_status st = kb_cleanup_add(dir);

@@ -91,35 +91,46 @@ static kb_status write_replacing(const char *target, kb_atomic_writer write, voi
     char *temp = malloc(cap);
     if (!temp)
         return kb_fail(KB_ENOMEM, "cannot allocate %zu bytes", cap);
-    /* Created and registered with the signals held, so that none can come in between. */
+    /* Created and registered with the signals held, so that none can come in between (and
+     * removed again within the hold when it cannot be registered). Messages are made after
+     * the holds: a handler waits for them to end. */
     sigset_t held;
     kb_cleanup_hold(&held);
-    int fd = create_temp(target, temp, cap);
-    kb_status st = fd < 0 ? kb_fail(KB_EIO, "cannot create a temporary file beside %s: %s", target,
-                                    strerror(errno))
-                          : kb_cleanup_add(temp);
+    int fd = create_temp(target, temp, cap), create_errno = errno;
+    kb_status st = KB_OK;
+    if (fd >= 0 && (st = kb_cleanup_add(temp)) != KB_OK) {
+        close(fd);
+        unlink(temp);
+        fd = -1;
+    }
     kb_cleanup_release(&held);
     if (fd < 0) {
         free(temp);
-        return st;
+        return st != KB_OK ? st
+                           : kb_fail(KB_EIO, "cannot create a temporary file beside %s: %s", target,
+                                     strerror(create_errno));
     }
-    FILE *f = st == KB_OK ? fdopen(fd, "wb") : NULL;
-    if (st == KB_OK && !f)
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
         st = kb_fail(KB_EIO, "cannot write: %s", strerror(errno));
-    if (!f)
         close(fd);
-    else
+    } else {
         st = fill(f, write, context);
+    }
     /* rename publishes the whole file at once; held, so that a signal's handler neither
      * removes the temporary under it nor leaves the rename half-accounted. */
     kb_cleanup_hold(&held);
+    int rename_errno = 0;
     if (st == KB_OK && rename(temp, target) != 0)
-        st = kb_fail(KB_EIO, "cannot rename the temporary file into place: %s", strerror(errno));
-    if (st != KB_OK)
+        rename_errno = errno;
+    if (st != KB_OK || rename_errno)
         unlink(temp);
     kb_cleanup_forget(temp);
     kb_cleanup_release(&held);
     free(temp);
+    if (rename_errno)
+        st = kb_fail(KB_EIO, "cannot rename the temporary file into place: %s",
+                     strerror(rename_errno));
     return st;
 }
 

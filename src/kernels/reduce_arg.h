@@ -287,9 +287,9 @@ DEFINE_ARG(f64, double, argmax, gt, max, >, -INFINITY)
  * filled with the row's first element), folded to its extreme, and then compared against it
  * vector by vector; each lane keeps the first position that holds it, and the least lane wins.
  * A fill lane can only tie with position 0, which is less. A row with NaN goes to the run
- * kernel, and so do longer rows: from memory NSTREAMS ranges of them, a row of each at once
- * (NAME##_body), where the memory probe finds that faster (kb_reduce_streams). One run kernel call
- * per row had cost 16 ns a row of 32 float32 (Zen 4). */
+ * kernel, and so do longer rows: from memory (and from L3 for rows of a page or more) NSTREAMS
+ * ranges of them, a row of each at once (NAME##_body), where the memory probe finds that faster
+ * (kb_reduce_streams). One run kernel call per row had cost 16 ns a row of 32 float32 (Zen 4). */
 #define DEFINE_ARG_ROWS(S, T, NAME, HOP)                                                           \
     static void NAME##_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,            \
                                 int64_t *out, bool far) {                                          \

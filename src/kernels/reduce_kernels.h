@@ -59,8 +59,9 @@ typedef struct kb_sum_kernels {
     void (*cols_ranges)(const char *x, int64_t ranges, int64_t range, int64_t rows, int64_t stride,
                         int64_t m, double *out, int64_t out_step);
     /* out[i] = sum of row i's n elements (n <= KB_REDUCE_BLOCK), rows stride bytes apart; far:
-     * from memory, long rows read several at once where kb_reduce_streams says so, each row
-     * with the bits the run kernel gives it */
+     * from memory (or rows of a page or more from L3, rows_together in reduce_float.c), long
+     * rows read several at once where kb_reduce_streams says so, each row with the bits the
+     * run kernel gives it */
     void (*rows)(const char *x, int64_t rows, int64_t stride, int64_t n, double *out, bool far);
     /* few rows (1 to KB_SUM_STORE_ROWS) summed down their m columns straight into a contiguous
      * output of the input's type: out[j] = (sum over rows of x[i][j]) / scale, with the bits

@@ -142,11 +142,11 @@ static void assert_seen(const char *what, double seen, double used) {
         fail_msg("%s: the monitor saw %.3f s of CPU time; %.3f s were used", what, seen, used);
 }
 
-/* A child whose own child keeps a core busy for 400 ms: the monitor counts that time as this
- * process's, both while the grandchild runs (a sample halfway, when it says how much it has
- * used) and after the two have ended and been reaped (the whole time, which a process's time
- * alone would lose as each one ends). Forked processes block for good under qemu-user here,
- * as threads do. */
+/* A child whose own child keeps a core busy for 200 ms, waits while the monitor samples, and
+ * keeps it busy for 200 ms more: the monitor counts that time as this process's, both halfway
+ * (the grandchild says how much it has used) and after the two have ended and been reaped (the
+ * whole time, which a process's time alone would lose as each one ends). Forked processes
+ * block for good under qemu-user here, as threads do. */
 static void monitor_counts_descendants(void **state) {
     (void)state;
     const char *threads = getenv("KB_TEST_THREADS");
@@ -156,22 +156,26 @@ static void monitor_counts_descendants(void **state) {
     kb_monitor *m;
     /* Samples only when asked: the one interval before each spans the grandchild's work. */
     assert_int_equal(kb_monitor_start(30, &m), KB_OK);
-    int64_t halfway = kb_bench_now_ns() + 200000000, until = halfway + 200000000;
-    int report[2];
+    int report[2], resume[2];
     assert_int_equal(pipe(report), 0);
+    assert_int_equal(pipe(resume), 0);
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
         pid_t grandchild = fork();
         if (grandchild == 0) {
             volatile double x = 0;
-            while (kb_bench_now_ns() < halfway)
+            int64_t until = kb_bench_now_ns() + 200000000;
+            while (kb_bench_now_ns() < until)
                 x += 1;
             struct timespec cpu;
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
             double spent = (double)cpu.tv_sec + (double)cpu.tv_nsec * 1e-9;
-            if (write(report[1], &spent, sizeof spent) != sizeof spent)
+            char go;
+            if (write(report[1], &spent, sizeof spent) != sizeof spent ||
+                read(resume[0], &go, 1) != 1)
                 _exit(1);
+            until = kb_bench_now_ns() + 200000000;
             while (kb_bench_now_ns() < until)
                 x += 1;
             _exit(0);
@@ -183,14 +187,17 @@ static void monitor_counts_descendants(void **state) {
     assert_int_equal(read(report[0], &spent, sizeof spent), sizeof spent);
     kb_monitor_sample(m);
     int64_t sampled = kb_bench_now_ns();
-    close(report[0]);
-    close(report[1]);
+    assert_int_equal(write(resume[1], "g", 1), 1);
     int status;
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     kb_monitor_sample(m);
     kb_usage_series u;
     kb_monitor_stop(m, &u);
+    for (int k = 0; k < 2; k++) {
+        close(report[k]);
+        close(resume[k]);
+    }
     double used = cpu_used() - before;
     assert_true(spent > 0.05 && used > spent);
     assert_seen("halfway, the grandchild's", own_seconds(&u, sampled), spent);

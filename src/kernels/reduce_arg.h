@@ -67,9 +67,14 @@ typedef int64_t kb_arg_idx_f64;
             /* the group's first element equal to best (its vectors within the row), lanes         \
              * compared from the last vector */                                                    \
             vi##S e = vi##S##_set1(NACC * W_##S);                                                  \
-            UNROLL for (int k = NACC - 1; k >= 0; k--) if (g + (k + 1) * W_##S <= n) e =           \
-                vi##S##_select(e, v##S##_eq(v##S##_load(x + g + k * W_##S), bv),                   \
-                               vi##S##_add(vi##S##_iota(), vi##S##_set1(k * W_##S)));              \
+            if (g + NACC * W_##S <= n)                                                             \
+                UNROLL for (int k = NACC - 1; k >= 0; k--) e =                                     \
+                    vi##S##_select(e, v##S##_eq(v##S##_load(x + g + k * W_##S), bv),               \
+                                   vi##S##_add(vi##S##_iota(), vi##S##_set1(k * W_##S)));          \
+            else                                                                                   \
+                for (int k = (int)((n - g) / W_##S) - 1; k >= 0; k--)                              \
+                    e = vi##S##_select(e, v##S##_eq(v##S##_load(x + g + k * W_##S), bv),           \
+                                       vi##S##_add(vi##S##_iota(), vi##S##_set1(k * W_##S)));      \
             at = g + vi##S##_min_where(v##S##_eq(bv, bv), e);                                      \
         }                                                                                          \
         for (; i < n; i++) {                                                                       \

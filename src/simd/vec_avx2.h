@@ -332,13 +332,14 @@ static inline vif64 vif64_iota(void) {
     return _mm256_setr_epi64x(0, 1, 2, 3);
 }
 
+/* Halves folded in registers: through memory, the store and the eight reloads had cost a
+ * store-forwarding wait on every call, once per run of argmin and argmax. */
 static inline int64_t vif32_min_where(vmf32 k, vif32 r) {
-    int32_t l[8];
-    vif32_store(l, vif32_select(_mm256_set1_epi32(INT32_MAX), k, r));
-    int32_t m = l[0];
-    for (int i = 1; i < 8; i++)
-        m = l[i] < m ? l[i] : m;
-    return m;
+    __m256i v = vif32_select(_mm256_set1_epi32(INT32_MAX), k, r);
+    __m128i m = _mm_min_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_min_epi32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm_min_epi32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_cvtsi128_si32(m);
 }
 static inline int64_t vif64_min_where(vmf64 k, vif64 r) {
     int64_t l[4];

@@ -19,7 +19,7 @@ extern "C" {
 typedef struct kb_usage_sample {
     int64_t at_ns;
     double busy_cpus;            /* every process and the kernel, idle and iowait excluded */
-    double own_cpus;             /* this process and its descendants (baseline runners and theirs) */
+    double own_cpus;             /* this process and its descendants (the baseline runners) */
     double others_cpus;          /* busy_cpus - own_cpus, at least 0: other processes */
     double steal_cpus;           /* time the hypervisor ran other guests on these CPUs */
     double load1;                /* the 1-minute load average; -1 when unknown */

@@ -111,8 +111,8 @@ static int by_pid(const void *a, const void *b) {
  * are its children, and a runner's library may start processes of its own (JAX's compiler
  * worker), whose work is the run's too. Every process's parent is read from /proc (the
  * kernel's lists of children, /proc/PID/task/TID/children, need CONFIG_PROC_CHILDREN, which
- * not every kernel has), and descendants are marked generation by generation (a parent found by its
- * pid). */
+ * not every kernel has), and descendants are marked generation by generation (a parent found
+ * by its pid). */
 static unsigned long long own_ticks(void) {
     long self = (long)getpid();
     unsigned long long total = 0;

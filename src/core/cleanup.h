@@ -3,10 +3,10 @@
 
 /* Files and directories a process is making, removed if SIGINT, SIGTERM or SIGHUP ends it
  * first: temporaries beside outputs, the baselines' shared directory and the files in it.
- * The first hold (every registration holds) installs the handler, for each of those signals whose
- * action is still the default (a program's own handler, or an ignored signal, is left alone). The
- * handler removes what is registered, newest first (so a directory after the files in it),
- * then ends the process by the same signal, as if kbench had not caught it.
+ * The first hold (every registration holds) installs the handler, for each of those signals
+ * whose action is still the default (a program's own handler, or an ignored signal, is left
+ * alone). The handler removes what is registered, newest first (so a directory after the files
+ * in it), then ends the process by the same signal, as if kbench had not caught it.
  *
  * At most KB_CLEANUP_MAX paths at once; beyond that, kb_cleanup_add fails (KB_ENOMEM). Any
  * thread may add and forget (a mutex orders them); a handler running on another thread sees

@@ -8,8 +8,8 @@
  *          columns, and blocks of rows are reduced into a tile of columns by the cols
  *          kernels, so memory is read once, front to back.
  *
- * Blocks group into chunks of about KB_REDUCE_CHUNK_ELEMENTS; a chunk is the unit of work a thread
- * takes. Block partials combine pairwise within a chunk and chunk partials pairwise across
+ * Blocks group into chunks of about KB_REDUCE_CHUNK_ELEMENTS; a thread takes whole chunks. Block
+ * partials combine pairwise within a chunk and chunk partials pairwise across
  * chunks (cols sums: a chunk's rows add into one row of double sums, and the chunks' rows add
  * in order), and the chunking depends only on the shape, so any thread count gives the same
  * bits. */
@@ -27,6 +27,9 @@
  * arrays from 128 Ki elements up, large enough that a chunk's work dwarfs its bookkeeping. */
 #define KB_REDUCE_CHUNK_ELEMENTS 65536
 #define KB_REDUCE_CHUNK_BLOCKS (KB_REDUCE_CHUNK_ELEMENTS / KB_REDUCE_BLOCK)
+/* Whole blocks of a run read from memory in one rows kernel call (inner_chunks): NSTREAMS
+ * streams of about 85 blocks (2.7 MiB of float64) each. */
+#define KB_REDUCE_GROUP_BLOCKS 256
 /* The cols mode's blocks and chunks are sized by a nominal tile of at most this many columns,
  * which depends on the shape alone, so that the result does too. */
 #define KB_REDUCE_TILE 512
@@ -134,34 +137,53 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
     return r;
 }
 
-/* The sums or the extremes of group whole blocks from x, adjacent, as the rows of one rows
- * kernel call, which reads NSTREAMS of them at once (reduce_sum.h, reduce_rows.h): the values
- * run_block gives them, bit for bit. False, and nothing done, for the other ops. */
+/* The partials of group whole blocks from x, adjacent, the first with flat index first, as the
+ * rows of one rows kernel call, which reads NSTREAMS of them at once (reduce_sum.h,
+ * reduce_rows.h, reduce_arg.h): the partials run_block gives them, bit for bit. False, and
+ * nothing done, for var and std. */
 static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *x,
-                           int64_t group, double *out) {
+                           int64_t group, int64_t first, kb_partial *out) {
     int64_t stride = KB_REDUCE_BLOCK * (int64_t)p->itemsize;
     bool f32 = p->in_dtype == KB_F32, max = p->op == KB_REDUCE_MAX;
+    double values[KB_REDUCE_GROUP_BLOCKS];
     switch (p->op) {
         case KB_REDUCE_SUM:
         case KB_REDUCE_MEAN:
-            sum_kernels(p, k)->rows(x, group, stride, KB_REDUCE_BLOCK, out, true);
-            return true;
+            sum_kernels(p, k)->rows(x, group, stride, KB_REDUCE_BLOCK, values, true);
+            break;
         case KB_REDUCE_MIN:
         case KB_REDUCE_MAX:
             if (f32) {
-                float values[KB_REDUCE_CHUNK_BLOCKS];
+                float v32[KB_REDUCE_GROUP_BLOCKS];
                 (max ? k->max_rows_f32 : k->min_rows_f32)(x, group, stride, KB_REDUCE_BLOCK,
-                                                          (char *)values, sizeof *values, true);
+                                                          (char *)v32, sizeof *v32, true);
                 for (int64_t g = 0; g < group; g++)
-                    out[g] = values[g];
+                    values[g] = v32[g];
             } else {
                 (max ? k->max_rows_f64 : k->min_rows_f64)(x, group, stride, KB_REDUCE_BLOCK,
-                                                          (char *)out, sizeof *out, true);
+                                                          (char *)values, sizeof *values, true);
+            }
+            break;
+        case KB_REDUCE_ARGMIN:
+        case KB_REDUCE_ARGMAX: {
+            int64_t index[KB_REDUCE_GROUP_BLOCKS];
+            bool argmax = p->op == KB_REDUCE_ARGMAX;
+            (f32 ? (argmax ? k->argmax_rows_f32 : k->argmin_rows_f32)
+                 : (argmax ? k->argmax_rows_f64 : k->argmin_rows_f64))(
+                x, group, stride, KB_REDUCE_BLOCK, index, true);
+            for (int64_t g = 0; g < group; g++) {
+                int64_t i = g * KB_REDUCE_BLOCK + index[g];
+                out[g] =
+                    (kb_partial){.a = load(p, x + i * (int64_t)p->itemsize), .index = first + i};
             }
             return true;
+        }
         default:
             return false;
     }
+    for (int64_t g = 0; g < group; g++)
+        out[g] = (kb_partial){.a = values[g]};
+    return true;
 }
 
 typedef struct inner_shape {
@@ -171,37 +193,41 @@ typedef struct inner_shape {
     int64_t chunks;  /* chunks per output */
 } inner_shape;
 
-static kb_partial inner_chunk(const kb_reduce_plan *p, const kb_reduce_kernels *k,
-                              const inner_shape *s, const char *base, int64_t chunk) {
-    kb_partial storage[8];
+/* The partials of chunks c0 to c1 - 1 of one output into out. From memory, the whole blocks
+ * that follow each other in a run go as the rows of one call, up to KB_REDUCE_GROUP_BLOCKS and
+ * across the chunks' bounds, so that memory sees NSTREAMS long streams (a chunk's 16 blocks
+ * made streams of five blocks, and one block alone); each block keeps the partial it has alone,
+ * and each chunk's partials combine as they did. */
+static void inner_chunks(const kb_reduce_plan *p, const kb_reduce_kernels *k, const inner_shape *s,
+                         const char *base, int64_t c0, int64_t c1, kb_partial *out) {
+    kb_partial storage[8], parts[KB_REDUCE_GROUP_BLOCKS];
     kb_pairwise pw;
     kb_pairwise_init(&pw, p->op, 1, storage);
-    int64_t b0 = chunk * KB_REDUCE_CHUNK_BLOCKS;
-    int64_t b1 = b0 + KB_REDUCE_CHUNK_BLOCKS < s->blocks ? b0 + KB_REDUCE_CHUNK_BLOCKS : s->blocks;
-    for (int64_t b = b0; b < b1;) {
+    int64_t b = c0 * KB_REDUCE_CHUNK_BLOCKS;
+    int64_t end = c1 * KB_REDUCE_CHUNK_BLOCKS < s->blocks ? c1 * KB_REDUCE_CHUNK_BLOCKS : s->blocks;
+    while (b < end) {
         int64_t run = b / s->per_run, piece = b % s->per_run;
         int64_t start = piece * KB_REDUCE_BLOCK;
         int64_t n = s->run - start < KB_REDUCE_BLOCK ? s->run - start : KB_REDUCE_BLOCK;
         const char *x =
             base + kb_reduce_plan_roffset(p, p->nr - 1, run) + start * (int64_t)p->itemsize;
-        /* From memory, the whole blocks that follow in this run are the rows of one call,
-         * which reads several at once: the same bits as a block at a time, from more streams
-         * than one. */
-        int64_t whole = (s->run - start) / KB_REDUCE_BLOCK, group = b1 - b < whole ? b1 - b : whole;
-        double values[KB_REDUCE_CHUNK_BLOCKS];
-        if (p->far && group > 1 && blocks_as_rows(p, k, x, group, values)) {
-            for (int64_t g = 0; g < group; g++) {
-                kb_partial r = {.a = values[g]};
-                kb_pairwise_push(&pw, &r);
-            }
-            b += group;
-            continue;
+        int64_t group = (s->run - start) / KB_REDUCE_BLOCK;
+        if (group > end - b)
+            group = end - b;
+        if (group > KB_REDUCE_GROUP_BLOCKS)
+            group = KB_REDUCE_GROUP_BLOCKS;
+        if (!(p->far && group > 1 && blocks_as_rows(p, k, x, group, run * s->run + start, parts))) {
+            parts[0] = run_block(p, k, x, n, run * s->run + start, s->blocks > 1);
+            group = 1;
         }
-        kb_partial r = run_block(p, k, x, n, run * s->run + start, s->blocks > 1);
-        kb_pairwise_push(&pw, &r);
-        b++;
+        for (int64_t g = 0; g < group; g++) {
+            kb_pairwise_push(&pw, &parts[g]);
+            if (++b % KB_REDUCE_CHUNK_BLOCKS == 0 || b == end) {
+                *out++ = *kb_pairwise_finish(&pw);
+                kb_pairwise_init(&pw, p->op, 1, storage);
+            }
+        }
     }
-    return *kb_pairwise_finish(&pw);
 }
 
 static kb_status reduce_inner(const kb_reduce_plan *p, const kb_reduce_kernels *k, int threads) {
@@ -213,7 +239,8 @@ static kb_status reduce_inner(const kb_reduce_plan *p, const kb_reduce_kernels *
     int64_t tasks = p->nout * s.chunks;
     if (tasks == 1) {
         /* One output in one chunk (a small axis=None): no scratch, no thread team. */
-        kb_partial r = inner_chunk(p, k, &s, p->in, 0);
+        kb_partial r;
+        inner_chunks(p, k, &s, p->in, 0, 1, &r);
         return kb_reduce_store(p, &r, p->out);
     }
 
@@ -221,11 +248,20 @@ static kb_status reduce_inner(const kb_reduce_plan *p, const kb_reduce_kernels *
     if (!partials)
         return kb_fail(KB_ENOMEM, "out of memory for %lld partial results", (long long)tasks);
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
+    /* A thread's work goes a span of an output's chunks at a time: as many as a group of blocks
+     * holds, or a thread's share of them if that is fewer. The chunks' partials do not depend on
+     * the span. */
+    int64_t span = KB_REDUCE_GROUP_BLOCKS / KB_REDUCE_CHUNK_BLOCKS;
+    int64_t share = (s.chunks + threads - 1) / threads;
+    if (span > share)
+        span = share;
+    int64_t spans = (s.chunks + span - 1) / span;
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-    for (int64_t t = 0; t < tasks; t++) {
-        int64_t in_off, out_off;
-        kb_reduce_plan_koffsets(p, t / s.chunks, &in_off, &out_off);
-        partials[t] = inner_chunk(p, k, &s, p->in + in_off, t % s.chunks);
+    for (int64_t t = 0; t < p->nout * spans; t++) {
+        int64_t o = t / spans, c0 = t % spans * span, in_off, out_off;
+        int64_t c1 = c0 + span < s.chunks ? c0 + span : s.chunks;
+        kb_reduce_plan_koffsets(p, o, &in_off, &out_off);
+        inner_chunks(p, k, &s, p->in + in_off, c0, c1, partials + o * s.chunks + c0);
     }
 
     kb_status status = KB_OK;

@@ -526,6 +526,20 @@ static void check_from_memory(const kb_array *a, kb_reduce_op op, int axis, int 
              kb_dtype_name(a->dtype), kb_reduce_op_name(op), axis,
              kb_simd_name((kb_simd_level)level), way);
     check_threads(a, &args, where);
+    if (max_threads() > 1) {
+        /* three threads take other spans of chunks than one and two (inner_chunks) */
+        kb_array out1, out3;
+        kb_threads_set(1);
+        assert_int_equal(kb_reduce(a, &args, &out1), KB_OK);
+        kb_threads_set(3);
+        assert_int_equal(kb_reduce(a, &args, &out3), KB_OK);
+        kb_threads_set(max_threads());
+        size_t bytes = (size_t)kb_array_size(&out1) * kb_dtype_size(out1.dtype);
+        if (memcmp(out1.data, out3.data, bytes) != 0)
+            fail_msg("%s: 3 threads differ from 1", where);
+        kb_array_free(&out1);
+        kb_array_free(&out3);
+    }
 }
 
 static void inputs_from_memory_match_reference(void **state) {
@@ -565,6 +579,77 @@ static void inputs_from_memory_match_reference(void **state) {
                 for (size_t o = 0; o < nalong; o++) {
                     check_from_memory(&a, along[o], 1, level, way);
                     check_from_memory(&a, along[o], -1, level, way);
+                }
+            }
+            if (CASE_DIVISOR > 1)
+                break;
+        }
+        kb_array_free(&a);
+    }
+    kb_simd_set(KB_SIMD_AUTO_REQUEST);
+    kb_threads_set(max_threads());
+}
+
+/* argmin and argmax over all of an input from memory, whose whole blocks are read several at
+ * once: an extreme placed at the first or last element of a block, in blocks that each place of
+ * a chunk's rows holds (KB_REDUCE_BLOCK elements a block, 16 blocks a chunk), with an equal value
+ * later on, is found at its place at every level, each way of reading memory and thread count.
+ * The random values (within -100 and 100) elsewhere leave the found place to the kernels alone. */
+static void set_value(kb_array *a, int64_t i, double v) {
+    if (a->dtype == KB_F64)
+        ((double *)a->data)[i] = v;
+    else
+        ((float *)a->data)[i] = (float)v;
+}
+
+static void arg_over_all_from_memory_finds_the_place(void **state) {
+    (void)state;
+    static const kb_dtype dtypes[] = {KB_F64, KB_F32};
+    for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
+        int64_t item = (int64_t)kb_dtype_size(dtypes[d]);
+        int64_t shape[1] = {kb_cache_llc_bytes() / 2 / item + 12345};
+        int64_t blocks = shape[0] / KB_REDUCE_BLOCK;
+        kb_array a;
+        assert_int_equal(kb_array_new(&a, dtypes[d], 1, shape, KB_ORDER_C), KB_OK);
+        fill_random(&a, 0);
+        for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
+            if (!kb_simd_available((kb_simd_level)level))
+                continue;
+            kb_simd_set(level);
+            for (int way = CASE_DIVISOR > 1; way < 2; way++) {
+                kb_reduce_memory_set(way, !way);
+                for (int64_t b = 0; b < 40; b++) {
+                    int64_t block = b < 20 ? b : blocks - 1 - (b - 20) * 7;
+                    int64_t at = block * KB_REDUCE_BLOCK + (b % 2 ? KB_REDUCE_BLOCK - 1 : 0);
+                    int64_t tie = at + 3 * KB_REDUCE_BLOCK + 1;
+                    for (int max = 0; max < 2; max++) {
+                        double extreme = max ? 1000.0 : -1000.0;
+                        double old = (double)value_at(a.dtype, (char *)a.data + at * item);
+                        double old_tie =
+                            tie < shape[0] ? (double)value_at(a.dtype, (char *)a.data + tie * item)
+                                           : 0;
+                        set_value(&a, at, extreme);
+                        if (tie < shape[0])
+                            set_value(&a, tie, extreme);
+                        kb_reduce_args args =
+                            kb_reduce_args_all(max ? KB_REDUCE_ARGMAX : KB_REDUCE_ARGMIN);
+                        for (int threads = 1; threads <= max_threads(); threads++) {
+                            kb_threads_set(threads);
+                            kb_array out;
+                            assert_int_equal(kb_reduce(&a, &args, &out), KB_OK);
+                            int64_t found = *(const int64_t *)out.data;
+                            kb_array_free(&out);
+                            if (found != at)
+                                fail_msg("%s %s of %lld from memory, level %s, way %d, %d "
+                                         "threads: %lld, not %lld",
+                                         kb_dtype_name(a.dtype), max ? "argmax" : "argmin",
+                                         (long long)shape[0], kb_simd_name((kb_simd_level)level),
+                                         way, threads, (long long)found, (long long)at);
+                        }
+                        set_value(&a, at, old);
+                        if (tie < shape[0])
+                            set_value(&a, tie, old_tie);
+                    }
                 }
             }
             if (CASE_DIVISOR > 1)
@@ -882,6 +967,7 @@ int main(void) {
         cmocka_unit_test(large_float_views_match_reference),
         cmocka_unit_test(shapes_that_cross_blocks_and_chunks),
         cmocka_unit_test(inputs_from_memory_match_reference),
+        cmocka_unit_test(arg_over_all_from_memory_finds_the_place),
         cmocka_unit_test(narrow_columns_from_memory_match_reference),
         cmocka_unit_test(numpy_cases_that_must_hold_exactly),
         cmocka_unit_test(offset_float64_variance_stays_accurate),

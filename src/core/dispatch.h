@@ -17,7 +17,20 @@
  * table runs. The rule never touches the choice of
  * level: asking for a level that the build or the CPU lacks stays an error (kb_simd_set). */
 
+#include <stdatomic.h>
+#include <stdbool.h>
+
 #include "kbench/simd.h"
+
+/* The level calls run at once kb_simd_set or KB_SIMD made it known (core/simd.c), -1 before;
+ * kb_simd_known reads it without a call, ahead of kb_simd_current, for small calls whose
+ * whole cost is a few nanoseconds (kernels/reduce.c). */
+extern _Atomic int kb_simd_now;
+static inline bool kb_simd_known(kb_simd_level *out) {
+    int now = atomic_load_explicit(&kb_simd_now, memory_order_relaxed);
+    *out = (kb_simd_level)now;
+    return now >= 0;
+}
 
 /* One row per level, in kb_simd_level's order:
  *   X(ID, name, built, arch, cpu, fallback)

@@ -155,8 +155,10 @@ static kb_status check_available(int request, kb_simd_level *out) {
 }
 
 /* The level set through the API wins; otherwise KB_SIMD, resolved once. An invalid KB_SIMD
- * is remembered as an error and reported by every kb_simd_current call. */
-static _Atomic int api_level = -1;
+ * is remembered as an error and reported by every kb_simd_current call. kb_simd_now holds
+ * the level once either is known (core/dispatch.h), KB_SIMD's only if no level was set
+ * meanwhile. */
+_Atomic int kb_simd_now = -1;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static kb_simd_level env_level;
 static kb_status env_status;
@@ -177,19 +179,19 @@ kb_status kb_simd_set(int request) {
     kb_simd_level level;
     kb_status st = check_available(request, &level);
     if (st == KB_OK)
-        atomic_store(&api_level, (int)level);
+        atomic_store(&kb_simd_now, (int)level);
     return st;
 }
 
 kb_status kb_simd_current(kb_simd_level *out) {
-    int set = atomic_load(&api_level);
-    if (set >= 0) {
-        *out = (kb_simd_level)set;
+    if (kb_simd_known(out))
         return KB_OK;
-    }
     pthread_once(&env_once, resolve_env);
     if (env_status != KB_OK)
         return kb_fail(env_status, "KB_SIMD: %s", env_error);
-    *out = env_level;
+    int now = -1; /* or the level set since, which wins */
+    if (atomic_compare_exchange_strong(&kb_simd_now, &now, (int)env_level))
+        now = (int)env_level;
+    *out = (kb_simd_level)now;
     return KB_OK;
 }

@@ -20,7 +20,8 @@ static const kb_reduce_kernels *(*const tables[KB_SIMD_LEVEL_COUNT])(void) = {
  * of a small call. Racing first lookups store the same pointer. */
 static const kb_reduce_kernels *_Atomic looked_up[KB_SIMD_LEVEL_COUNT];
 
-const kb_reduce_kernels *kb_reduce_kernels_for(kb_simd_level level) {
+static inline __attribute__((always_inline)) const kb_reduce_kernels *
+kernels_at(kb_simd_level level) {
     if ((unsigned)level >= KB_SIMD_LEVEL_COUNT)
         level = KB_SIMD_SCALAR;
     const kb_reduce_kernels *k = atomic_load_explicit(&looked_up[level], memory_order_relaxed);
@@ -29,6 +30,10 @@ const kb_reduce_kernels *kb_reduce_kernels_for(kb_simd_level level) {
         atomic_store_explicit(&looked_up[level], k, memory_order_relaxed);
     }
     return k;
+}
+
+const kb_reduce_kernels *kb_reduce_kernels_for(kb_simd_level level) {
+    return kernels_at(level);
 }
 
 /* Small calls: the sum or mean of a whole 1-d contiguous float32 or float64 array of at most
@@ -46,10 +51,9 @@ static bool reduce_small(const kb_array *in, const kb_reduce_args *args, kb_arra
     if ((!f32 && in->dtype != KB_F64) || in->strides[0] != itemsize || n < 1 || n > KB_REDUCE_BLOCK)
         return false;
     kb_simd_level level;
-    if (kb_simd_current(&level) != KB_OK)
+    if (!kb_simd_known(&level) && kb_simd_current(&level) != KB_OK)
         return false;
-    double sum =
-        kb_reduce_kernels_for(level)->sum[f32 ? KB_SUM_F32 : KB_SUM_F64].run(in->data, n, false);
+    double sum = kernels_at(level)->sum[f32 ? KB_SUM_F32 : KB_SUM_F64].run(in->data, n, false);
     double value = args->op == KB_REDUCE_MEAN ? sum / (double)n : sum;
     if (f32) {
         float f = (float)value;

@@ -30,6 +30,7 @@
 /* Whole blocks of a run read from memory in one rows kernel call (inner_chunks): NSTREAMS
  * streams of about 85 blocks (2.7 MiB of float64) each. */
 #define KB_REDUCE_GROUP_BLOCKS 256
+#define KB_REDUCE_GROUP_CHUNKS (KB_REDUCE_GROUP_BLOCKS / KB_REDUCE_CHUNK_BLOCKS)
 /* The cols mode's blocks and chunks are sized by a nominal tile of at most this many columns,
  * which depends on the shape alone, so that the result does too. */
 #define KB_REDUCE_TILE 512
@@ -139,8 +140,8 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
 
 /* The partials of group whole blocks from x, adjacent, the first with flat index first, as the
  * rows of one rows kernel call, which reads NSTREAMS of them at once (reduce_sum.h,
- * reduce_rows.h, reduce_arg.h): the partials run_block gives them, bit for bit. False, and
- * nothing done, for var and std. */
+ * reduce_rows.h, reduce_arg.h, reduce_moments.h): the partials run_block gives them, bit for
+ * bit. False, and nothing done, for float32 var and std. */
 static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *x,
                            int64_t group, int64_t first, kb_partial *out) {
     int64_t stride = KB_REDUCE_BLOCK * (int64_t)p->itemsize;
@@ -164,6 +165,16 @@ static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, 
                                                           (char *)values, sizeof *values, true);
             }
             break;
+        case KB_REDUCE_VAR:
+        case KB_REDUCE_STD: {
+            if (f32)
+                return false;
+            double mean[KB_REDUCE_GROUP_BLOCKS], dsum[KB_REDUCE_GROUP_BLOCKS];
+            k->moments_rows_f64(x, group, stride, KB_REDUCE_BLOCK, values, mean, dsum, true);
+            for (int64_t g = 0; g < group; g++)
+                out[g] = kb_moments_partial((double)KB_REDUCE_BLOCK, mean[g], dsum[g], values[g]);
+            return true;
+        }
         case KB_REDUCE_ARGMIN:
         case KB_REDUCE_ARGMAX: {
             int64_t index[KB_REDUCE_GROUP_BLOCKS];
@@ -195,9 +206,9 @@ typedef struct inner_shape {
 
 /* The partials of chunks c0 to c1 - 1 of one output into out. From memory, the whole blocks
  * that follow each other in a run go as the rows of one call, up to KB_REDUCE_GROUP_BLOCKS and
- * across the chunks' bounds, so that memory sees NSTREAMS long streams (a chunk's 16 blocks
- * made streams of five blocks, and one block alone); each block keeps the partial it has alone,
- * and each chunk's partials combine as they did. */
+ * across the chunks' bounds, so that memory sees NSTREAMS long streams (a chunk's 16 blocks a
+ * call had made streams of five blocks and one block alone with three streams); each block
+ * keeps the partial it has alone, and each chunk's partials combine as they did. */
 static void inner_chunks(const kb_reduce_plan *p, const kb_reduce_kernels *k, const inner_shape *s,
                          const char *base, int64_t c0, int64_t c1, kb_partial *out) {
     kb_partial storage[8], parts[KB_REDUCE_GROUP_BLOCKS];
@@ -248,14 +259,15 @@ static kb_status reduce_inner(const kb_reduce_plan *p, const kb_reduce_kernels *
     if (!partials)
         return kb_fail(KB_ENOMEM, "out of memory for %lld partial results", (long long)tasks);
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
-    /* A thread's work goes a span of an output's chunks at a time: as many as a group of blocks
-     * holds, or a thread's share of them if that is fewer. The chunks' partials do not depend on
-     * the span. */
-    int64_t span = KB_REDUCE_GROUP_BLOCKS / KB_REDUCE_CHUNK_BLOCKS;
-    int64_t share = (s.chunks + threads - 1) / threads;
-    if (span > share)
-        span = share;
-    int64_t spans = (s.chunks + span - 1) / span;
+    /* A thread's work goes a span of an output's chunks at a time: at most as many as a group
+     * of blocks holds, and as many spans as make equal shares for the threads. The chunks'
+     * partials do not depend on the span. */
+    int64_t spans = (s.chunks + KB_REDUCE_GROUP_CHUNKS - 1) / KB_REDUCE_GROUP_CHUNKS;
+    spans = (spans + threads - 1) / threads * threads;
+    if (spans > s.chunks)
+        spans = s.chunks;
+    int64_t span = (s.chunks + spans - 1) / spans;
+    spans = (s.chunks + span - 1) / span;
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
     for (int64_t t = 0; t < p->nout * spans; t++) {
         int64_t o = t / spans, c0 = t % spans * span, in_off, out_off;
@@ -1070,8 +1082,11 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         for (int64_t b = 0; b < batches; b++) {
             double dev[KB_REDUCE_ROWS_BATCH];
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
-            (f32 ? k->moments_rows_f32 : k->moments_rows_f64)(p->in + o0 * p->kin[0], rows,
-                                                              p->kin[0], n, dev, p->far);
+            if (f32)
+                k->moments_rows_f32(p->in + o0 * p->kin[0], rows, p->kin[0], n, dev, p->far);
+            else
+                k->moments_rows_f64(p->in + o0 * p->kin[0], rows, p->kin[0], n, dev, NULL, NULL,
+                                    p->far);
             void *out = p->out + o0 * p->kout[0];
             if (f32)
                 (root ? k->store_sqrt_f32 : k->store_f32)(dev, rows, dof, out);

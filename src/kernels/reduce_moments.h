@@ -61,13 +61,62 @@ static void moments_f32(const float *x, int64_t n, float center, double *sum, do
  * memory idled: the hardware prefetchers run only a few lines ahead of demand, and while the second
  * pass worked on the cached block no demand reached memory. Measured on a 4096 x 4096 float64 var
  * at one thread (Zen 4): 20 GB/s without, 31 GB/s with, the DRAM load figure of kbench peaks
- * being 30. Prefetching past the end of the input is harmless (a prefetch never faults). */
+ * being 30. Prefetching past the end of the input is harmless (a prefetch never faults). Where
+ * rows or blocks from memory are read several at once (kb_reduce_streams), they go through
+ * moments_rows_f64's pipeline instead, which keeps memory busy without prefetches. */
 #define KB_TWO_PASS_LINE 64 /* bytes a prefetch brings; every target's line is at least this */
 
 static inline void two_pass_prefetch(const double *next, int64_t i) {
     enum { BYTES = KB_MOMENTS_NACC * VF64_LANES * (int)sizeof(double) };
     for (int b = 0; b < BYTES; b += KB_TWO_PASS_LINE)
         __builtin_prefetch((const char *)(next + i) + b, 0, 2);
+}
+
+/* A step of the sum of a row (sumd): NACC vectors from i, each into an accumulator of its own;
+ * and the row's end: its tail, from i, and the fold of the accumulators. Every form below sums a
+ * row by these, so that a row's sum has the same bits in all of them. */
+static inline __attribute__((always_inline)) void sumd_step_f64(vf64 a[KB_MOMENTS_NACC],
+                                                                const double *x, int64_t i) {
+    for (int k = 0; k < KB_MOMENTS_NACC; k++)
+        a[k] = vf64_add(a[k], vf64_load(x + i + k * VF64_LANES));
+}
+static inline __attribute__((always_inline)) double
+sumd_end_f64(vf64 a[KB_MOMENTS_NACC], const double *x, int64_t i, int64_t n) {
+    for (int64_t j = i; j < n; j += VF64_LANES)
+        a[0] =
+            vf64_add(a[0], n - j >= VF64_LANES ? vf64_load(x + j) : vf64_load_till(x + j, n - j));
+    return vf64_hsum(vf64_add(vf64_add(a[0], a[1]), vf64_add(a[2], a[3])));
+}
+
+/* The same for the squared deviations from c (sqdev): into a, and with DSUM the deviations
+ * themselves into s, half of them on the adders, half by fused multiply-adds (d * 1 + s rounds
+ * as d + s does), so that the extra sum costs the two kinds of unit alike. */
+static inline __attribute__((always_inline)) void sqdev_step_f64(int DSUM, vf64 a[KB_MOMENTS_NACC],
+                                                                 vf64 s[KB_MOMENTS_NACC],
+                                                                 const double *x, int64_t i,
+                                                                 vf64 c) {
+    vf64 one = vf64_set1(1);
+    for (int k = 0; k < KB_MOMENTS_NACC; k++) {
+        vf64 d = vf64_sub(vf64_load(x + i + k * VF64_LANES), c);
+        if (DSUM)
+            s[k] = k % 2 ? vf64_fma(d, one, s[k]) : vf64_add(s[k], d);
+        a[k] = vf64_fma(d, d, a[k]);
+    }
+}
+static inline __attribute__((always_inline)) double
+sqdev_end_f64(int DSUM, vf64 a[KB_MOMENTS_NACC], vf64 s[KB_MOMENTS_NACC], const double *x,
+              int64_t i, int64_t n, double center, double *dsum) {
+    vf64 c = vf64_set1(center);
+    for (; i < n; i += VF64_LANES) {
+        vf64 d = vf64_sub(
+            n - i >= VF64_LANES ? vf64_load(x + i) : vf64_load_till_or(x + i, n - i, center), c);
+        if (DSUM)
+            s[0] = vf64_add(s[0], d);
+        a[0] = vf64_fma(d, d, a[0]);
+    }
+    if (DSUM)
+        *dsum = vf64_hsum(vf64_add(vf64_add(s[0], s[1]), vf64_add(s[2], s[3])));
+    return vf64_hsum(vf64_add(vf64_add(a[0], a[1]), vf64_add(a[2], a[3])));
 }
 
 /* The sums of R rows of n elements, stride bytes apart, into out: a step of each row in turn,
@@ -88,15 +137,10 @@ sumd_body_f64(int R, int PF, const char *xv, int64_t stride, int64_t n, double *
         if (PF)
             two_pass_prefetch(x[0] + n, i);
         for (int q = 0; q < R; q++)
-            for (int k = 0; k < KB_MOMENTS_NACC; k++)
-                a[q][k] = vf64_add(a[q][k], vf64_load(x[q] + i + k * VF64_LANES));
+            sumd_step_f64(a[q], x[q], i);
     }
-    for (int q = 0; q < R; q++) {
-        for (int64_t j = i; j < n; j += VF64_LANES)
-            a[q][0] = vf64_add(a[q][0], n - j >= VF64_LANES ? vf64_load(x[q] + j)
-                                                            : vf64_load_till(x[q] + j, n - j));
-        out[q] = vf64_hsum(vf64_add(vf64_add(a[q][0], a[q][1]), vf64_add(a[q][2], a[q][3])));
-    }
+    for (int q = 0; q < R; q++)
+        out[q] = sumd_end_f64(a[q], x[q], i, n);
 }
 
 static double sumd_f64(const double *x, int64_t n, bool far) {
@@ -108,35 +152,66 @@ static double sumd_f64(const double *x, int64_t n, bool far) {
     return out;
 }
 
-/* With DSUM, the deviations are also summed, into *dsum: half of the accumulators add them on
- * the adders, half by fused multiply-adds (d * 1 + s rounds as d + s does), so that the extra
- * sum costs the two kinds of unit alike. */
 static inline __attribute__((always_inline)) double
 sqdev_body_f64(int PF, int DSUM, const double *x, int64_t n, double center, double *dsum) {
-    vf64 c = vf64_set1(center), one = vf64_set1(1), a[KB_MOMENTS_NACC], s[KB_MOMENTS_NACC];
+    vf64 c = vf64_set1(center), a[KB_MOMENTS_NACC], s[KB_MOMENTS_NACC];
     for (int k = 0; k < KB_MOMENTS_NACC; k++)
         a[k] = s[k] = vf64_zero();
     int64_t i = 0;
     for (; i + KB_MOMENTS_NACC * VF64_LANES <= n; i += KB_MOMENTS_NACC * VF64_LANES) {
         if (PF)
             two_pass_prefetch(x + n, i);
-        for (int k = 0; k < KB_MOMENTS_NACC; k++) {
-            vf64 d = vf64_sub(vf64_load(x + i + k * VF64_LANES), c);
-            if (DSUM)
-                s[k] = k % 2 ? vf64_fma(d, one, s[k]) : vf64_add(s[k], d);
-            a[k] = vf64_fma(d, d, a[k]);
+        sqdev_step_f64(DSUM, a, s, x, i, c);
+    }
+    return sqdev_end_f64(DSUM, a, s, x, i, n, center, dsum);
+}
+
+/* Rows of at least this many bytes go through the pipeline below: (100000, 32) float64 along
+ * axis 1 from memory took 1.5 times as long through it as a group's sums and then its deviations
+ * (its 36 accumulators spill, and short rows give the spills no loop to hide in), where 4096 x
+ * 4096 took 0.86-0.88 of the time (Zen 3, one thread). A page: the hardware prefetchers, which
+ * stop at a page's end, keep short adjacent rows coming on their own. */
+#define KB_MOMENTS_PIPELINE_BYTES 4096
+
+/* NSTREAMS rows of n elements (stride bytes apart) summed, as sumd_body_f64 sums them, while
+ * the deviations of NSTREAMS others (cur, as far apart) from their means are squared and summed
+ * (and with DSUM, summed), as sqdev_body_f64 does: the rows of one group of a row pipeline from
+ * memory, and the rows of the group before, from L2, in one loop, so that memory is never left
+ * waiting for a second pass (moments_rows_f64). */
+static inline __attribute__((always_inline)) void
+sumd_sqdev_body_f64(int DSUM, const char *next, const char *cur, int64_t stride, int64_t n,
+                    const double *mean, double *sums, double *m2, double *dsum) {
+    enum { R = NSTREAMS };
+    const double *x[R], *y[R];
+    vf64 a[R][KB_MOMENTS_NACC], b[R][KB_MOMENTS_NACC], s[R][KB_MOMENTS_NACC], c[R];
+    for (int q = 0; q < R; q++) {
+        x[q] = (const double *)(const void *)(next + q * stride);
+        y[q] = (const double *)(const void *)(cur + q * stride);
+        c[q] = vf64_set1(mean[q]);
+        for (int k = 0; k < KB_MOMENTS_NACC; k++)
+            a[q][k] = b[q][k] = s[q][k] = vf64_zero();
+    }
+    int64_t i = 0;
+    for (; i + KB_MOMENTS_NACC * VF64_LANES <= n; i += KB_MOMENTS_NACC * VF64_LANES)
+        for (int q = 0; q < R; q++) {
+            sumd_step_f64(a[q], x[q], i);
+            sqdev_step_f64(DSUM, b[q], s[q], y[q], i, c[q]);
         }
+    for (int q = 0; q < R; q++) {
+        sums[q] = sumd_end_f64(a[q], x[q], i, n);
+        m2[q] = sqdev_end_f64(DSUM, b[q], s[q], y[q], i, n, mean[q], dsum ? &dsum[q] : NULL);
     }
-    for (; i < n; i += VF64_LANES) {
-        vf64 d = vf64_sub(
-            n - i >= VF64_LANES ? vf64_load(x + i) : vf64_load_till_or(x + i, n - i, center), c);
-        if (DSUM)
-            s[0] = vf64_add(s[0], d);
-        a[0] = vf64_fma(d, d, a[0]);
-    }
-    if (DSUM)
-        *dsum = vf64_hsum(vf64_add(vf64_add(s[0], s[1]), vf64_add(s[2], s[3])));
-    return vf64_hsum(vf64_add(vf64_add(a[0], a[1]), vf64_add(a[2], a[3])));
+}
+
+/* The pipeline's step, a function of its own: inlined, its spilled accumulators made the rest of
+ * moments_rows_f64 slower too ((100000, 32) float64 along axis 1: 1.3 times as long). */
+static __attribute__((noinline)) void sumd_sqdev_f64(const char *next, const char *cur,
+                                                     int64_t stride, int64_t n, const double *mean,
+                                                     double *sums, double *m2, double *dsum) {
+    if (dsum)
+        sumd_sqdev_body_f64(1, next, cur, stride, n, mean, sums, m2, dsum);
+    else
+        sumd_sqdev_body_f64(0, next, cur, stride, n, mean, sums, m2, NULL);
 }
 
 static double sqdev_f64(const double *x, int64_t n, double center, double *dsum, bool far) {
@@ -149,15 +224,15 @@ static double sqdev_f64(const double *x, int64_t n, double center, double *dsum,
 
 /* M2 (the sum of squared deviations from the mean) of each of rows rows of n elements, stride
  * bytes apart, into dev: the run's forms above for rows longer than four vectors (of the
- * input's type), else VF64_LANES rows at a time, each row's elements added into one vector
- * (float32: its deviations from its first element and their squares, in one pass, finished as
- * moments_f32's callers finish; float64: the sum, then the squared deviations from the mean,
- * re-reading the row from L1), and the group's vectors across into one vector of their sums
- * (vf64_hsum_many): one horizontal sum a row, and a kernel call and a division a row, had taken
- * most of the time of a (100000, 32) float32 std along axis 1 (23% of the L3 load bandwidth,
- * one thread, Zen 4). The lanes past n load the center, deviating by nothing, or zero, adding
- * nothing. The last group is padded with copies of its first row, so that a row's result has
- * the same bits wherever it falls. */
+ * input's type) and whenever float64's mean and dsum are asked for too, else VF64_LANES rows at a
+ * time, each row's elements added into one vector (float32: its deviations from its first element
+ * and their squares, in one pass, finished as moments_f32's callers finish; float64: the sum, then
+ * the squared deviations from the mean, re-reading the row from L1), and the group's vectors across
+ * into one vector of their sums (vf64_hsum_many): one horizontal sum a row, and a kernel call and a
+ * division a row, had taken most of the time of a (100000, 32) float32 std along axis 1 (23% of the
+ * L3 load bandwidth, one thread, Zen 4). The lanes past n load the center, deviating by nothing, or
+ * zero, adding nothing. The last group is padded with copies of its first row, so that a row's
+ * result has the same bits wherever it falls. */
 #define KB_MOMENTS_SHORT_VECTORS 4
 
 static inline vf64 moments_row_dev_f32(const float *r, int64_t n, vf64 *sq) {
@@ -236,24 +311,58 @@ static inline vf64 moments_row_sqdev_f64(const double *r, int64_t n, double mean
 }
 
 static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
-                             bool far) {
+                             double *mean, double *dsum, bool far) {
     enum { G = VF64_LANES };
-    if (n > KB_MOMENTS_SHORT_VECTORS * VF64_LANES) {
-        /* from memory, NSTREAMS ranges of rows: the sums of a row of each at once, then each
-         * row's deviations from L2 */
+    if (n > KB_MOMENTS_SHORT_VECTORS * VF64_LANES || mean) {
+        /* from memory, NSTREAMS ranges of rows, a row of each at once: the sums of a group of
+         * such rows, then their deviations from L2, or, for rows of KB_MOMENTS_PIPELINE_BYTES
+         * or more, the sums of each group while the group before takes its deviations */
         int64_t part = far && kb_reduce_streams() ? rows / NSTREAMS : 0;
-        for (int64_t k = 0; k < part; k++) {
+        bool pipeline = n * (int64_t)sizeof(double) >= KB_MOMENTS_PIPELINE_BYTES;
+        for (int64_t k = 0; k < part && !pipeline; k++) {
             double sums[NSTREAMS];
             sumd_body_f64(NSTREAMS, 0, x + k * stride, part * stride, n, sums);
+            for (int q = 0; q < NSTREAMS; q++) {
+                int64_t i = k + q * part;
+                const double *r = (const double *)(const void *)(x + i * stride);
+                double center = sums[q] / (double)n;
+                if (dsum)
+                    dev[i] = sqdev_f64(r, n, center, &dsum[i], false);
+                else
+                    dev[i] = sqdev_f64(r, n, center, NULL, false);
+                if (mean)
+                    mean[i] = center;
+            }
+        }
+        double sums[NSTREAMS], m[NSTREAMS], m2[NSTREAMS], d[NSTREAMS];
+        for (int64_t k = 0; k < part && pipeline; k++) {
+            const char *cur = x + k * stride;
+            if (k == 0)
+                sumd_body_f64(NSTREAMS, 0, cur, part * stride, n, sums);
             for (int q = 0; q < NSTREAMS; q++)
-                dev[k + q * part] =
-                    sqdev_f64((const double *)(const void *)(x + (k + q * part) * stride), n,
-                              sums[q] / (double)n, NULL, false);
+                m[q] = sums[q] / (double)n;
+            if (k + 1 < part)
+                sumd_sqdev_f64(cur + stride, cur, part * stride, n, m, sums, m2, dsum ? d : NULL);
+            else
+                for (int q = 0; q < NSTREAMS; q++) {
+                    const double *r = (const double *)(const void *)(cur + q * part * stride);
+                    m2[q] = sqdev_f64(r, n, m[q], &d[q], false);
+                }
+            for (int q = 0; q < NSTREAMS; q++) {
+                int64_t i = k + q * part;
+                dev[i] = m2[q];
+                if (mean)
+                    mean[i] = m[q];
+                if (dsum)
+                    dsum[i] = d[q];
+            }
         }
         for (int64_t i = NSTREAMS * part; i < rows; i++) {
             const double *r = (const double *)(const void *)(x + i * stride);
-            /* a row's M2 is final: the mean's rounding costs it n * d^2 only */
-            dev[i] = sqdev_f64(r, n, sumd_f64(r, n, far) / (double)n, NULL, far);
+            double center = sumd_f64(r, n, far) / (double)n;
+            dev[i] = sqdev_f64(r, n, center, dsum ? &dsum[i] : NULL, far);
+            if (mean)
+                mean[i] = center;
         }
         return;
     }
@@ -264,10 +373,10 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
         vf64 v[G];
         for (int q = 0; q < G; q++)
             v[q] = moments_row_sum_f64(r[q], n);
-        double mean[G], m2[G];
-        vf64_store(mean, vf64_div(vf64_hsum_many(v), vf64_set1((double)n)));
+        double means[G], m2[G];
+        vf64_store(means, vf64_div(vf64_hsum_many(v), vf64_set1((double)n)));
         for (int q = 0; q < G; q++)
-            v[q] = moments_row_sqdev_f64(r[q], n, mean[q]);
+            v[q] = moments_row_sqdev_f64(r[q], n, means[q]);
         vf64_store(m2, vf64_hsum_many(v));
         for (int q = 0; q < G && i + q < rows; q++)
             dev[i + q] = m2[q];

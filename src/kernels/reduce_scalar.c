@@ -326,11 +326,13 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
     }
 }
 static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
-                             bool far) {
+                             double *mean, double *dsum, bool far) {
     for (int64_t i = 0; i < rows; i++) {
         const double *r = ROW(double, x, i, stride);
-        /* a row's M2 is final: the mean's rounding costs it n * d^2 only */
-        dev[i] = sqdev_f64(r, n, sumd_f64(r, n, far) / (double)n, NULL, far);
+        double center = sumd_f64(r, n, far) / (double)n;
+        dev[i] = sqdev_f64(r, n, center, dsum ? &dsum[i] : NULL, far);
+        if (mean)
+            mean[i] = center;
     }
 }
 static void sumd_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc) {

@@ -579,6 +579,61 @@ static void rows_sums(void **state) {
             rows_sums_case(f32, 1 + test_rng_below(&rng, 9), long_rows[i], test_rng_below(&rng, 3));
 }
 
+/* float64 var and std's rows form (moments_rows_f64) against its run kernels row by row: with
+ * the means and dsums asked for (whole blocks over all, reduce_float.c), each row's mean, dsum
+ * and M2 have the bits sumd_f64 and sqdev_f64 give it alone, and without them, long rows' M2
+ * too; near and far, where rows from memory go NSTREAMS at once, each group's sums taken
+ * while the group before takes its deviations (row counts of one to four groups and a rest). */
+static bool same_bits(double a, double b) {
+    return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
+}
+
+static void moments_rows_case(int64_t rows, int64_t n, int64_t pad) {
+    int64_t stride = (n + pad) * 8;
+    double *v = malloc((size_t)n * sizeof *v);
+    double *dev = malloc((size_t)rows * 3 * sizeof *dev), *mean = dev + rows, *dsum = mean + rows;
+    assert_true(v && dev);
+    buffer b = buffer_new((rows - 1) * stride + n * 8, 8);
+    for (int64_t i = 0; i < rows; i++) {
+        generate(v, n, (kind)test_rng_below(&rng, KINDS), NAN_ANYWHERE);
+        memcpy(b.data + i * stride, v, (size_t)n * sizeof *v);
+    }
+    for (int l = 0; l < nlevels; l++) {
+        const kb_reduce_kernels *t = levels[l].table;
+        for (int ask = 0; ask < 2; ask++)
+            for (int far = 0; far < 2; far++) {
+                if (!ask && n <= 32) /* short rows, at some widths: another form */
+                    continue;
+                for (int64_t i = 0; i < 3 * rows; i++)
+                    dev[i] = -1234.5; /* so that a row left unwritten shows */
+                t->moments_rows_f64(b.data, rows, stride, n, dev, ask ? mean : NULL,
+                                    ask ? dsum : NULL, far);
+                for (int64_t i = 0; i < rows; i++) {
+                    const double *r = (const double *)(const void *)(b.data + i * stride);
+                    double center = t->sumd_f64(r, n, false) / (double)n, d;
+                    double m2 = t->sqdev_f64(r, n, center, &d, false);
+                    if (!same_bits(dev[i], m2) ||
+                        (ask && (!same_bits(mean[i], center) || !same_bits(dsum[i], d))))
+                        fail_msg("%s moments_rows_f64 rows=%lld n=%lld far=%d means=%d row %lld: "
+                                 "M2 %a mean %a dsum %a, alone %a %a %a",
+                                 kb_simd_name(levels[l].id), (long long)rows, (long long)n, far,
+                                 ask, (long long)i, dev[i], ask ? mean[i] : 0.0,
+                                 ask ? dsum[i] : 0.0, m2, center, d);
+                }
+            }
+    }
+    free(b.base);
+    free(v);
+    free(dev);
+}
+
+static void moments_rows(void **state) {
+    static const int64_t lengths[] = {5, 23, 33, 257, 1031, KB_REDUCE_BLOCK};
+    for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++)
+        for (int64_t rows = 1; rows <= 18; rows++) /* to four groups of four, and two */
+            moments_rows_case(rows, lengths[i], test_rng_below(&rng, 3));
+}
+
 /* ---- Cols ---- */
 typedef struct cols_case {
     bool f32;
@@ -1155,6 +1210,7 @@ int main(void) {
         cmocka_unit_test(cols_f32),     cmocka_unit_test(cols_f64),
         cmocka_unit_test(widened_sums), cmocka_unit_test(stores_round_once),
         cmocka_unit_test(narrow_rows),  cmocka_unit_test(rows_sums),
+        cmocka_unit_test(moments_rows),
     };
     /* Rows from memory read several at once, whatever this machine's choice (kb_reduce_streams):
      * their bits are held to those of one row at a time. */

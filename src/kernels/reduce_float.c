@@ -31,6 +31,7 @@
  * streams of about 85 blocks (2.7 MiB of float64) each. */
 #define KB_REDUCE_GROUP_BLOCKS 256
 #define KB_REDUCE_GROUP_CHUNKS (KB_REDUCE_GROUP_BLOCKS / KB_REDUCE_CHUNK_BLOCKS)
+_Static_assert(KB_REDUCE_GROUP_CHUNKS >= 1, "a group of blocks holds a chunk at least");
 /* The cols mode's blocks and chunks are sized by a nominal tile of at most this many columns,
  * which depends on the shape alone, so that the result does too. */
 #define KB_REDUCE_TILE 512
@@ -260,10 +261,11 @@ static kb_status reduce_inner(const kb_reduce_plan *p, const kb_reduce_kernels *
         return kb_fail(KB_ENOMEM, "out of memory for %lld partial results", (long long)tasks);
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
     /* A thread's work goes a span of an output's chunks at a time: at most as many as a group
-     * of blocks holds, and as many spans as make equal shares for the threads. The chunks'
-     * partials do not depend on the span. */
+     * of blocks holds, and, when the outputs are fewer than the threads, as many spans as make
+     * equal shares for them. The chunks' partials do not depend on the span. */
     int64_t spans = (s.chunks + KB_REDUCE_GROUP_CHUNKS - 1) / KB_REDUCE_GROUP_CHUNKS;
-    spans = (spans + threads - 1) / threads * threads;
+    int64_t shares = parallel && p->nout < threads ? threads : 1;
+    spans = (spans + shares - 1) / shares * shares;
     if (spans > s.chunks)
         spans = s.chunks;
     int64_t span = (s.chunks + spans - 1) / spans;

@@ -105,9 +105,9 @@ typedef struct kb_reduce_kernels {
     /* M2, the sum of squared deviations from the mean, of each of rows rows of n elements
      * (n <= KB_REDUCE_BLOCK), stride bytes apart: float32 as moments_f32 with the row's first
      * element as the center, float64 in two passes, each row with the bits sumd_f64 and
-     * sqdev_f64 give it, and, unless mean is NULL, the mean and the dsum of sqdev_f64 in mean
-     * and dsum (far: from memory, rows several at once where kb_reduce_streams says so, each
-     * group's sums taken while the group before takes its deviations from L2; else a long
+     * sqdev_f64 give it, and, where mean and dsum are not NULL, the mean and the dsum of
+     * sqdev_f64 in them (far: from memory, rows several at once where kb_reduce_streams says so,
+     * each group's sums taken while the group before takes its deviations from L2; else a long
      * row's passes prefetch the next row, as sqdev_f64's do) */
     void (*moments_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
                              bool far);

@@ -224,7 +224,7 @@ static double sqdev_f64(const double *x, int64_t n, double center, double *dsum,
 
 /* M2 (the sum of squared deviations from the mean) of each of rows rows of n elements, stride
  * bytes apart, into dev: the run's forms above for rows longer than four vectors (of the
- * input's type) and whenever float64's mean and dsum are asked for too, else VF64_LANES rows at a
+ * input's type) and whenever float64's mean or dsum is asked for too, else VF64_LANES rows at a
  * time, each row's elements added into one vector (float32: its deviations from its first element
  * and their squares, in one pass, finished as moments_f32's callers finish; float64: the sum, then
  * the squared deviations from the mean, re-reading the row from L1), and the group's vectors across
@@ -313,7 +313,7 @@ static inline vf64 moments_row_sqdev_f64(const double *r, int64_t n, double mean
 static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
                              double *mean, double *dsum, bool far) {
     enum { G = VF64_LANES };
-    if (n > KB_MOMENTS_SHORT_VECTORS * VF64_LANES || mean) {
+    if (n > KB_MOMENTS_SHORT_VECTORS * VF64_LANES || mean || dsum) {
         /* from memory, NSTREAMS ranges of rows, a row of each at once: the sums of a group of
          * such rows, then their deviations from L2, or, for rows of KB_MOMENTS_PIPELINE_BYTES
          * or more, the sums of each group while the group before takes its deviations */

@@ -139,6 +139,24 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
     return r;
 }
 
+/* The rows kernels of a float32 or float64 min, max, argmin or argmax (reduce_kernels.h). */
+typedef void (*extreme_rows_kernel)(const char *x, int64_t rows, int64_t stride, int64_t n,
+                                    char *out, int64_t out_stride, bool far);
+typedef void (*arg_rows_kernel)(const char *x, int64_t rows, int64_t stride, int64_t n,
+                                int64_t *out, bool far);
+
+static extreme_rows_kernel extreme_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k) {
+    bool max = p->op == KB_REDUCE_MAX;
+    return p->in_dtype == KB_F32 ? (max ? k->max_rows_f32 : k->min_rows_f32)
+                                 : (max ? k->max_rows_f64 : k->min_rows_f64);
+}
+
+static arg_rows_kernel arg_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k) {
+    bool max = p->op == KB_REDUCE_ARGMAX;
+    return p->in_dtype == KB_F32 ? (max ? k->argmax_rows_f32 : k->argmin_rows_f32)
+                                 : (max ? k->argmax_rows_f64 : k->argmin_rows_f64);
+}
+
 /* The partials of group whole blocks from x, adjacent, the first with flat index first, as the
  * rows of one rows kernel call, which reads NSTREAMS of them at once (reduce_sum.h,
  * reduce_rows.h, reduce_arg.h, reduce_moments.h): the partials run_block gives them, bit for
@@ -146,7 +164,7 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
 static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *x,
                            int64_t group, int64_t first, kb_partial *out) {
     int64_t stride = KB_REDUCE_BLOCK * (int64_t)p->itemsize;
-    bool f32 = p->in_dtype == KB_F32, max = p->op == KB_REDUCE_MAX;
+    bool f32 = p->in_dtype == KB_F32;
     double values[KB_REDUCE_GROUP_BLOCKS];
     switch (p->op) {
         case KB_REDUCE_SUM:
@@ -157,13 +175,13 @@ static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, 
         case KB_REDUCE_MAX:
             if (f32) {
                 float v32[KB_REDUCE_GROUP_BLOCKS];
-                (max ? k->max_rows_f32 : k->min_rows_f32)(x, group, stride, KB_REDUCE_BLOCK,
-                                                          (char *)v32, sizeof *v32, true);
+                extreme_rows(p, k)(x, group, stride, KB_REDUCE_BLOCK, (char *)v32, sizeof *v32,
+                                   true);
                 for (int64_t g = 0; g < group; g++)
                     values[g] = v32[g];
             } else {
-                (max ? k->max_rows_f64 : k->min_rows_f64)(x, group, stride, KB_REDUCE_BLOCK,
-                                                          (char *)values, sizeof *values, true);
+                extreme_rows(p, k)(x, group, stride, KB_REDUCE_BLOCK, (char *)values,
+                                   sizeof *values, true);
             }
             break;
         case KB_REDUCE_VAR:
@@ -179,10 +197,7 @@ static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, 
         case KB_REDUCE_ARGMIN:
         case KB_REDUCE_ARGMAX: {
             int64_t index[KB_REDUCE_GROUP_BLOCKS];
-            bool argmax = p->op == KB_REDUCE_ARGMAX;
-            (f32 ? (argmax ? k->argmax_rows_f32 : k->argmin_rows_f32)
-                 : (argmax ? k->argmax_rows_f64 : k->argmin_rows_f64))(
-                x, group, stride, KB_REDUCE_BLOCK, index, true);
+            arg_rows(p, k)(x, group, stride, KB_REDUCE_BLOCK, index, true);
             for (int64_t g = 0; g < group; g++) {
                 int64_t i = g * KB_REDUCE_BLOCK + index[g];
                 out[g] =
@@ -1100,10 +1115,7 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
     if ((p->op == KB_REDUCE_ARGMIN || p->op == KB_REDUCE_ARGMAX) && p->nk == 1 &&
         p->out_dtype == KB_INT64 && p->kout[0] == (int64_t)sizeof(int64_t)) {
         /* Indices of many rows per kernel call, stored by it. */
-        bool f32 = p->in_dtype == KB_F32, max = p->op == KB_REDUCE_ARGMAX;
-        void (*rows_kernel)(const char *, int64_t, int64_t, int64_t, int64_t *, bool) =
-            f32 ? (max ? k->argmax_rows_f32 : k->argmin_rows_f32)
-                : (max ? k->argmax_rows_f64 : k->argmin_rows_f64);
+        arg_rows_kernel rows_kernel = arg_rows(p, k);
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
         for (int64_t b = 0; b < batches; b++) {
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
@@ -1114,10 +1126,7 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
     }
     if ((p->op == KB_REDUCE_MIN || p->op == KB_REDUCE_MAX) && p->nk == 1) {
         /* Extremes of many rows per kernel call, stored by it (they keep the input's type). */
-        bool f32 = p->in_dtype == KB_F32, max = p->op == KB_REDUCE_MAX;
-        void (*rows_kernel)(const char *, int64_t, int64_t, int64_t, char *, int64_t, bool) =
-            f32 ? (max ? k->max_rows_f32 : k->min_rows_f32)
-                : (max ? k->max_rows_f64 : k->min_rows_f64);
+        extreme_rows_kernel rows_kernel = extreme_rows(p, k);
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
         for (int64_t b = 0; b < batches; b++) {
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);

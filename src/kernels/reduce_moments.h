@@ -319,42 +319,46 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
          * or more, the sums of each group while the group before takes its deviations */
         int64_t part = far && kb_reduce_streams() ? rows / NSTREAMS : 0;
         bool pipeline = n * (int64_t)sizeof(double) >= KB_MOMENTS_PIPELINE_BYTES;
-        for (int64_t k = 0; k < part && !pipeline; k++) {
-            double sums[NSTREAMS];
-            sumd_body_f64(NSTREAMS, 0, x + k * stride, part * stride, n, sums);
-            for (int q = 0; q < NSTREAMS; q++) {
-                int64_t i = k + q * part;
-                const double *r = (const double *)(const void *)(x + i * stride);
-                double center = sums[q] / (double)n;
-                if (dsum)
-                    dev[i] = sqdev_f64(r, n, center, &dsum[i], false);
-                else
-                    dev[i] = sqdev_f64(r, n, center, NULL, false);
-                if (mean)
-                    mean[i] = center;
-            }
-        }
-        double sums[NSTREAMS], m[NSTREAMS], m2[NSTREAMS], d[NSTREAMS];
-        for (int64_t k = 0; k < part && pipeline; k++) {
-            const char *cur = x + k * stride;
-            if (k == 0)
-                sumd_body_f64(NSTREAMS, 0, cur, part * stride, n, sums);
-            for (int q = 0; q < NSTREAMS; q++)
-                m[q] = sums[q] / (double)n;
-            if (k + 1 < part)
-                sumd_sqdev_f64(cur + stride, cur, part * stride, n, m, sums, m2, dsum ? d : NULL);
-            else
+        if (!pipeline) {
+            for (int64_t k = 0; k < part; k++) {
+                double sums[NSTREAMS];
+                sumd_body_f64(NSTREAMS, 0, x + k * stride, part * stride, n, sums);
                 for (int q = 0; q < NSTREAMS; q++) {
-                    const double *r = (const double *)(const void *)(cur + q * part * stride);
-                    m2[q] = sqdev_f64(r, n, m[q], &d[q], false);
+                    int64_t i = k + q * part;
+                    const double *r = (const double *)(const void *)(x + i * stride);
+                    double center = sums[q] / (double)n;
+                    if (dsum)
+                        dev[i] = sqdev_f64(r, n, center, &dsum[i], false);
+                    else
+                        dev[i] = sqdev_f64(r, n, center, NULL, false);
+                    if (mean)
+                        mean[i] = center;
                 }
-            for (int q = 0; q < NSTREAMS; q++) {
-                int64_t i = k + q * part;
-                dev[i] = m2[q];
-                if (mean)
-                    mean[i] = m[q];
-                if (dsum)
-                    dsum[i] = d[q];
+            }
+        } else {
+            double sums[NSTREAMS], m[NSTREAMS], m2[NSTREAMS], d[NSTREAMS];
+            for (int64_t k = 0; k < part; k++) {
+                const char *cur = x + k * stride;
+                if (k == 0)
+                    sumd_body_f64(NSTREAMS, 0, cur, part * stride, n, sums);
+                for (int q = 0; q < NSTREAMS; q++)
+                    m[q] = sums[q] / (double)n;
+                if (k + 1 < part)
+                    sumd_sqdev_f64(cur + stride, cur, part * stride, n, m, sums, m2,
+                                   dsum ? d : NULL);
+                else
+                    for (int q = 0; q < NSTREAMS; q++) {
+                        const double *r = (const double *)(const void *)(cur + q * part * stride);
+                        m2[q] = sqdev_f64(r, n, m[q], &d[q], false);
+                    }
+                for (int q = 0; q < NSTREAMS; q++) {
+                    int64_t i = k + q * part;
+                    dev[i] = m2[q];
+                    if (mean)
+                        mean[i] = m[q];
+                    if (dsum)
+                        dsum[i] = d[q];
+                }
             }
         }
         for (int64_t i = NSTREAMS * part; i < rows; i++) {

@@ -422,11 +422,14 @@ static inline vf64 moments_load_f64(const double *p) {
             if (PF)                                                                                \
                 UNROLL for (int q = 0; q < R; q++)                                                 \
                     __builtin_prefetch((const char *)(r[q] + j) + R * stride, 0, 2);               \
-            vf64 c = moments_load_##S(center + j), s = vf64_load(sum + j), t = vf64_load(sq + j);  \
+            vf64 nc = vf64_neg(moments_load_##S(center + j)), one = vf64_set1(1);                  \
+            vf64 s = vf64_load(sum + j), t = vf64_load(sq + j);                                    \
             UNROLL for (int g = 0; g < R; g += KB_MOMENTS_ROWS) {                                  \
                 vf64 d[KB_MOMENTS_ROWS];                                                           \
+                /* x - c as x * 1 - c: the same rounding, on the multiply pipes (the adds' pipes   \
+                 * were the busy ones) */                                                          \
                 UNROLL for (int q = 0; q < KB_MOMENTS_ROWS; q++) d[q] =                            \
-                    vf64_sub(moments_load_##S(r[g + q] + j), c);                                   \
+                    vf64_fma(moments_load_##S(r[g + q] + j), one, nc);                             \
                 /* as trees, so that the four rows do not wait on each other */                    \
                 s = vf64_add(s, vf64_add(vf64_add(d[0], d[1]), vf64_add(d[2], d[3])));             \
                 t = vf64_add(t, vf64_add(vf64_fma(d[0], d[0], vf64_mul(d[1], d[1])),               \

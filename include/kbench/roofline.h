@@ -139,6 +139,13 @@ typedef struct kb_roofline {
     char figure_name[48];
     /* The run's probe the result was above (suspicious-high), per second; 0 otherwise. */
     double above_probe;
+    /* The achieved bandwidth as a share of the run's own probe of its level just before its
+     * group (kb_roofline_peaks.probe_bytes_per_second, as measured: not raised for a working
+     * set that partly fits the cache above, so such a result can pass 100), x 100: how close
+     * the result came to what the machine read at that moment, where percent_of_bandwidth
+     * holds it against the best the machine has shown. NAN without a probe (--peaks FILE, no
+     * bandwidth figure probed) or without bytes. */
+    double percent_of_probe;
 } kb_roofline;
 
 /* Computes the metrics. KB_EINVAL for a time that is not positive, negative counts, or no

@@ -103,6 +103,8 @@ kb_status kb_roofline_compute(const kb_roofline_input *in, const kb_roofline_pea
         curve_point = -1;
     double probe_bound =
         probe > 0 ? level_bandwidth(peaks, out->level, probe, in->working_set_bytes) : 0;
+    out->percent_of_probe =
+        probe > 0 && in->bytes > 0 ? percent(out->bytes_per_second, probe) : NAN;
     double flops = peaks->flops_per_second;
     out->peak_bytes_per_second = bandwidth;
     out->peak_flops_per_second = flops;

@@ -44,7 +44,7 @@ void kb_report_cases(FILE *out, const kb_results *run, const char *prefix,
             fputs("</td><td>failed</td></tr>\n", out);
             continue;
         }
-        char a[32], b[32], text[96];
+        char a[32], b[32], text[160];
         kb_format_duration(a, sizeof a, r->stats.median);
         cell(out, r->stats.median, a);
         kb_format_duration(a, sizeof a, r->stats.ci_low);
@@ -56,7 +56,13 @@ void kb_report_cases(FILE *out, const kb_results *run, const char *prefix,
         rate(out, r->gflop_per_s, r->gflop_per_s_low, r->gflop_per_s_high);
         char percent[32], where[32];
         kb_report_roofline(r, percent, sizeof percent, where, sizeof where);
-        snprintf(text, sizeof text, "%s <small>%s</small>", percent, where);
+        char of_probe[16];
+        kb_report_of_probe(r, of_probe, sizeof of_probe);
+        if (strcmp(of_probe, "-") == 0)
+            snprintf(text, sizeof text, "%s <small>%s</small>", percent, where);
+        else
+            snprintf(text, sizeof text, "%s <small>%s; %s of the run's probe</small>", percent,
+                     where, of_probe);
         cell(out, r->has_roofline && r->roofline.bound_known ? r->roofline.percent_of_bound : -1,
              text);
         char notes[256];

@@ -603,6 +603,9 @@ static void read_roofline(jfield *f, const json_t *obj, kb_bench_result *r) {
     read_figure(f, o, x);
     if (json_object_get(o, "above_probe_bytes_per_second"))
         x->above_probe = number_or(f, o, "above_probe_bytes_per_second", 0);
+    x->percent_of_probe = json_object_get(o, "percent_of_probe")
+                              ? number_or(f, o, "percent_of_probe", NAN)
+                              : NAN; /* written before the field was */
     r->has_roofline = f->status == KB_OK;
     jfield_pop(f, mark);
 }

@@ -187,6 +187,7 @@ static json_t *roofline_json(const kb_bench_result *r) {
     if (o) {
         json_object_set_new(o, "bound_figure", figure_json(f));
         json_object_set_new(o, "above_probe_bytes_per_second", kb_json_positive(f->above_probe));
+        json_object_set_new(o, "percent_of_probe", finite_or_null(f->percent_of_probe));
         json_object_set_new(o, "explanation", why[0] ? json_string(why) : json_null());
     }
     return o;

@@ -126,21 +126,23 @@ kb_status kb_report_markdown(const kb_results *results, FILE *out) {
         fprintf(out, ", **%d failed**", failed);
     fputs("; times are the median per call with its 95% confidence interval.\n\n", out);
     context(&results->context, out);
-    fputs("\n| case | time/call | 95% CI | MAD | GB/s | GFLOP/s | % of bound | bound | samples | "
-          "notes |\n"
-          "|---|---:|---|---:|---:|---:|---:|---|---:|---|\n",
-          out);
+    fputs(
+        "\n| case | time/call | 95% CI | MAD | GB/s | GFLOP/s | % of bound | bound | % of probe | "
+        "samples | notes |\n"
+        "|---|---:|---|---:|---:|---:|---:|---|---:|---:|---|\n",
+        out);
     for (int i = 0; i < results->ncases; i++) {
         const kb_bench_result *r = &results->cases[i];
         fputs("| `", out);
         kb_report_markdown_cell(out, r->name);
         if (r->failed) {
-            fputs("` | | | | | | | | | **failed**: ", out);
+            fputs("` | | | | | | | | | | **failed**: ", out);
             kb_report_markdown_cell(out, r->error ? r->error : "");
             fputs(" |\n", out);
             continue;
         }
-        char time[32], low[32], high[32], gb[32], gflop[32], notes[96], percent[16], where[16];
+        char time[32], low[32], high[32], gb[32], gflop[32], notes[96], percent[16], where[16],
+            of_probe[16];
         kb_format_duration(time, sizeof time, r->stats.median);
         kb_format_duration(low, sizeof low, r->stats.ci_low);
         kb_format_duration(high, sizeof high, r->stats.ci_high);
@@ -148,9 +150,10 @@ kb_status kb_report_markdown(const kb_results *results, FILE *out) {
         kb_format_3(gflop, sizeof gflop, r->gflop_per_s);
         kb_report_notes(r, notes, sizeof notes);
         kb_report_roofline(r, percent, sizeof percent, where, sizeof where);
-        fprintf(out, "` | %s | %s to %s | %.1f%% | %s | %s | %s | %s | %lld x %lld | %s |\n", time,
-                low, high, kb_report_mad_percent(&r->stats), gb, gflop, percent, where,
-                (long long)r->nsamples, (long long)r->calls_per_sample, notes);
+        kb_report_of_probe(r, of_probe, sizeof of_probe);
+        fprintf(out, "` | %s | %s to %s | %.1f%% | %s | %s | %s | %s | %s | %lld x %lld | %s |\n",
+                time, low, high, kb_report_mad_percent(&r->stats), gb, gflop, percent, where,
+                of_probe, (long long)r->nsamples, (long long)r->calls_per_sample, notes);
     }
     explanations(results, out);
     return speedups(results, out);

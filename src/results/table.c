@@ -1,4 +1,5 @@
 /* Results as a table for the terminal. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,14 @@ void kb_report_roofline(const kb_bench_result *r, char *percent, size_t percent_
              !f->bound_known   ? "?"
              : f->memory_bound ? "mem"
                                : "flop");
+}
+
+void kb_report_of_probe(const kb_bench_result *r, char *buf, size_t size) {
+    double pct = r->has_roofline ? r->roofline.percent_of_probe : NAN;
+    if (isfinite(pct) && pct > 0)
+        snprintf(buf, size, pct < 999.95 ? "%.1f%%" : "%.0e%%", pct);
+    else
+        snprintf(buf, size, "-");
 }
 
 void kb_report_notes(const kb_bench_result *r, char *buf, size_t size) {

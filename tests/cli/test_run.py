@@ -441,6 +441,13 @@ def probes(tmp):
         ratio = (max(p["before_bytes_per_second"], p["after_bytes_per_second"])
                  / min(p["before_bytes_per_second"], p["after_bytes_per_second"]))
         check(p["disagree"] == (ratio > 1.25), f"disagree is the 25% rule: {p}")
+    # Each result as a share of its run's probe (before) of its level, as measured.
+    before = {(p["threads"], p["level"]): p["before_bytes_per_second"] for p in found}
+    for c in results["cases"]:
+        f = c["roofline"]
+        want = 100 * f["bytes_per_second"] / before[(c["threads"], f["level"])]
+        check(f["percent_of_probe"] is not None and abs(f["percent_of_probe"] / want - 1) < 1e-9,
+              f"{c['name']}: {f['percent_of_probe']}% of the probe, not {want}")
     changed = [w for w in context["environment_warnings"] if w["code"] == "bandwidth_changed"]
     check(bool(changed) == any(p["disagree"] for p in found),
           f"bandwidth_changed exactly when a pair disagrees: {changed} {found}")
@@ -465,6 +472,8 @@ def probes(tmp):
         doc = json.loads(r.stdout)
         check(doc["context"]["peaks"]["probes"] == []
               and doc["context"]["settings"]["probe_seconds"] == 0, "--peaks FILE: no probes")
+        check(all(c["roofline"]["percent_of_probe"] is None for c in doc["cases"]),
+              "--peaks FILE: no % of a probe")
 
 
 def quiet_warnings():

@@ -422,6 +422,11 @@ static void above_the_runs_probe_is_suspicious_high(void **state) {
     /* Below the probe and under 90%: nothing. */
     r = at_dram(34, 35e9);
     assert_int_equal(r.flags, 0);
+    /* 34 GB/s of a probe at 35 (a working set in DRAM alone, so the probe as measured) */
+    assert_near(r.percent_of_probe, 100 * 34.0 / 35.0);
+    /* no probe: no share of one */
+    r = at_dram(34, 0);
+    assert_true(isnan(r.percent_of_probe));
     /* A probe above the history raises the bound: 45 GB/s is 90% of a probe at 50, not
      * impossible against the 41 of the history. */
     r = at_dram(45, 50e9);

@@ -212,6 +212,9 @@ static void same_case(const kb_bench_result *a, const kb_bench_result *b) {
     assert_true(fabs(x->bound_seconds - y->bound_seconds) <= 1e-12 * x->bound_seconds);
     SAME(x->percent_of_bound, y->percent_of_bound);
     SAME(x->intensity, y->intensity);
+    /* a share of a probe, or none (null, read back as NAN) */
+    assert_true(isnan(x->percent_of_probe) ? isnan(y->percent_of_probe)
+                                           : x->percent_of_probe == y->percent_of_probe);
     /* 32 bytes at 10 GB/s: 3.2 ns, against 4 FLOPs at 10 GFLOP/s: memory-bound. */
     assert_true(fabs(x->bound_seconds - 3.2e-9) < 1e-15 && x->memory_bound);
     assert_true(fabs(x->percent_of_bound - 100 * 3.2 / a->stats.median) < 1e-9);
@@ -221,6 +224,9 @@ static void round_trip(void **state) {
     kb_results r, back;
     make_results(&r);
     assert_int_equal(r.ncases, 3);
+    /* The peaks have no probes: no case has a share of one, but the first is given one here. */
+    assert_true(isnan(r.cases[1].roofline.percent_of_probe));
+    r.cases[0].roofline.percent_of_probe = 97.25;
     char path[1024];
     test_dir_path(&dir, "r.json", path, sizeof path);
     assert_int_equal(kb_results_save(&r, KB_RESULTS_JSON, path), KB_OK);

@@ -77,11 +77,11 @@
  *   vifS                    index lanes beside vfS's: int32 beside f32, int64 beside f64
  *   vifS_set1(x), vifS_add(a, b), vifS_select(src, k, a), vifS_iota() (0, 1, 2, ...)
  *   vifS_lt(a, b)           signed compare, into a vmfS
- *   vifS_store(p, a)        to int32_t (f32) or int64_t (f64) lanes
+ *   vifS_load(p), vifS_store(p, a)  from and to int32_t (f32) or int64_t (f64) lanes
  *   vifS_min_where(k, r)    the least lane of r among those k sets (k sets at least one)
  *   vf32_sub, vf32_mul, vf32_div, vf32_sqrt
  *                           as vf64's (AVX2, AVX-512, NEON: the elementwise kernels' levels)
- *   vfS_neg(a), vfS_abs(a)  the sign bit flipped or cleared, NaN lanes included
+ *   vfS_neg(a), vfS_abs(a)  the sign bit flipped or cleared, NaN lanes included (SVE has vf64_neg)
  *
  * simd/vmath.h adds SLEEF's vector math (vfS_exp, vfS_log, ...) on the same targets.
  *

@@ -126,6 +126,9 @@ static inline vf64 vf64_sub(vf64 a, vf64 b) {
 static inline vf64 vf64_mul(vf64 a, vf64 b) {
     return svmul_f64_x(KB_SVE_ALL64, a, b);
 }
+static inline vf64 vf64_neg(vf64 a) {
+    return svneg_f64_x(KB_SVE_ALL64, a);
+}
 static inline vf32 vf32_fma(vf32 a, vf32 b, vf32 c) {
     return svmad_f32_x(KB_SVE_ALL32, a, b, c);
 }
@@ -280,6 +283,12 @@ static inline vmf32 vif32_lt(vif32 a, vif32 b) {
 }
 static inline vmf64 vif64_lt(vif64 a, vif64 b) {
     return svcmplt_s64(KB_SVE_ALL64, a, b);
+}
+static inline vif32 vif32_load(const int32_t *p) {
+    return svld1_s32(KB_SVE_ALL32, p);
+}
+static inline vif64 vif64_load(const int64_t *p) {
+    return svld1_s64(KB_SVE_ALL64, p);
 }
 static inline void vif32_store(int32_t *p, vif32 a) {
     svst1_s32(KB_SVE_ALL32, p, a);

@@ -319,6 +319,12 @@ static inline vmf32 vif32_lt(vif32 a, vif32 b) {
 static inline vmf64 vif64_lt(vif64 a, vif64 b) {
     return _mm256_castsi256_pd(_mm256_cmpgt_epi64(b, a));
 }
+static inline vif32 vif32_load(const int32_t *p) {
+    return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+static inline vif64 vif64_load(const int64_t *p) {
+    return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
 static inline void vif32_store(int32_t *p, vif32 a) {
     _mm256_storeu_si256((void *)p, a);
 }

@@ -333,6 +333,12 @@ static inline vmf32 vif32_lt(vif32 a, vif32 b) {
 static inline vmf64 vif64_lt(vif64 a, vif64 b) {
     return _mm512_cmplt_epi64_mask(a, b);
 }
+static inline vif32 vif32_load(const int32_t *p) {
+    return _mm512_loadu_si512((const void *)p);
+}
+static inline vif64 vif64_load(const int64_t *p) {
+    return _mm512_loadu_si512((const void *)p);
+}
 static inline void vif32_store(int32_t *p, vif32 a) {
     _mm512_storeu_si512((void *)p, a);
 }

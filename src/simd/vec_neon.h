@@ -291,6 +291,12 @@ static inline vmf32 vif32_lt(vif32 a, vif32 b) {
 static inline vmf64 vif64_lt(vif64 a, vif64 b) {
     return vcltq_s64(a, b);
 }
+static inline vif32 vif32_load(const int32_t *p) {
+    return vld1q_s32(p);
+}
+static inline vif64 vif64_load(const int64_t *p) {
+    return vld1q_s64(p);
+}
 static inline void vif32_store(int32_t *p, vif32 a) {
     vst1q_s32(p, a);
 }

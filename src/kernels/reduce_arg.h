@@ -31,6 +31,8 @@
 #define KB_ARG_ROWWISE_MIN (4 * NTILE_ARG)
 #define KB_ARG_ROWWISE_ROWS 4
 #define KB_ARG_PIECE_MAX 4096
+/* ... but KB_ARG_TILE_ROWS rows or more from memory go in tiles (NAME##_pass below). */
+#define KB_ARG_TILE_ROWS 256
 
 /* The integer type of an index lane beside each data type's lanes. */
 typedef int32_t kb_arg_idx_f32;
@@ -291,18 +293,16 @@ typedef int64_t kb_arg_idx_f64;
                 v##S p2 = v##S##_load(r2 + c), p3 = v##S##_load(r3 + c);                           \
                 *nan = v##S##_nan_or(*nan, p0, p1);                                                \
                 *nan2 = v##S##_nan_or(*nan2, p2, p3);                                              \
-                vm##S u = v##S##_##BETTER(p0, e);                                                  \
-                e = v##S##_select(e, u, p0);                                                       \
-                r = vi##S##_select(r, u, a0);                                                      \
-                u = v##S##_##BETTER(p1, e);                                                        \
-                e = v##S##_select(e, u, p1);                                                       \
-                r = vi##S##_select(r, u, a1);                                                      \
-                u = v##S##_##BETTER(p2, e);                                                        \
-                e = v##S##_select(e, u, p2);                                                       \
-                r = vi##S##_select(r, u, a2);                                                      \
-                u = v##S##_##BETTER(p3, e);                                                        \
-                v##S##_store(b + c, v##S##_select(e, u, p3));                                      \
-                vi##S##_store(rel + c, vi##S##_select(r, u, a3));                                  \
+                /* four rows as a tree (a tie keeps the earlier row), then the running best */     \
+                vm##S u = v##S##_##BETTER(p1, p0), w = v##S##_##BETTER(p3, p2);                    \
+                v##S m01 = v##S##_select(p0, u, p1), m23 = v##S##_select(p2, w, p3);               \
+                vi##S i01 = vi##S##_select(a0, u, a1), i23 = vi##S##_select(a2, w, a3);            \
+                u = v##S##_##BETTER(m23, m01);                                                     \
+                v##S m = v##S##_select(m01, u, m23);                                               \
+                vi##S im = vi##S##_select(i01, u, i23);                                            \
+                u = v##S##_##BETTER(m, e);                                                         \
+                v##S##_store(b + c, v##S##_select(e, u, m));                                       \
+                vi##S##_store(rel + c, vi##S##_select(r, u, im));                                  \
             }                                                                                      \
         }                                                                                          \
         for (; i < end; i++) {                                                                     \
@@ -356,10 +356,9 @@ typedef int64_t kb_arg_idx_f64;
                                                         index + whole);                            \
     }                                                                                              \
                                                                                                    \
-    /* Adjacent narrow rows as one run (narrow_acc); from the caches, rows of KB_ARG_ROWWISE_MIN   \
-     * vectors or more rowwise; the rest in tiles of NTILE_ARG vectors held in registers down      \
-     * RCHUNK rows. From L3, 1024 x 1024 along axis 0 took 0.72-0.75 of the tiles' time rowwise    \
-     * (float32 and float64); from memory (4096 x 4096), 1.09 (Zen 3, one thread). */              \
+    /* Adjacent narrow rows as one run (narrow_acc); rows of KB_ARG_ROWWISE_MIN vectors or more    \
+     * rowwise, unless there are KB_ARG_TILE_ROWS of them or more from memory; the rest in tiles   \
+     * of NTILE_ARG vectors held in registers down RCHUNK rows (docs/performance.md). */           \
     static void NAME##_pass_##S(const char *x, int64_t rows, int64_t stride, int64_t m,            \
                                 int64_t first, T *best, int64_t *index) {                          \
         int A = narrow_acc(stride, m, sizeof(T), W_##S);                                           \
@@ -367,7 +366,8 @@ typedef int64_t kb_arg_idx_f64;
             NARROW_DISPATCH(A, NAME##_narrow_##S, x, rows, m, first, best, index);                 \
             return;                                                                                \
         }                                                                                          \
-        if (m >= KB_ARG_ROWWISE_MIN * W_##S && !kb_cache_far(rows * stride)) {                     \
+        bool tiles_far = rows >= KB_ARG_TILE_ROWS && kb_cache_far(rows * stride);                  \
+        if (m >= KB_ARG_ROWWISE_MIN * W_##S && !tiles_far) {                                       \
             NAME##_rowwise_##S(x, rows, stride, m, first, best, index);                            \
             return;                                                                                \
         }                                                                                          \

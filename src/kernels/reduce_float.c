@@ -186,12 +186,19 @@ static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, 
             break;
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD: {
-            if (f32)
-                return false;
-            double mean[KB_REDUCE_GROUP_BLOCKS], dsum[KB_REDUCE_GROUP_BLOCKS];
+            double mean[KB_REDUCE_GROUP_BLOCKS], dsum[KB_REDUCE_GROUP_BLOCKS], n = KB_REDUCE_BLOCK;
+            if (f32) {
+                /* each block around its first element, as run_block takes it: its M2 and the
+                 * sum of its deviations, which kb_moments_partial would make of them */
+                k->moments_rows_f32(x, group, stride, KB_REDUCE_BLOCK, values, dsum, true);
+                for (int64_t g = 0; g < group; g++)
+                    out[g] = (kb_partial){
+                        .a = n, .b = load(p, x + g * stride), .c = values[g], .d = dsum[g] / n};
+                return true;
+            }
             k->moments_rows_f64(x, group, stride, KB_REDUCE_BLOCK, values, mean, dsum, true);
             for (int64_t g = 0; g < group; g++)
-                out[g] = kb_moments_partial((double)KB_REDUCE_BLOCK, mean[g], dsum[g], values[g]);
+                out[g] = kb_moments_partial(n, mean[g], dsum[g], values[g]);
             return true;
         }
         case KB_REDUCE_ARGMIN:
@@ -1100,7 +1107,7 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
             double dev[KB_REDUCE_ROWS_BATCH];
             int64_t o0 = b * KB_REDUCE_ROWS_BATCH, rows = batch_rows(p, o0);
             if (f32)
-                k->moments_rows_f32(p->in + o0 * p->kin[0], rows, p->kin[0], n, dev, p->far);
+                k->moments_rows_f32(p->in + o0 * p->kin[0], rows, p->kin[0], n, dev, NULL, p->far);
             else
                 k->moments_rows_f64(p->in + o0 * p->kin[0], rows, p->kin[0], n, dev, NULL, NULL,
                                     p->far);

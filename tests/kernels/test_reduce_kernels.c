@@ -627,11 +627,65 @@ static void moments_rows_case(int64_t rows, int64_t n, int64_t pad) {
     free(dev);
 }
 
+/* Equal to a few ulps of the larger, or both NaN, or both of the same infinity. */
+static bool near_value(double a, double b) {
+    if (isnan(a) || isnan(b) || isinf(a) || isinf(b))
+        return same_bits(a, b) || (isnan(a) && isnan(b));
+    return fabs(a - b) <= 1e-13 * fmax(fabs(a), fabs(b));
+}
+
+/* float32's rows form (moments_rows_f32) against moments_f32 row by row: each long row's M2 and
+ * its sum of deviations from its first element have the bits the run kernel gives it alone, near
+ * and far, where long rows from memory go NSTREAMS at once (segments of each in turn). */
+static void moments_rows_f32_case(int64_t rows, int64_t n, int64_t pad) {
+    int64_t stride = (n + pad) * 4;
+    double *v = malloc((size_t)n * sizeof *v);
+    double *dev = malloc((size_t)rows * 2 * sizeof *dev), *dsum = dev + rows;
+    assert_true(v && dev);
+    buffer b = buffer_new((rows - 1) * stride + n * 4, 4);
+    for (int64_t i = 0; i < rows; i++) {
+        generate(v, n, (kind)test_rng_below(&rng, KINDS), NAN_ANYWHERE);
+        for (int64_t j = 0; j < n; j++)
+            put(b.data + i * stride + j * 4, true, v[j]);
+    }
+    for (int l = 0; l < nlevels; l++) {
+        const kb_reduce_kernels *t = levels[l].table;
+        for (int ask = 0; ask < 2; ask++)
+            for (int far = 0; far < 2; far++) {
+                for (int64_t i = 0; i < 2 * rows; i++)
+                    dev[i] = -1234.5; /* so that a row left unwritten shows */
+                t->moments_rows_f32(b.data, rows, stride, n, dev, ask ? dsum : NULL, far);
+                for (int64_t i = 0; i < rows; i++) {
+                    const float *r = (const float *)(const void *)(b.data + i * stride);
+                    double s1, s2;
+                    t->moments_f32(r, n, r[0], &s1, &s2);
+                    double m2 = s2 - s1 * (s1 / (double)n);
+                    m2 = m2 < 0 ? 0 : m2;
+                    /* rows of at most four vectors of the widest target (64 floats) may go
+                     * the short rows' way, another order of the same additions */
+                    bool same = n > 64
+                                    ? same_bits(dev[i], m2) && (!ask || same_bits(dsum[i], s1))
+                                    : near_value(dev[i], m2) && (!ask || near_value(dsum[i], s1));
+                    if (!same)
+                        fail_msg("%s moments_rows_f32 rows=%lld n=%lld far=%d sums=%d row %lld: "
+                                 "M2 %a dsum %a, alone %a %a",
+                                 kb_simd_name(levels[l].id), (long long)rows, (long long)n, far,
+                                 ask, (long long)i, dev[i], ask ? dsum[i] : 0.0, m2, s1);
+                }
+            }
+    }
+    free(b.base);
+    free(v);
+    free(dev);
+}
+
 static void moments_rows(void **state) {
     static const int64_t lengths[] = {5, 23, 33, 257, 1031, KB_REDUCE_BLOCK};
     for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++)
-        for (int64_t rows = 1; rows <= 18; rows++) /* to four groups of four, and two */
+        for (int64_t rows = 1; rows <= 18; rows++) { /* to four groups of four, and two */
             moments_rows_case(rows, lengths[i], test_rng_below(&rng, 3));
+            moments_rows_f32_case(rows, lengths[i], test_rng_below(&rng, 3));
+        }
 }
 
 /* ---- Cols ---- */

@@ -8,9 +8,10 @@
  * macros that reduce_lanes.h asks of its includers and W_f32, W_f64, NTILE_ARG, ROW and
  * INLINE.
  *
- * NaN: the lanes read feed a detector (vfS_nan_or), and a run, narrow block or tile that saw a
- * NaN is redone by the scalar reference, which finds the first NaN's index (rare, and exact by
- * construction). Elements short of a whole vector are compared one by one. */
+ * NaN: the lanes read feed a detector (vfS_nan_or), and a run, narrow block, tile or rowwise
+ * piece of columns that saw a NaN is redone by the scalar reference, which finds the first NaN's
+ * index (rare, and exact by construction). Elements short of a whole vector are compared one by
+ * one. */
 
 #include <math.h>
 #include <stdint.h>

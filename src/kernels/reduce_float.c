@@ -160,7 +160,7 @@ static arg_rows_kernel arg_rows(const kb_reduce_plan *p, const kb_reduce_kernels
 /* The partials of group whole blocks from x, adjacent, the first with flat index first, as the
  * rows of one rows kernel call, which reads NSTREAMS of them at once (reduce_sum.h,
  * reduce_rows.h, reduce_arg.h, reduce_moments.h): the partials run_block gives them, bit for
- * bit. False, and nothing done, for float32 var and std. */
+ * bit. False, and nothing done, for the ops it does not take (prod). */
 static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *x,
                            int64_t group, int64_t first, kb_partial *out) {
     int64_t stride = KB_REDUCE_BLOCK * (int64_t)p->itemsize;
@@ -188,12 +188,13 @@ static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, 
         case KB_REDUCE_STD: {
             double mean[KB_REDUCE_GROUP_BLOCKS], dsum[KB_REDUCE_GROUP_BLOCKS], n = KB_REDUCE_BLOCK;
             if (f32) {
-                /* each block around its first element, as run_block takes it: its M2 and the
-                 * sum of its deviations, which kb_moments_partial would make of them */
-                k->moments_rows_f32(x, group, stride, KB_REDUCE_BLOCK, values, dsum, true);
+                /* each block's sums around its first element, made a partial as run_block
+                 * makes one */
+                double sums[2 * KB_REDUCE_GROUP_BLOCKS];
+                k->moments_rows_f32(x, group, stride, KB_REDUCE_BLOCK, NULL, sums, true);
                 for (int64_t g = 0; g < group; g++)
-                    out[g] = (kb_partial){
-                        .a = n, .b = load(p, x + g * stride), .c = values[g], .d = dsum[g] / n};
+                    out[g] = kb_moments_partial(n, load(p, x + g * stride), sums[2 * g],
+                                                sums[2 * g + 1]);
                 return true;
             }
             k->moments_rows_f64(x, group, stride, KB_REDUCE_BLOCK, values, mean, dsum, true);

@@ -104,15 +104,16 @@ typedef struct kb_reduce_kernels {
                              const double *center, double *sum, double *sq, bool far);
     /* M2, the sum of squared deviations from the mean, of each of rows rows of n elements
      * (n <= KB_REDUCE_BLOCK), stride bytes apart: float32 as moments_f32 with the row's first
-     * element as the center, and, where dsum is not NULL, its sum of deviations from that
-     * center in it (far: from memory, long rows several at once where kb_reduce_streams says
-     * so, each with the bits it has alone); float64 in two passes, each row with the bits
+     * element as the center, or, where sums is not NULL, not M2 but the sums moments_f32 gives
+     * (of the deviations and of their squares, two doubles a row) in sums (far: from memory,
+     * long rows several at once where kb_reduce_streams says so, each with the bits it has
+     * alone); float64 in two passes, each row with the bits
      * sumd_f64 and sqdev_f64 give it, and, where mean and dsum are not NULL, the mean and the
      * dsum of sqdev_f64 in them (far: from memory, rows several at once where
      * kb_reduce_streams says so, each group's sums taken while the group before takes its
      * deviations from L2; else a long row's passes prefetch the next row, as sqdev_f64's do) */
     void (*moments_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
-                             double *dsum, bool far);
+                             double *sums, bool far);
     void (*moments_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
                              double *mean, double *dsum, bool far);
     /* float64 var and std of a run, in two passes: the sum of (x[i] - center)^2 around the

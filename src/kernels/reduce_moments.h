@@ -310,8 +310,22 @@ static inline vf64 moments_row_dev_f32(const float *r, int64_t n, vf64 *sq) {
     return s;
 }
 
+/* Row i's result from its sums of deviations s1 and of their squares s2: its M2 in dev[i], or,
+ * where sums is not NULL, s1 and s2 themselves in sums[2 i] and sums[2 i + 1] (for the caller's
+ * kb_moments_partial, so that the M2 of a block is formed where run_block forms it). */
+static inline void moments_row_out_f32(int64_t i, double s1, double s2, int64_t n, double *dev,
+                                       double *sums) {
+    if (sums) {
+        sums[2 * i] = s1;
+        sums[2 * i + 1] = s2;
+        return;
+    }
+    double m2 = s2 - s1 * (s1 / (double)n);
+    dev[i] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
+}
+
 static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
-                             double *dsum, bool far) {
+                             double *sums, bool far) {
     enum { G = VF64_LANES };
     if (n > KB_MOMENTS_SHORT_VECTORS * VF32_LANES) {
         if (!far || !kb_reduce_streams()) {
@@ -319,10 +333,7 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
                 const float *r = (const float *)(const void *)(x + i * stride);
                 double s1, s2;
                 moments_f32(r, n, r[0], &s1, &s2);
-                double m2 = s2 - s1 * (s1 / (double)n);
-                dev[i] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
-                if (dsum)
-                    dsum[i] = s1;
+                moments_row_out_f32(i, s1, s2, n, dev, sums);
             }
             return;
         }
@@ -333,12 +344,8 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
             for (int g = 0; g < nr; g++)
                 r[g] = (const float *)(const void *)(x + (i + g) * stride);
             moments_together_f32(r, nr, n, s1, s2);
-            for (int g = 0; g < nr; g++) {
-                double m2 = s2[g] - s1[g] * (s1[g] / (double)n);
-                dev[i + g] = m2 < 0 ? 0 : m2;
-                if (dsum)
-                    dsum[i + g] = s1[g];
-            }
+            for (int g = 0; g < nr; g++)
+                moments_row_out_f32(i + g, s1[g], s2[g], n, dev, sums);
         }
         return;
     }
@@ -351,12 +358,8 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
         double s1[G], s2[G];
         vf64_store(s1, vf64_hsum_many(s));
         vf64_store(s2, vf64_hsum_many(t));
-        for (int q = 0; q < G && i + q < rows; q++) {
-            double m2 = s2[q] - s1[q] * (s1[q] / (double)n);
-            dev[i + q] = m2 < 0 ? 0 : m2;
-            if (dsum)
-                dsum[i + q] = s1[q];
-        }
+        for (int q = 0; q < G && i + q < rows; q++)
+            moments_row_out_f32(i + q, s1[q], s2[q], n, dev, sums);
     }
 }
 

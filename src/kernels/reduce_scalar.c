@@ -315,16 +315,19 @@ static double sumd_f64(const double *x, int64_t n, bool far) {
 
 /* Row by row, as the run's kernels and their callers do it (reduce_moments.h). */
 static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
-                             double *dsum, bool far) {
+                             double *sums, bool far) {
     (void)far;
     for (int64_t i = 0; i < rows; i++) {
         const float *r = ROW(float, x, i, stride);
         double s1, s2;
         moments_f32(r, n, r[0], &s1, &s2);
+        if (sums) {
+            sums[2 * i] = s1;
+            sums[2 * i + 1] = s2;
+            continue;
+        }
         double m2 = s2 - s1 * (s1 / (double)n);
         dev[i] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
-        if (dsum)
-            dsum[i] = s1;
     }
 }
 static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,

@@ -634,13 +634,14 @@ static bool near_value(double a, double b) {
     return fabs(a - b) <= 1e-13 * fmax(fabs(a), fabs(b));
 }
 
-/* float32's rows form (moments_rows_f32) against moments_f32 row by row: each long row's M2 and
- * its sum of deviations from its first element have the bits the run kernel gives it alone, near
- * and far, where long rows from memory go NSTREAMS at once (segments of each in turn). */
+/* float32's rows form (moments_rows_f32) against moments_f32 row by row: each long row's M2,
+ * or with the sums asked for, its sums of deviations from its first element and of their
+ * squares, have the bits the run kernel gives it alone, near and far, where long rows from
+ * memory go NSTREAMS at once (segments of each in turn). */
 static void moments_rows_f32_case(int64_t rows, int64_t n, int64_t pad) {
     int64_t stride = (n + pad) * 4;
     double *v = malloc((size_t)n * sizeof *v);
-    double *dev = malloc((size_t)rows * 2 * sizeof *dev), *dsum = dev + rows;
+    double *dev = malloc((size_t)rows * 3 * sizeof *dev), *sums = dev + rows;
     assert_true(v && dev);
     buffer b = buffer_new((rows - 1) * stride + n * 4, 4);
     for (int64_t i = 0; i < rows; i++) {
@@ -652,9 +653,9 @@ static void moments_rows_f32_case(int64_t rows, int64_t n, int64_t pad) {
         const kb_reduce_kernels *t = levels[l].table;
         for (int ask = 0; ask < 2; ask++)
             for (int far = 0; far < 2; far++) {
-                for (int64_t i = 0; i < 2 * rows; i++)
+                for (int64_t i = 0; i < 3 * rows; i++)
                     dev[i] = -1234.5; /* so that a row left unwritten shows */
-                t->moments_rows_f32(b.data, rows, stride, n, dev, ask ? dsum : NULL, far);
+                t->moments_rows_f32(b.data, rows, stride, n, dev, ask ? sums : NULL, far);
                 for (int64_t i = 0; i < rows; i++) {
                     const float *r = (const float *)(const void *)(b.data + i * stride);
                     double s1, s2;
@@ -663,14 +664,16 @@ static void moments_rows_f32_case(int64_t rows, int64_t n, int64_t pad) {
                     m2 = m2 < 0 ? 0 : m2;
                     /* rows of at most four vectors of the widest target (64 floats) may go
                      * the short rows' way, another order of the same additions */
-                    bool same = n > 64
-                                    ? same_bits(dev[i], m2) && (!ask || same_bits(dsum[i], s1))
-                                    : near_value(dev[i], m2) && (!ask || near_value(dsum[i], s1));
-                    if (!same)
+                    bool (*same)(double, double) = n > 64 ? same_bits : near_value;
+                    bool ok = ask ? same(sums[2 * i], s1) && same(sums[2 * i + 1], s2) &&
+                                        same_bits(dev[i], -1234.5)
+                                  : same(dev[i], m2);
+                    if (!ok)
                         fail_msg("%s moments_rows_f32 rows=%lld n=%lld far=%d sums=%d row %lld: "
-                                 "M2 %a dsum %a, alone %a %a",
+                                 "M2 %a sums %a %a, alone %a %a %a",
                                  kb_simd_name(levels[l].id), (long long)rows, (long long)n, far,
-                                 ask, (long long)i, dev[i], ask ? dsum[i] : 0.0, m2, s1);
+                                 ask, (long long)i, dev[i], ask ? sums[2 * i] : 0.0,
+                                 ask ? sums[2 * i + 1] : 0.0, m2, s1, s2);
                 }
             }
     }
@@ -959,6 +962,31 @@ static void cols_case_run(bool f32, int64_t rows, int64_t m, bool adjacent, kind
     cols_free(&c);
 }
 
+/* Column argmin and argmax of wide rows (rowwise, KB_ARG_ROWWISE_MIN vectors or more, at most
+ * 4096 columns a piece): widths around those bounds at every target's vector width, row counts
+ * around a group of four, and a NaN put at each row of a group of four in a column of the second
+ * piece, which sends that piece (and only it) to the scalar reference. */
+static void cols_arg_rowwise(bool f32) {
+    static const int64_t widths[] = {63, 64, 127, 128, 255, 256, 4099, 8199};
+    static const int64_t counts[] = {1, 3, 4, 5, 18};
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (size_t r = 0; r < sizeof counts / sizeof *counts; r++) {
+            static const kind kinds[] = {REAL, TIES, SPECIAL};
+            cols_case c = cols_new(f32, counts[r], widths[w], false, 0,
+                                   kinds[(w + r) % (sizeof kinds / sizeof *kinds)], NAN_ONE);
+            if (c.m > 4096) { /* a NaN in the second piece: 4133 of 8199, the tail of 4099 */
+                int64_t row = (int64_t)(r % 4) < c.rows ? (int64_t)(r % 4) : 0;
+                int64_t col = c.m > 8192 ? 4133 : c.m - 1;
+                c.v[row * c.m + col] = NAN;
+                put(c.x.data + row * c.stride + col * (f32 ? 4 : 8), f32, NAN);
+            }
+            for (int l = 0; l < nlevels; l++)
+                for (int is_max = 0; is_max < 2; is_max++)
+                    check_cols_extremes(&levels[l], &c, true, is_max);
+            cols_free(&c);
+        }
+}
+
 /* Every kind for every m, because a NaN sends a whole tile or narrow block to the rare path:
  * the vector code needs NaN-free blocks, and NaN at the end of one (its scalar tail) too. */
 static void cols(bool f32) {
@@ -1003,10 +1031,12 @@ static void cols(bool f32) {
 
 static void cols_f32(void **state) {
     cols(true);
+    cols_arg_rowwise(true);
 }
 
 static void cols_f64(void **state) {
     cols(false);
+    cols_arg_rowwise(false);
 }
 
 /* ---- Sums of the types widened as they load: float16, bfloat16, int32 ---- */

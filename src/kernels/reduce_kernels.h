@@ -245,6 +245,21 @@ bool kb_reduce_prefetch_rows(void);
 /* Sets both instead, before or between reductions (the tests take every way). */
 void kb_reduce_memory_set(bool several, bool ahead);
 
+/* What moments_rows_f32 leaves for row i from its sums of deviations s1 and of their squares
+ * s2: its M2 in dev[i], or, where sums is not NULL, s1 and s2 themselves in sums[2 i] and
+ * sums[2 i + 1] (for the caller's kb_moments_partial, so that a block's M2 is formed where
+ * run_block forms it, whatever a compiler contracts in a target's file). */
+static inline void kb_moments_row_out_f32(int64_t i, double s1, double s2, int64_t n, double *dev,
+                                          double *sums) {
+    if (sums) {
+        sums[2 * i] = s1;
+        sums[2 * i + 1] = s2;
+        return;
+    }
+    double m2 = s2 - s1 * (s1 / (double)n);
+    dev[i] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
+}
+
 /* The table that runs at a level: its own, or the one the registry's fallback rule gives
  * (kb_simd_table_level). The caller has checked that the level is available. */
 const kb_reduce_kernels *kb_reduce_kernels_for(kb_simd_level level);

@@ -310,20 +310,6 @@ static inline vf64 moments_row_dev_f32(const float *r, int64_t n, vf64 *sq) {
     return s;
 }
 
-/* Row i's result from its sums of deviations s1 and of their squares s2: its M2 in dev[i], or,
- * where sums is not NULL, s1 and s2 themselves in sums[2 i] and sums[2 i + 1] (for the caller's
- * kb_moments_partial, so that the M2 of a block is formed where run_block forms it). */
-static inline void moments_row_out_f32(int64_t i, double s1, double s2, int64_t n, double *dev,
-                                       double *sums) {
-    if (sums) {
-        sums[2 * i] = s1;
-        sums[2 * i + 1] = s2;
-        return;
-    }
-    double m2 = s2 - s1 * (s1 / (double)n);
-    dev[i] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
-}
-
 static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
                              double *sums, bool far) {
     enum { G = VF64_LANES };
@@ -333,7 +319,7 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
                 const float *r = (const float *)(const void *)(x + i * stride);
                 double s1, s2;
                 moments_f32(r, n, r[0], &s1, &s2);
-                moments_row_out_f32(i, s1, s2, n, dev, sums);
+                kb_moments_row_out_f32(i, s1, s2, n, dev, sums);
             }
             return;
         }
@@ -345,7 +331,7 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
                 r[g] = (const float *)(const void *)(x + (i + g) * stride);
             moments_together_f32(r, nr, n, s1, s2);
             for (int g = 0; g < nr; g++)
-                moments_row_out_f32(i + g, s1[g], s2[g], n, dev, sums);
+                kb_moments_row_out_f32(i + g, s1[g], s2[g], n, dev, sums);
         }
         return;
     }
@@ -359,7 +345,7 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
         vf64_store(s1, vf64_hsum_many(s));
         vf64_store(s2, vf64_hsum_many(t));
         for (int q = 0; q < G && i + q < rows; q++)
-            moments_row_out_f32(i + q, s1[q], s2[q], n, dev, sums);
+            kb_moments_row_out_f32(i + q, s1[q], s2[q], n, dev, sums);
     }
 }
 

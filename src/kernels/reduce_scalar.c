@@ -321,13 +321,7 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
         const float *r = ROW(float, x, i, stride);
         double s1, s2;
         moments_f32(r, n, r[0], &s1, &s2);
-        if (sums) {
-            sums[2 * i] = s1;
-            sums[2 * i + 1] = s2;
-            continue;
-        }
-        double m2 = s2 - s1 * (s1 / (double)n);
-        dev[i] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
+        kb_moments_row_out_f32(i, s1, s2, n, dev, sums);
     }
 }
 static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,

@@ -186,7 +186,7 @@ static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, 
             break;
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD: {
-            double mean[KB_REDUCE_GROUP_BLOCKS], dsum[KB_REDUCE_GROUP_BLOCKS], n = KB_REDUCE_BLOCK;
+            double n = KB_REDUCE_BLOCK;
             if (f32) {
                 /* each block's sums around its first element, made a partial as run_block
                  * makes one */
@@ -197,6 +197,7 @@ static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, 
                                                 sums[2 * g + 1]);
                 return true;
             }
+            double mean[KB_REDUCE_GROUP_BLOCKS], dsum[KB_REDUCE_GROUP_BLOCKS];
             k->moments_rows_f64(x, group, stride, KB_REDUCE_BLOCK, values, mean, dsum, true);
             for (int64_t g = 0; g < group; g++)
                 out[g] = kb_moments_partial(n, mean[g], dsum[g], values[g]);

@@ -57,12 +57,11 @@ void kb_report_cases(FILE *out, const kb_results *run, const char *prefix,
         char percent[32], where[32];
         kb_report_roofline(r, percent, sizeof percent, where, sizeof where);
         char of_probe[16];
-        kb_report_of_probe(r, of_probe, sizeof of_probe);
-        if (strcmp(of_probe, "-") == 0)
-            snprintf(text, sizeof text, "%s <small>%s</small>", percent, where);
-        else
+        if (kb_report_of_probe(r, of_probe, sizeof of_probe))
             snprintf(text, sizeof text, "%s <small>%s; %s of the run's probe</small>", percent,
                      where, of_probe);
+        else
+            snprintf(text, sizeof text, "%s <small>%s</small>", percent, where);
         cell(out, r->has_roofline && r->roofline.bound_known ? r->roofline.percent_of_bound : -1,
              text);
         char notes[256];

@@ -1,6 +1,7 @@
 #ifndef KB_RESULTS_REPORT_H
 #define KB_RESULTS_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "kbench/results.h"
@@ -25,9 +26,9 @@ double kb_report_mad_percent(const kb_bench_stats *s);
 void kb_report_roofline(const kb_bench_result *r, char *percent, size_t percent_size, char *where,
                         size_t where_size);
 
-/* A result's bandwidth as a share of its run's own probe of its level, "98.0%"; "-" without
- * one (kb_roofline.percent_of_probe). */
-void kb_report_of_probe(const kb_bench_result *r, char *buf, size_t size);
+/* A result's bandwidth as a share of its run's own probe of its level, "98.0%", and true; "-"
+ * and false without one (kb_roofline.percent_of_probe). */
+bool kb_report_of_probe(const kb_bench_result *r, char *buf, size_t size);
 
 /* The op of a result: its "op" parameter, else the first part of its name ("reduce"). */
 void kb_report_op(const kb_bench_result *r, char *buf, size_t size);

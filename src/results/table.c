@@ -37,12 +37,14 @@ void kb_report_roofline(const kb_bench_result *r, char *percent, size_t percent_
                                : "flop");
 }
 
-void kb_report_of_probe(const kb_bench_result *r, char *buf, size_t size) {
+bool kb_report_of_probe(const kb_bench_result *r, char *buf, size_t size) {
     double pct = r->has_roofline ? r->roofline.percent_of_probe : NAN;
-    if (isfinite(pct) && pct > 0)
+    bool known = isfinite(pct) && pct > 0;
+    if (known)
         snprintf(buf, size, pct < 999.95 ? "%.1f%%" : "%.0e%%", pct);
     else
         snprintf(buf, size, "-");
+    return known;
 }
 
 void kb_report_notes(const kb_bench_result *r, char *buf, size_t size) {

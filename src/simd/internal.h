@@ -73,17 +73,21 @@
  *   vfS_lt(a, b), vfS_gt(a, b), vfS_eq(a, b)
  *                           ordered compares (false where a lane is NaN)
  *   vmfS_or(a, b), vmfS_and(a, b)
+ *   vmfS_all(k)             nonzero when every lane of k is set (AVX2, AVX-512, NEON)
  *   vfS_select(src, k, a)   a where k is set, else src
  *   vifS                    index lanes beside vfS's: int32 beside f32, int64 beside f64
  *   vifS_set1(x), vifS_add(a, b), vifS_select(src, k, a), vifS_iota() (0, 1, 2, ...)
  *   vifS_lt(a, b)           signed compare, into a vmfS
  *   vifS_load(p), vifS_store(p, a)  from and to int32_t (f32) or int64_t (f64) lanes
  *   vifS_min_where(k, r)    the least lane of r among those k sets (k sets at least one)
+ *   vfS_bits(a), vfS_from_bits(i), vifS_shl(i, k)
+ *                           a's bits as vifS lanes, and back; each lane shifted left k bits
+ *                           (AVX2, AVX-512, NEON)
  *   vf32_sub, vf32_mul, vf32_div, vf32_sqrt
  *                           as vf64's (AVX2, AVX-512, NEON: the elementwise kernels' levels)
  *   vfS_neg(a), vfS_abs(a)  the sign bit flipped or cleared, NaN lanes included (SVE has vf64_neg)
  *
- * simd/vmath.h adds SLEEF's vector math (vfS_exp, vfS_log, ...) on the same targets.
+ * simd/vmath.h adds vector math (vfS_exp, vfS_log, ...) on AVX2, AVX-512 and NEON.
  *
  * Everything that differs between instruction sets (masked loads or a copy where there are
  * none, how a float vector is split in halves, the horizontal fold) lives here, never in a

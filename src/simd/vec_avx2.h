@@ -287,6 +287,13 @@ static inline vmf64 vmf64_or(vmf64 a, vmf64 b) {
 static inline vmf64 vmf64_and(vmf64 a, vmf64 b) {
     return _mm256_and_pd(a, b);
 }
+/* Whether every lane of a mask is set. */
+static inline int vmf32_all(vmf32 k) {
+    return _mm256_movemask_ps(k) == 0xff;
+}
+static inline int vmf64_all(vmf64 k) {
+    return _mm256_movemask_pd(k) == 0xf;
+}
 static inline vf32 vf32_select(vf32 src, vmf32 k, vf32 a) {
     return _mm256_blendv_ps(src, a, k);
 }
@@ -304,6 +311,26 @@ static inline vif32 vif32_add(vif32 a, vif32 b) {
 }
 static inline vif64 vif64_add(vif64 a, vif64 b) {
     return _mm256_add_epi64(a, b);
+}
+/* A float vector's bits as integers of its lanes' width, and back; a left shift of those
+ * integers by k bits. */
+static inline vif32 vf32_bits(vf32 a) {
+    return _mm256_castps_si256(a);
+}
+static inline vif64 vf64_bits(vf64 a) {
+    return _mm256_castpd_si256(a);
+}
+static inline vf32 vf32_from_bits(vif32 a) {
+    return _mm256_castsi256_ps(a);
+}
+static inline vf64 vf64_from_bits(vif64 a) {
+    return _mm256_castsi256_pd(a);
+}
+static inline vif32 vif32_shl(vif32 a, int k) {
+    return _mm256_slli_epi32(a, k);
+}
+static inline vif64 vif64_shl(vif64 a, int k) {
+    return _mm256_slli_epi64(a, k);
 }
 static inline vif32 vif32_select(vif32 src, vmf32 k, vif32 a) {
     return _mm256_castps_si256(

@@ -303,6 +303,13 @@ static inline vmf64 vmf64_or(vmf64 a, vmf64 b) {
 static inline vmf64 vmf64_and(vmf64 a, vmf64 b) {
     return a & b;
 }
+/* Whether every lane of a mask is set. */
+static inline int vmf32_all(vmf32 k) {
+    return k == 0xffff;
+}
+static inline int vmf64_all(vmf64 k) {
+    return k == 0xff;
+}
 static inline vf32 vf32_select(vf32 src, vmf32 k, vf32 a) {
     return _mm512_mask_mov_ps(src, k, a);
 }
@@ -320,6 +327,26 @@ static inline vif32 vif32_add(vif32 a, vif32 b) {
 }
 static inline vif64 vif64_add(vif64 a, vif64 b) {
     return _mm512_add_epi64(a, b);
+}
+/* A float vector's bits as integers of its lanes' width, and back; a left shift of those
+ * integers by k bits. */
+static inline vif32 vf32_bits(vf32 a) {
+    return _mm512_castps_si512(a);
+}
+static inline vif64 vf64_bits(vf64 a) {
+    return _mm512_castpd_si512(a);
+}
+static inline vf32 vf32_from_bits(vif32 a) {
+    return _mm512_castsi512_ps(a);
+}
+static inline vf64 vf64_from_bits(vif64 a) {
+    return _mm512_castsi512_pd(a);
+}
+static inline vif32 vif32_shl(vif32 a, int k) {
+    return _mm512_slli_epi32(a, (unsigned)k);
+}
+static inline vif64 vif64_shl(vif64 a, int k) {
+    return _mm512_slli_epi64(a, (unsigned)k);
 }
 static inline vif32 vif32_select(vif32 src, vmf32 k, vif32 a) {
     return _mm512_mask_mov_epi32(src, k, a);

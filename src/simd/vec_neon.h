@@ -261,6 +261,13 @@ static inline vmf64 vmf64_or(vmf64 a, vmf64 b) {
 static inline vmf64 vmf64_and(vmf64 a, vmf64 b) {
     return vandq_u64(a, b);
 }
+/* Whether every lane of a mask is set. */
+static inline int vmf32_all(vmf32 k) {
+    return vminvq_u32(k) != 0;
+}
+static inline int vmf64_all(vmf64 k) {
+    return vminvq_u32(vreinterpretq_u32_u64(k)) != 0;
+}
 static inline vf32 vf32_select(vf32 src, vmf32 k, vf32 a) {
     return vbslq_f32(k, a, src);
 }
@@ -278,6 +285,26 @@ static inline vif32 vif32_add(vif32 a, vif32 b) {
 }
 static inline vif64 vif64_add(vif64 a, vif64 b) {
     return vaddq_s64(a, b);
+}
+/* A float vector's bits as integers of its lanes' width, and back; a left shift of those
+ * integers by k bits. */
+static inline vif32 vf32_bits(vf32 a) {
+    return vreinterpretq_s32_f32(a);
+}
+static inline vif64 vf64_bits(vf64 a) {
+    return vreinterpretq_s64_f64(a);
+}
+static inline vf32 vf32_from_bits(vif32 a) {
+    return vreinterpretq_f32_s32(a);
+}
+static inline vf64 vf64_from_bits(vif64 a) {
+    return vreinterpretq_f64_s64(a);
+}
+static inline vif32 vif32_shl(vif32 a, int k) {
+    return vshlq_s32(a, vdupq_n_s32(k));
+}
+static inline vif64 vif64_shl(vif64 a, int k) {
+    return vshlq_s64(a, vdupq_n_s64(k));
 }
 static inline vif32 vif32_select(vif32 src, vmf32 k, vif32 a) {
     return vbslq_s32(k, a, src);

@@ -156,32 +156,13 @@ enum { BLOCK = 4096 };
 
 /* Inputs of sample i: a special value, a random bit pattern or a typical value. */
 static void inputs(const function *f, bool f32, uint64_t *s, int64_t i, double *a, double *b) {
-    static const double specials[] = {0.0,
-                                      -0.0,
-                                      INFINITY,
-                                      -INFINITY,
-                                      NAN,
-                                      1.0,
-                                      -1.0,
-                                      0.5,
-                                      2.0,
-                                      -2.0,
-                                      1e-30,
-                                      -1e-30,
-                                      1e30,
-                                      -1e30,
-                                      3.14159265358979,
-                                      1.5707963267948966,
-                                      88.0,
-                                      89.0,
-                                      709.0,
-                                      710.0,
-                                      -745.0,
-                                      0x1p-126,
-                                      0x1p-149,
-                                      0x1p-1022,
-                                      0x1p-1074,
-                                      0x1.fffffep127};
+    static const double specials[] = {
+        0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0.5, 2.0, -2.0, 1e-30, -1e-30, 1e30, -1e30,
+        3.14159265358979, 1.5707963267948966, 88.0, 89.0, 709.0, 710.0, -745.0,
+        /* about where exp leaves its own path for SLEEF's
+         * (simd/vmath.h) */
+        86.89999, 86.9, -86.89999, -86.9, -87.5, -103.0, 88.7, 706.99999, 707.0, -706.99999, -707.0,
+        -708.5, -740.0, 709.7, 0x1p-126, 0x1p-149, 0x1p-1022, 0x1p-1074, 0x1.fffffep127};
     enum { NSPECIALS = sizeof specials / sizeof *specials };
     if (i < NSPECIALS * NSPECIALS && f->op == KB_EW_POW) {
         *a = specials[i / NSPECIALS];

@@ -130,7 +130,7 @@ static const function functions[] = {
     {"arcsin", KB_EW_ARCSIN, r_asin, -1, 1, {1, 1}, {1, 1}},
     {"arccos", KB_EW_ARCCOS, r_acos, -1, 1, {1, 1}, {1, 1}},
     {"arctan", KB_EW_ARCTAN, r_atan, -100, 100, {1, 1}, {1, 1}},
-    {"tanh", KB_EW_TANH, r_tanh, -20, 20, {2.5, 2.5}, {1.5, 1.5}},
+    {"tanh", KB_EW_TANH, r_tanh, -20, 20, {2.5, 2.5}, {1, 1}},
     {"sinh", KB_EW_SINH, r_sinh, -100, 100, {2, 2}, {2.5, 2.5}},
     {"cosh", KB_EW_COSH, r_cosh, -100, 100, {2, 2}, {2.5, 2.5}},
     {"erf", KB_EW_ERF, r_erf, -6, 6, {1, 1.5}, {1.5, 1}},

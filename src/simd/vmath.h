@@ -145,8 +145,8 @@ static inline vf64 vf64_exp(vf64 x) {
  * Fast2Sum) so that the result rounds once, at the end: the cancellation of 1 - q near SMALL (q =
  * 0.71, the result 0.29) magnifies only the parts' own small error. |x| is clamped to BIG (10, 20),
  * past which tanh rounds to 1; the sign is x's, NaN stays NaN. Every float32 measured: within 0.652
- * ULP (docs/expressions.md). SLEEF's u10 tanh computed 0.16 G float32 elements a second on one
- * Zen 3 core, a tenth of its exp's rate. */
+ * ULP (docs/expressions.md), at 0.76 G float32 elements a second on one Zen 3 core from L1,
+ * where SLEEF's u10 tanh, within 1.0, did 0.40. */
 #define KB_TANH(S, x, SMALL, BIG, ...)                                                             \
     vf##S a = vf##S##_min(vf##S##_abs(x), vf##S##_set1(BIG)), x2 = vf##S##_mul(x, x);              \
     vf##S small = vf##S##_fma(vf##S##_mul(x2, x), tanh_p_f##S(x2), x);                             \

@@ -2,7 +2,8 @@
 #define KB_KERNELS_EW_FLOAT_TARGET_H
 
 /* The float elementwise loops of a vector level, written once over the vector layer
- * (simd/internal.h) and SLEEF's vector math (simd/vmath.h): a per-target file
+ * (simd/internal.h) and the vector math of simd/vmath.h (SLEEF's, exp and tanh kbench's own): a
+ * per-target file
  * (ew_float_avx2.c, ...) defines KB_VEC_<TARGET>, includes this header under its target's
  * flags (cmake/simd.cmake) and defines its table with KB_EW_FLOAT_TABLE. The ops of
  * KB_EW_C_OPS stay C loops (ew_float_loops.h), compiled with the same flags.
@@ -184,8 +185,8 @@ static inline int64_t nt_head(const void *out, size_t item, size_t group, int64_
 #define FAR_LOOP(S, T, LANES, name, NIN, BODY) VEC_LOOP_FAR(v_##name##_##S, T, S, LANES, NIN, BODY)
 #define NT_LOOP(S, T, LANES, name, NIN, BODY) VEC_LOOP_NT(v_##name##_##S, T, S, LANES, NIN, BODY)
 
-/* The ops that compute more an element (SLEEF's functions), with the same X; EXP_MAX is where
- * exp(x) overflows, BIG where log1p(x) is log(x). */
+/* The ops that compute more an element (simd/vmath.h's functions), with the same X; EXP_MAX is
+ * where exp(x) overflows, BIG where log1p(x) is log(x). */
 #define MATH_LOOPS(X, S, T, LANES, EXP_MAX, BIG)                                                   \
     X(S, T, LANES, pow, 2, v##S##_pow(a, b))                                                       \
     X(S, T, LANES, exp, 1, v##S##_exp(a))                                                          \

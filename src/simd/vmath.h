@@ -11,6 +11,7 @@
  *   vfS_tan, vfS_arcsin, vfS_arccos, vfS_arctan, vfS_tanh, vfS_sinh, vfS_cosh, vfS_erf (a)
  *   vfS_pow(a, b) */
 
+#include <math.h>
 #include <sleef.h>
 
 #if defined(KB_VEC_AVX512)
@@ -56,12 +57,12 @@ KB_VMATH_UNARY(erf, erf)
  * h = 1 + rh, whose rounding error e (Fast2Sum, |rh| < 1) joins rl and r^2 q before the one
  * last rounding, h + (r^2 q + rl + e): so the result is within that rounding (0.5 ULP) and
  * the little error of the rest, where SLEEF's u10 spends double-word arithmetic to stay within 1
- * ULP (2-3 times the time: it held an exp to 28% of the memory bandwidth). 2^n is added to the
+ * ULP (twice the time: it held an exp to 28% of the memory bandwidth). 2^n is added to the
  * exponent's bits: n sits in the low bits of z = x / ln 2 + 1.5 * 2^(mantissa bits), which a
  * shift by the mantissa's width moves to the exponent. Where 2^n exp(r) might not be a normal
  * number (|x| of LIMIT or more: the result may overflow, be subnormal or zero) and for NaN,
- * the lane takes SLEEF's exp; the other lanes do not depend on it. Every float32 measured:
- * at most 0.733 ULP below LIMIT, 0.859 over all (docs/expressions.md). */
+ * the lane takes 0, infinity or SLEEF's exp (KB_EXP); the other lanes do not depend on it. Every
+ * float32 measured: at most 0.733 ULP below LIMIT, 0.859 over all (docs/expressions.md). */
 #define KB_EXP_PARTS(S, x, MANT, LOG2E, LN2_HI, LN2_LO)                                            \
     vf##S shifter = vf##S##_set1(0x1.8p0 * (double)(1ull << MANT));                                \
     vf##S z = vf##S##_fma(x, vf##S##_set1(LOG2E), shifter), n = vf##S##_sub(z, shifter);           \
@@ -72,18 +73,26 @@ KB_VMATH_UNARY(erf, erf)
     vf##S e = vf##S##_add(vf##S##_sub(one, h), rh);                                                \
     vf##S t = vf##S##_fma(vf##S##_mul(r, r), q, vf##S##_add(rl, e));                               \
     vif##S scale = vif##S##_shl(vf##S##_bits(z), MANT)
-/* exp(x) = 2^n (h + t): the parts above, then their sum's one rounding */
-#define KB_EXP(S, x, LIMIT, ...)                                                                   \
+/* exp(x) = 2^n (h + t): the parts above, then their sum's one rounding. Beyond LIMIT, x at or
+ * below -ZERO gives 0 and x at or above INF infinity (a softmax's masked -inf lanes, the filled
+ * lanes of a row's last vector), and only the bands between, where the result is subnormal or
+ * near overflow, and NaN take SLEEF's exp. */
+#define KB_EXP(S, x, LIMIT, ZERO, INF, ...)                                                        \
     KB_EXP_PARTS(S, x, __VA_ARGS__);                                                               \
     vf##S y = vf##S##_from_bits(vif##S##_add(vf##S##_bits(vf##S##_add(h, t)), scale));             \
     vmf##S normal = vf##S##_lt(vf##S##_abs(x), vf##S##_set1(LIMIT));                               \
-    return vmf##S##_all(normal) ? y : vf##S##_select(KB_SLEEF_F##S(exp)(x), normal, y)
-/* the mantissa's width, log2(e), ln 2's high part (13 and 42 significant bits) and the rest */
+    if (vmf##S##_all(normal))                                                                      \
+        return y;                                                                                  \
+    vmf##S zero = vf##S##_lt(x, vf##S##_set1(-(ZERO))), inf = vf##S##_gt(x, vf##S##_set1(INF));    \
+    y = vf##S##_select(vf##S##_select(y, zero, vf##S##_zero()), inf, vf##S##_set1(INFINITY));      \
+    vmf##S known = vmf##S##_or(normal, vmf##S##_or(zero, inf));                                    \
+    return vmf##S##_all(known) ? y : vf##S##_select(KB_SLEEF_F##S(exp)(x), known, y)
+/* the mantissa's width, log2(e), ln 2's high part (12 and 42 significant bits) and the rest */
 #define KB_EXP_CONSTANTS_32 23, 0x1.715476p+0f, 0x1.62ep-1f, 0x1.0bfbe8p-15f
 #define KB_EXP_CONSTANTS_64 52, 0x1.71547652b82fep+0, 0x1.62e42fefa38p-1, 0x1.ef35793c7673p-45
 #define KB_VMATH_EXPAND(m, ...) m(__VA_ARGS__)
 
-/* q(r) = 1/2! + r/3! + ... + r^5/7!: 2^-27.5 relative at |r| = ln 2 / 2 */
+/* q(r) = 1/2! + r/3! + ... + r^5/7!: its truncation 2^-27.5 of exp(r) at |r| = ln 2 / 2 */
 static inline vf32 exp_q_f32(vf32 r) {
     static const float c[] = {0x1.a01a02p-13f, 0x1.6c16c2p-10f, 0x1.111112p-7f,
                               0x1.555556p-5f,  0x1.555556p-3f,  0.5f};
@@ -93,7 +102,7 @@ static inline vf32 exp_q_f32(vf32 r) {
     return q;
 }
 
-/* q(r) = 1/2! + r/3! + ... + r^11/13!: 2^-57.7 relative at |r| = ln 2 / 2 */
+/* q(r) = 1/2! + r/3! + ... + r^11/13!: its truncation 2^-57.7 of exp(r) at |r| = ln 2 / 2 */
 static inline vf64 exp_q_f64(vf64 r) {
     static const double c[] = {0x1.6124613a86d09p-33, 0x1.1eed8eff8d898p-29, 0x1.ae64567f544e4p-26,
                                0x1.27e4fb7789f5cp-22, 0x1.71de3a556c734p-19, 0x1.a01a01a01a01ap-16,
@@ -129,13 +138,14 @@ static inline vf64 tanh_p_f64(vf64 x2) {
 }
 
 /* LIMIT: below it in magnitude 2^n exp(r) is normal (-125 <= n <= 125 in float32, -1020 <= n
- * <= 1020 in float64). */
+ * <= 1020 in float64); below -ZERO exp rounds to 0 (under half the least subnormal), above INF
+ * it overflows. */
 static inline vf32 vf32_exp(vf32 x) {
-    KB_VMATH_EXPAND(KB_EXP, 32, x, 86.9f, KB_EXP_CONSTANTS_32);
+    KB_VMATH_EXPAND(KB_EXP, 32, x, 86.9f, 104.0f, 89.0f, KB_EXP_CONSTANTS_32);
 }
 
 static inline vf64 vf64_exp(vf64 x) {
-    KB_VMATH_EXPAND(KB_EXP, 64, x, 707.0, KB_EXP_CONSTANTS_64);
+    KB_VMATH_EXPAND(KB_EXP, 64, x, 707.0, 746.0, 710.0, KB_EXP_CONSTANTS_64);
 }
 
 /* tanh(x): for |x| below SMALL (0.3) the odd Taylor series, x + x^3 P(x^2), one rounding at the

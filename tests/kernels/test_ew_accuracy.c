@@ -107,7 +107,8 @@ static long double r_pow(long double a, long double b) {
 }
 
 /* A function, its reference, the range its typical inputs come from, and its bounds in ULP
- * at the scalar level (glibc's libm) and the vector levels (SLEEF), float32 then float64. */
+ * at the scalar level (glibc's libm) and the vector levels (SLEEF's, and kbench's own exp and
+ * tanh: simd/vmath.h), float32 then float64. */
 typedef struct function {
     const char *name;
     kb_ew_op op;
@@ -117,7 +118,7 @@ typedef struct function {
 } function;
 
 static const function functions[] = {
-    {"exp", KB_EW_EXP, r_exp, -100, 100, {1, 1}, {1, 1}},
+    {"exp", KB_EW_EXP, r_exp, -100, 100, {1, 1}, {0.9, 0.9}},
     {"expm1", KB_EW_EXPM1, r_expm1, -20, 100, {1, 1}, {1, 1}},
     {"exp2", KB_EW_EXP2, r_exp2, -150, 150, {1, 1}, {1, 1}},
     {"log", KB_EW_LOG, r_log, 0, 1e6, {1, 1}, {1, 1}},
@@ -130,7 +131,7 @@ static const function functions[] = {
     {"arcsin", KB_EW_ARCSIN, r_asin, -1, 1, {1, 1}, {1, 1}},
     {"arccos", KB_EW_ARCCOS, r_acos, -1, 1, {1, 1}, {1, 1}},
     {"arctan", KB_EW_ARCTAN, r_atan, -100, 100, {1, 1}, {1, 1}},
-    {"tanh", KB_EW_TANH, r_tanh, -20, 20, {2.5, 2.5}, {1, 1}},
+    {"tanh", KB_EW_TANH, r_tanh, -20, 20, {2.5, 2.5}, {0.75, 0.75}},
     {"sinh", KB_EW_SINH, r_sinh, -100, 100, {2, 2}, {2.5, 2.5}},
     {"cosh", KB_EW_COSH, r_cosh, -100, 100, {2, 2}, {2.5, 2.5}},
     {"erf", KB_EW_ERF, r_erf, -6, 6, {1, 1.5}, {1.5, 1}},
@@ -159,10 +160,14 @@ static void inputs(const function *f, bool f32, uint64_t *s, int64_t i, double *
     static const double specials[] = {
         0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0.5, 2.0, -2.0, 1e-30, -1e-30, 1e30, -1e30,
         3.14159265358979, 1.5707963267948966, 88.0, 89.0, 709.0, 710.0, -745.0,
-        /* about where exp leaves its own path for SLEEF's
-         * (simd/vmath.h) */
-        86.89999, 86.9, -86.89999, -86.9, -87.5, -103.0, 88.7, 706.99999, 707.0, -706.99999, -707.0,
-        -708.5, -740.0, 709.7, 0x1p-126, 0x1p-149, 0x1p-1022, 0x1p-1074, 0x1.fffffep127};
+        /* about where exp leaves its own path (simd/vmath.h): for SLEEF's, 0 or infinity */
+        86.89999, 86.9, -86.89999, -86.9, -87.5, -103.0, -103.97, -104.0, -104.5, 88.7, 88.73, 89.0,
+        89.5, 706.99999, 707.0, -706.99999, -707.0, -708.5, -740.0, -745.2, -746.0, -746.5, 709.7,
+        709.8, 710.0, 710.5,
+        /* about tanh's switch to exp's formula, where it rounds to 1 (float32, float64) and where
+         * it is clamped */
+        0.29999998, 0.3, 0.30000002, -0.3, 9.01, 9.02, 10.0, 10.5, 19.06, 19.1, 20.0, 21.0,
+        0x1p-126, 0x1p-149, 0x1p-1022, 0x1p-1074, 0x1.fffffep127};
     enum { NSPECIALS = sizeof specials / sizeof *specials };
     if (i < NSPECIALS * NSPECIALS && f->op == KB_EW_POW) {
         *a = specials[i / NSPECIALS];
@@ -229,6 +234,12 @@ static double measure(const function *f, bool f32, kb_simd_level level, int64_t 
     return max;
 }
 
+/* The levels whose elementwise table is their own, that this CPU runs. */
+static bool own_level(kb_simd_level level) {
+    return kb_simd_available(level) &&
+           kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level) == level;
+}
+
 static void functions_are_within_their_bounds(void **state) {
     (void)state;
     const char *env = getenv("KB_EW_ULP_TABLE");
@@ -241,8 +252,7 @@ static void functions_are_within_their_bounds(void **state) {
     int failures = 0;
     for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
         kb_simd_level level = (kb_simd_level)l;
-        if (!kb_simd_available(level) ||
-            kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level) != level)
+        if (!own_level(level))
             continue;
         for (int i = 0; i < NFUNCTIONS; i++) {
             const function *f = &functions[i];
@@ -263,9 +273,72 @@ static void functions_are_within_their_bounds(void **state) {
     assert_int_equal(failures, 0);
 }
 
+/* tanh keeps a zero's sign at every level (the ULP measure sees -0 and +0 as equal). */
+static void tanh_keeps_the_sign_of_zero(void **state) {
+    (void)state;
+    for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
+        if (!own_level((kb_simd_level)l))
+            continue;
+        for (int t = 0; t < 2; t++) {
+            kb_ew_loop loop = kb_ew_float_loop(KB_EW_TANH, t == 0 ? KB_F32 : KB_F64,
+                                               (kb_simd_level)l, KB_REACH_CACHE);
+            float a32[2] = {0.0f, -0.0f}, o32[2];
+            double a64[2] = {0.0, -0.0}, o64[2];
+            const void *in[1] = {t == 0 ? (const void *)a32 : a64};
+            unsigned found = 0;
+            loop(2, t == 0 ? (void *)o32 : o64, in, &found);
+            assert_false(t == 0 ? signbit(o32[0]) : signbit(o64[0]));
+            assert_true(t == 0 ? signbit(o32[1]) : signbit(o64[1]));
+        }
+    }
+}
+
+/* With KB_EW_EXHAUSTIVE=1, every float32 through exp and tanh at every level against long
+ * double, held to the vector levels' bounds: the figures docs/expressions.md quotes (minutes a
+ * function and level). */
+static void every_float32_of_exp_and_tanh(void **state) {
+    (void)state;
+    const char *env = getenv("KB_EW_EXHAUSTIVE");
+    if (!env || strcmp(env, "1") != 0)
+        skip();
+    static float a[BLOCK], o[BLOCK];
+    for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
+        if (!own_level((kb_simd_level)l) || l == KB_SIMD_SCALAR)
+            continue;
+        for (int i = 0; i < NFUNCTIONS; i++) {
+            const function *f = &functions[i];
+            if (f->op != KB_EW_EXP && f->op != KB_EW_TANH)
+                continue;
+            kb_ew_loop loop = kb_ew_float_loop(f->op, KB_F32, (kb_simd_level)l, KB_REACH_CACHE);
+            double max = 0, at = 0;
+            for (uint64_t start = 0; start < (1ull << 32); start += BLOCK) {
+                for (int k = 0; k < BLOCK; k++) {
+                    uint32_t bits = (uint32_t)(start + (uint64_t)k);
+                    memcpy(&a[k], &bits, sizeof bits);
+                }
+                const void *in[1] = {a};
+                unsigned found = 0;
+                loop(BLOCK, o, in, &found);
+                for (int k = 0; k < BLOCK; k++) {
+                    double e = ulp_error(f->ref(a[k], 0), o[k], true);
+                    if (e > max) {
+                        max = e;
+                        at = a[k];
+                    }
+                }
+            }
+            printf("%s %s float32, every input: %.3f ULP at %a\n", kb_simd_name((kb_simd_level)l),
+                   f->name, max, at);
+            assert_true(max <= f->bound_vector[0]);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(functions_are_within_their_bounds),
+        cmocka_unit_test(tanh_keeps_the_sign_of_zero),
+        cmocka_unit_test(every_float32_of_exp_and_tanh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

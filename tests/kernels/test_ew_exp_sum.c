@@ -1,7 +1,8 @@
 /* The sum of exp(x - shift) in one pass (kb_ew_float_exp_sum), at every level this build and CPU
  * run, float32 and float64: against the level's own sub and exp loops' terms added in long
  * double, within the rounding of a double sum (and, for float32, a unit in the last place of a
- * term of the last, partial vector, whose filled lanes may move SLEEF's others), at every length
+ * term of the last, partial vector, whose filled lanes could move the others where a vector takes
+ * SLEEF's exp), at every length
  * to 70 and some longer ones, with the shift at the maximum, below it and above it; -infinity
  * elements add nothing, a NaN element or shift gives NaN, an infinite shift over finite
  * elements 0. */

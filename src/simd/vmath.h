@@ -92,14 +92,22 @@ KB_VMATH_UNARY(erf, erf)
 #define KB_EXP_CONSTANTS_64 52, 0x1.71547652b82fep+0, 0x1.62e42fefa38p-1, 0x1.ef35793c7673p-45
 #define KB_VMATH_EXPAND(m, ...) m(__VA_ARGS__)
 
+/* The polynomial of coefficients c[0 .. n) at x by Horner's rule, c[0] the highest power's. */
+#define KB_HORNER(S, T)                                                                            \
+    static inline vf##S horner_f##S(const T *c, int n, vf##S x) {                                  \
+        vf##S p = vf##S##_set1(c[0]);                                                              \
+        for (int k = 1; k < n; k++)                                                                \
+            p = vf##S##_fma(p, x, vf##S##_set1(c[k]));                                             \
+        return p;                                                                                  \
+    }
+KB_HORNER(32, float)
+KB_HORNER(64, double)
+
 /* q(r) = 1/2! + r/3! + ... + r^5/7!: its truncation 2^-27.5 of exp(r) at |r| = ln 2 / 2 */
 static inline vf32 exp_q_f32(vf32 r) {
     static const float c[] = {0x1.a01a02p-13f, 0x1.6c16c2p-10f, 0x1.111112p-7f,
                               0x1.555556p-5f,  0x1.555556p-3f,  0.5f};
-    vf32 q = vf32_set1(c[0]);
-    for (int k = 1; k < (int)(sizeof c / sizeof c[0]); k++)
-        q = vf32_fma(q, r, vf32_set1(c[k]));
-    return q;
+    return horner_f32(c, (int)(sizeof c / sizeof c[0]), r);
 }
 
 /* q(r) = 1/2! + r/3! + ... + r^11/13!: its truncation 2^-57.7 of exp(r) at |r| = ln 2 / 2 */
@@ -108,10 +116,7 @@ static inline vf64 exp_q_f64(vf64 r) {
                                0x1.27e4fb7789f5cp-22, 0x1.71de3a556c734p-19, 0x1.a01a01a01a01ap-16,
                                0x1.a01a01a01a01ap-13, 0x1.6c16c16c16c17p-10, 0x1.1111111111111p-7,
                                0x1.5555555555555p-5,  0x1.5555555555555p-3,  0.5};
-    vf64 q = vf64_set1(c[0]);
-    for (int k = 1; k < (int)(sizeof c / sizeof c[0]); k++)
-        q = vf64_fma(q, r, vf64_set1(c[k]));
-    return q;
+    return horner_f64(c, (int)(sizeof c / sizeof c[0]), r);
 }
 
 /* P(x^2) of tanh(x) = x + x^3 P(x^2): the Taylor coefficients of x^3 ... x^11 (float32), x^3 ...
@@ -119,10 +124,7 @@ static inline vf64 exp_q_f64(vf64 r) {
 static inline vf32 tanh_p_f32(vf32 x2) {
     static const float c[] = {-0x1.226e36p-7f, 0x1.664f48p-6f, -0x1.ba1ba2p-5f, 0x1.111112p-3f,
                               -0x1.555556p-2f};
-    vf32 p = vf32_set1(c[0]);
-    for (int k = 1; k < (int)(sizeof c / sizeof c[0]); k++)
-        p = vf32_fma(p, x2, vf32_set1(c[k]));
-    return p;
+    return horner_f32(c, (int)(sizeof c / sizeof c[0]), x2);
 }
 
 static inline vf64 tanh_p_f64(vf64 x2) {
@@ -131,10 +133,7 @@ static inline vf64 tanh_p_f64(vf64 x2) {
         -0x1.f57d7734d1664p-13, 0x1.3558248036744p-11,  -0x1.7da36452b75e3p-10,
         0x1.d6d3d0e157de0p-9,   -0x1.226e355e6c23dp-7,  0x1.664f4882c10fap-6,
         -0x1.ba1ba1ba1ba1cp-5,  0x1.1111111111111p-3,   -0x1.5555555555555p-2};
-    vf64 p = vf64_set1(c[0]);
-    for (int k = 1; k < (int)(sizeof c / sizeof c[0]); k++)
-        p = vf64_fma(p, x2, vf64_set1(c[k]));
-    return p;
+    return horner_f64(c, (int)(sizeof c / sizeof c[0]), x2);
 }
 
 /* LIMIT: below it in magnitude 2^n exp(r) is normal (-125 <= n <= 125 in float32, -1020 <= n

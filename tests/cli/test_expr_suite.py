@@ -126,7 +126,9 @@ def eager_speedups(doc, ours, table, markdown):
         check(f"{o['ratio']:.2f}x" in line and f"{traffic:.2f}x" in line
               and ("below-traffic" in line) == row["below_traffic"],
               f"{name}: table row {line!r}")
-        md = next((ln for ln in markdown.splitlines() if ln.startswith(f"| `{name}` |")
+        # the row of the eager section: a speedup over a baseline can read as the traffic does
+        eager_md = markdown.split("## Speedup over eager", 1)[-1]
+        md = next((ln for ln in eager_md.splitlines() if ln.startswith(f"| `{name}` |")
                    and f"{traffic:.2f}x" in ln), "")
         check(md and ("below-traffic" in md) == row["below_traffic"],
               f"{name}: markdown row {md!r}")

@@ -11,7 +11,7 @@ Protocol: one JSON object per line on stdin, one JSON reply per line on stdout.
                          itself, or "missing" with the command that installs it
   {"cmd":"setup","library":..,"id":..,"case":{"kind":"reduce","op":..,"axis":..}
    or {"kind":"expr","source":..,"vars":[..]} (kbench's expression language; the variables
-   are the input's rows),
+   are the input's rows; an "ew" member, which kbench serve reads, is ignored here),
    "input":"in.npy","output":"out.npy","threads":N}
                       -> {"ok":true,"library":..,"id":..,"version":..,"result_dtype":..,
                           "result_shape":[..],"threads":N}

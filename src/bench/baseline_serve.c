@@ -3,7 +3,9 @@
  * the protocol of baselines/runner.py (its docstring is the reference) for the one library
  * "kbench": the reduce cases, computed with kb_reduce_into, and the expr cases, evaluated
  * fused with kb_expr_eval_into into an output allocated by setup (as the expr suite's
- * output=into does), at this build's automatic SIMD level and the thread count asked for. */
+ * output=into does), or, where the case names the elementwise call kbench's own case times
+ * ("ew": the ew suite), with kb_ew_apply_into on operands evaluated at setup; at this build's
+ * automatic SIMD level and the thread count asked for. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +23,14 @@
 #include "kbench/reduce.h"
 #include "kbench/threads.h"
 #include "kbench/version.h"
+#include "bench/suites.h"
+#include "kernels/ew.h"
 #include "util/internal.h"
 
 #define SERVE_MAX_CASES 16
 #define SERVE_MAX_LINE ((size_t)1 << 20)
 #define SERVE_MAX_VARS 8
+#define SERVE_MAX_OPERANDS 3
 
 /* A case set up: a reduction of the input, or an expression (expr not NULL) whose variables
  * are views of the input's rows. Cases move within the array: nothing in one points into it. */
@@ -36,6 +41,10 @@ typedef struct serve_case {
     int nvars;
     char names[SERVE_MAX_VARS][64];
     kb_array vars[SERVE_MAX_VARS];
+    bool ew; /* an elementwise call: ew_op on the operands */
+    kb_ew_op ew_op;
+    int noperands;
+    kb_array operands[SERVE_MAX_OPERANDS];
     kb_array out;
     int threads;
 } serve_case;
@@ -52,6 +61,9 @@ typedef struct serve_state {
 
 static void case_free(serve_case *c) {
     kb_array_free(&c->out);
+    for (int i = 0; i < c->noperands; i++)
+        kb_array_free(&c->operands[i]);
+    c->noperands = 0;
     kb_expr_free(c->expr);
     c->expr = NULL;
 }
@@ -135,8 +147,44 @@ static kb_expr_inputs bind(const serve_case *c, kb_expr_binding *b) {
     return (kb_expr_inputs){.bindings = b, .nbindings = c->nvars};
 }
 
+/* The elementwise call of an expr case's "ew": {"op": NAME, "operands": [SOURCE, ...]}, each
+ * operand an expression of the case's variables evaluated here, once. */
+static kb_status parse_ew(const json_t *ew, serve_case *c) {
+    const char *op = json_string_value(json_object_get(ew, "op"));
+    const json_t *operands = json_object_get(ew, "operands");
+    size_t n = json_array_size(operands);
+    if (!op || !kb_suite_ew_op(op, &c->ew_op))
+        return kb_fail(KB_EINVAL, "an expr case's \"ew\" needs \"op\", an op of the ew suite");
+    if (n == 0 || n > SERVE_MAX_OPERANDS)
+        return kb_fail(KB_EINVAL, "an expr case's \"ew\" needs 1 to %d \"operands\"",
+                       SERVE_MAX_OPERANDS);
+    kb_expr_binding b[SERVE_MAX_VARS];
+    kb_expr_inputs inputs = bind(c, b);
+    for (size_t i = 0; i < n; i++) {
+        const char *source = json_string_value(json_array_get(operands, i));
+        kb_expr *e = NULL;
+        kb_status st = source ? kb_expr_parse(source, &e)
+                              : kb_fail(KB_EINVAL, "an \"ew\" operand must be an expression");
+        if (st == KB_OK)
+            st = kb_expr_eval_inputs(e, &inputs, &c->operands[c->noperands]);
+        kb_expr_free(e);
+        if (st != KB_OK)
+            return st;
+        c->noperands++;
+    }
+    c->ew = true;
+    return KB_OK;
+}
+
 /* One call of the case, into its output. */
 static kb_status compute(const serve_state *s, serve_case *c) {
+    if (c->ew) {
+        const kb_array *in[SERVE_MAX_OPERANDS];
+        for (int i = 0; i < c->noperands; i++)
+            in[i] = &c->operands[i];
+        unsigned found = 0;
+        return kb_ew_apply_into(c->ew_op, c->noperands, in, c->out.dtype, &c->out, &found);
+    }
     if (c->expr) {
         kb_expr_binding b[SERVE_MAX_VARS];
         kb_expr_inputs inputs = bind(c, b);
@@ -229,12 +277,18 @@ static json_t *setup(const json_t *request, serve_state *s) {
     const char *kind = json_string_value(json_object_get(spec, "kind"));
     bool expr = kind && strcmp(kind, "expr") == 0;
     kb_status st = expr ? parse_expr(spec, &s->input, c) : parse_case(spec, &c->args);
-    if (st == KB_OK && (st = kb_threads_set(c->threads)) == KB_OK) {
+    const json_t *ew = expr ? json_object_get(spec, "ew") : NULL;
+    if (st == KB_OK && (st = kb_threads_set(c->threads)) == KB_OK && ew)
+        st = parse_ew(ew, c);
+    if (st == KB_OK) {
         kb_expr_binding b[SERVE_MAX_VARS];
         kb_expr_inputs inputs = bind(c, b);
-        /* The output the expression's runs write into, allocated by this first call. */
+        /* The output the expression's runs write into, allocated by this first call; an
+         * elementwise call then writes it, so that the result checked is the call's. */
         st = expr ? kb_expr_eval_inputs(c->expr, &inputs, &c->out)
                   : kb_reduce(&s->input, &c->args, &c->out);
+        if (st == KB_OK && c->ew)
+            st = compute(s, c);
     }
     if (st == KB_OK)
         st = kb_npy_write(output, &c->out, KB_ORDER_C, 0);

@@ -24,19 +24,20 @@ typedef struct ew_case {
     int nvars;
     bool condition;
     const char *source;
+    const char *operands; /* the call's operands as expressions, a JSON list's items */
     double flops;
     double lo; /* inputs are uniform in [lo, 1] */
 } ew_case;
 
 static const ew_case cases[] = {
-    {"add", KB_EW_ADD, 2, false, "x + y", 1, -1},
-    {"mul", KB_EW_MUL, 2, false, "x * y", 1, -1},
-    {"neg", KB_EW_NEG, 1, false, "-x", 0, -1},
-    {"abs", KB_EW_ABS, 1, false, "abs(x)", 0, -1},
-    {"sqrt", KB_EW_SQRT, 1, false, "sqrt(x)", 1, 0},
-    {"exp", KB_EW_EXP, 1, false, "exp(x)", 1, -1},
+    {"add", KB_EW_ADD, 2, false, "x + y", "\"x\",\"y\"", 1, -1},
+    {"mul", KB_EW_MUL, 2, false, "x * y", "\"x\",\"y\"", 1, -1},
+    {"neg", KB_EW_NEG, 1, false, "-x", "\"x\"", 0, -1},
+    {"abs", KB_EW_ABS, 1, false, "abs(x)", "\"x\"", 0, -1},
+    {"sqrt", KB_EW_SQRT, 1, false, "sqrt(x)", "\"x\"", 1, 0},
+    {"exp", KB_EW_EXP, 1, false, "exp(x)", "\"x\"", 1, -1},
     /* NumPy's side also computes x > 0, which kbench's call is given. */
-    {"where", KB_EW_WHERE, 2, true, "where(x > 0, x, y)", 0, -1},
+    {"where", KB_EW_WHERE, 2, true, "where(x > 0, x, y)", "\"x > 0\",\"x\",\"y\"", 0, -1},
 };
 enum { NCASES = sizeof cases / sizeof *cases };
 
@@ -153,12 +154,23 @@ static void ew_teardown(kb_bench_case *c) {
     ew_teardown_data(c->data);
 }
 
-/* The baselines evaluate the op's source on the same input, whose rows are x (and y). */
+bool kb_suite_ew_op(const char *name, kb_ew_op *op) {
+    const ew_case *ec = find_case(name);
+    if (ec)
+        *op = ec->op;
+    return ec != NULL;
+}
+
+/* The baselines evaluate the op's source on the same input, whose rows are x (and y); "ew"
+ * names the call this case times, which another build of kbench times in its place
+ * (kbench serve), where evaluating the source would time its expression engine instead. */
 static kb_status ew_baseline_case(const kb_bench_case *c, kb_bench_baseline_case *out) {
     const ew_data *d = c->data;
     const ew_case *ec = d->ec;
-    snprintf(out->spec, sizeof out->spec, "{\"kind\":\"expr\",\"source\":\"%s\",\"vars\":[%s]}",
-             ec->source, ec->nvars == 2 ? "\"x\",\"y\"" : "\"x\"");
+    snprintf(out->spec, sizeof out->spec,
+             "{\"kind\":\"expr\",\"source\":\"%s\",\"vars\":[%s],"
+             "\"ew\":{\"op\":\"%s\",\"operands\":[%s]}}",
+             ec->source, ec->nvars == 2 ? "\"x\",\"y\"" : "\"x\"", ec->name, ec->operands);
     out->input = &d->in;
     out->output = &d->out;
     /* add, mul, neg, abs, sqrt and where are correctly rounded on both sides. */

@@ -7,7 +7,8 @@ build's cases against the other's from that one file. `kbench serve` itself answ
 the runner protocol: a setup computes and saves the case's result (checked here against
 NumPy), a run returns as many samples as asked, and bad requests get failure replies without
 ending the loop; it evaluates expr cases too, and --ab pairs those, whose names end in
-/output=..., with this build's output=into cases. Timings are never checked.
+/output=..., with this build's output=into cases; an ew case's spec names its elementwise
+call, which serve runs in place of the source. Timings are never checked.
 
 Usage: python3 test_ab.py path/to/kbench"""
 
@@ -102,6 +103,50 @@ def check_ab_expr(tmp):
               f"verdicts {[c['verdict'] for c in compared]}")
 
 
+def check_ab_ew(tmp):
+    """ew cases: the other build times the case's own elementwise call (the spec's "ew"), on
+    operands it evaluated once, and its result agrees exactly with this build's."""
+    out = Path(tmp, "ab-ew.json")
+    r = kbench("run", "ew", "--filter", "^ew/(add|where)/f32/L2/simd=auto/threads=1$",
+               "--min-time", "0.005", "--no-roofline", "--no-monitor",
+               "--baseline", f"kbench={sys.argv[1]}", "-o", str(out))
+    if not check(r.returncode == 0, f"A/B ew run failed: {r.stderr}"):
+        return
+    other = [c for c in json.loads(out.read_text())["cases"] if c["baseline"] is not None]
+    check(sorted(c["name"] for c in other)
+          == [f"ew/{op}/f32/L2/baseline=kbench/threads=1" for op in ("add", "where")],
+          f"the other build's ew cases: {[c['name'] for c in other]}")
+    for c in other:
+        check(c["status"] == "ok" and c["baseline"]["check"] == "ok"
+              and c["baseline"]["error_ratio"] == 0, f"{c['name']}: {c['baseline']}")
+
+
+def check_serve_ew(tmp):
+    """A setup whose "ew" names another call than its source computes the call's result:
+    the elementwise call, not the expression, is what runs."""
+    a = np.random.default_rng(8).uniform(-1, 1, (2, 9)).astype(np.float32)
+    inp, out = Path(tmp, "ew-in.npy"), Path(tmp, "ew-out.npy")
+    np.save(inp, a)
+    case = {"kind": "expr", "source": "x + y", "vars": ["x", "y"]}
+    code, replies, err = serve([
+        {"cmd": "setup", "library": "kbench", "case": dict(case, ew={"op": "mul",
+         "operands": ["x", "y"]}), "input": str(inp), "output": str(out), "threads": 1},
+        {"cmd": "run", "calls": 2, "samples": 3, "warmup": 1},
+        {"cmd": "setup", "library": "kbench", "case": dict(case, ew={"op": "matmul",
+         "operands": ["x", "y"]}), "input": str(inp), "output": str(out)},
+        {"cmd": "setup", "library": "kbench", "case": dict(case, ew={"op": "add",
+         "operands": []}), "input": str(inp), "output": str(out)},
+    ])
+    check(code == 0 and err == "" and len(replies) == 4, f"serve: {code} {err!r} {replies}")
+    if len(replies) == 4:
+        mul, run, unknown, empty = replies
+        check(mul["ok"] and np.array_equal(np.load(out), a[0] * a[1]),
+              f"the call's result, x * y: {mul}")
+        check(run["ok"] and len(run["sample_ns"]) == 3, f"run {run}")
+        check(not unknown["ok"] and "op of the ew suite" in unknown["error"], f"{unknown}")
+        check(not empty["ok"] and "operands" in empty["error"], f"{empty}")
+
+
 def check_ab_needs_pairs(tmp):
     plain = Path(tmp, "plain.json")
     r = kbench(*RUN, "-o", str(plain))
@@ -188,9 +233,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_ab_run(tmp)
         check_ab_expr(tmp)
+        check_ab_ew(tmp)
         check_ab_needs_pairs(tmp)
         check_refused_paths()
         check_serve(tmp)
+        check_serve_ew(tmp)
     return finish("ab")
 
 

@@ -33,7 +33,8 @@
 #define SERVE_MAX_OPERANDS 3
 
 /* A case set up: a reduction of the input, or an expression (expr not NULL) whose variables
- * are views of the input's rows. Cases move within the array: nothing in one points into it. */
+ * are views of the input's rows, timed as itself or, with ew, as the elementwise call it names.
+ * Cases move within the array: nothing in one points into it. */
 typedef struct serve_case {
     char id[64];
     kb_reduce_args args;

@@ -73,8 +73,8 @@ KB_VMATH_UNARY(erf, erf)
     vf##S e = vf##S##_add(vf##S##_sub(one, h), rh);                                                \
     vf##S t = vf##S##_fma(vf##S##_mul(r, r), q, vf##S##_add(rl, e));                               \
     vif##S scale = vif##S##_shl(vf##S##_bits(z), MANT)
-/* exp(x) = 2^n (h + t): the parts above, then their sum's one rounding. Beyond LIMIT, x at or
- * below -ZERO gives 0 and x at or above INF infinity (a softmax's masked -inf lanes, the filled
+/* exp(x) = 2^n (h + t): the parts above, then their sum's one rounding. Beyond LIMIT, x below
+ * -ZERO gives 0 and x above INF infinity (a softmax's masked -inf lanes, the filled
  * lanes of a row's last vector), and only the bands between, where the result is subnormal or
  * near overflow, and NaN take SLEEF's exp. */
 #define KB_EXP(S, x, LIMIT, ZERO, INF, ...)                                                        \

@@ -75,18 +75,25 @@ def check_ab_run(tmp):
     check(r.returncode == 2, f"compare --ab with two files: {r.returncode} {r.stderr!r}")
 
 
+def run_ab(tmp, suite, pattern):
+    """A quick A/B run of the suite's cases matching pattern against the other build: its
+    results file and the other build's cases, or None when the run failed."""
+    out = Path(tmp, f"ab-{suite}.json")
+    r = kbench("run", suite, "--filter", pattern, "--min-time", "0.005", "--no-roofline",
+               "--no-monitor", "--baseline", f"kbench={sys.argv[1]}", "-o", str(out))
+    if not check(r.returncode == 0, f"A/B {suite} run failed: {r.stderr}"):
+        return None
+    return out, [c for c in json.loads(out.read_text())["cases"] if c["baseline"] is not None]
+
+
 def check_ab_expr(tmp):
     """expr cases, whose names end in /output=...: the other build evaluates each group's
     expression fused into an output allocated once, so --ab compares it with this build's
     simd=auto/threads=N/output=into case, neither the output=alloc case nor an eager twin."""
-    out = Path(tmp, "ab-expr.json")
-    r = kbench("run", "expr", "--filter", "^expr/(fma|softmax)/f32/L2/simd=auto/threads=1/",
-               "--min-time", "0.005", "--no-roofline", "--no-monitor",
-               "--baseline", f"kbench={sys.argv[1]}", "-o", str(out))
-    if not check(r.returncode == 0, f"A/B expr run failed: {r.stderr}"):
+    ran = run_ab(tmp, "expr", "^expr/(fma|softmax)/f32/L2/simd=auto/threads=1/")
+    if not ran:
         return
-    results = json.loads(out.read_text())
-    other = [c for c in results["cases"] if c["baseline"] is not None]
+    out, other = ran
     groups = ["expr/fma/f32/L2", "expr/softmax/f32/L2"]
     check(sorted(c["name"] for c in other) == [f"{g}/baseline=kbench/threads=1" for g in groups],
           f"the other build's expr cases: {[c['name'] for c in other]}")
@@ -106,13 +113,10 @@ def check_ab_expr(tmp):
 def check_ab_ew(tmp):
     """ew cases: the other build times the case's own elementwise call (the spec's "ew"), on
     operands it evaluated once, and its result agrees exactly with this build's."""
-    out = Path(tmp, "ab-ew.json")
-    r = kbench("run", "ew", "--filter", "^ew/(add|where)/f32/L2/simd=auto/threads=1$",
-               "--min-time", "0.005", "--no-roofline", "--no-monitor",
-               "--baseline", f"kbench={sys.argv[1]}", "-o", str(out))
-    if not check(r.returncode == 0, f"A/B ew run failed: {r.stderr}"):
+    ran = run_ab(tmp, "ew", "^ew/(add|where)/f32/L2/simd=auto/threads=1$")
+    if not ran:
         return
-    other = [c for c in json.loads(out.read_text())["cases"] if c["baseline"] is not None]
+    _, other = ran
     check(sorted(c["name"] for c in other)
           == [f"ew/{op}/f32/L2/baseline=kbench/threads=1" for op in ("add", "where")],
           f"the other build's ew cases: {[c['name'] for c in other]}")

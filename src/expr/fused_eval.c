@@ -10,6 +10,7 @@
 #include "core/internal.h"
 #include "expr/eager.h"
 #include "expr/fused_place.h"
+#include "expr/kernel_compile.h"
 #include "expr/plan_build.h"
 #include "expr/plan.h"
 #include "expr/view_call.h"
@@ -21,6 +22,9 @@
 
 /* Below this many elements a kernel runs on one thread: a team costs more than it saves. */
 #define PARALLEL_MIN ((int64_t)1 << 16)
+
+/* The elements of a compiled kernel's task (a power of two, so a whole number of vectors). */
+#define COMPILED_CHUNK ((int64_t)1 << 13)
 
 typedef struct kernel_run {
     const kb_pgraph *g;
@@ -44,6 +48,15 @@ typedef struct kernel_run {
     kb_partial *partials; /* per slot of a reduction: rows * nchunks, streaming kernels */
     int64_t *partial_at;  /* per slot: offset into partials, or -1 */
     unsigned *seen;       /* per slot of a reduction: NAN_RESULT | NAN_INPUT, over all rows */
+    /* The kernel compiled (expr/kernel_compile.h), which computes a chunk of every output from
+     * a chunk of every input in one call; NULL where it runs op by op. */
+    kb_ck_fn compiled;
+    int cmode;          /* KB_CK_NEAR, KB_CK_FAR or KB_CK_STREAM */
+    kb_dtype ctype;     /* its type */
+    int ninputs, nouts; /* its inputs' and outputs' graph nodes: */
+    int *cin, *cout;    /* per graph node at most */
+    char *cconsts;      /* its constants, as ctype */
+    int nscratch;       /* chunks of scratch a thread needs */
 } kernel_run;
 
 /* What a reduction saw, for NumPy's "invalid value encountered in reduce": a NaN result, and
@@ -317,6 +330,39 @@ static void prefetch_share(const prefetch_runs *runs, int k, int shares) {
     }
 }
 
+/* One task of a compiled kernel: chunk q of its one row, every input gathered as its type (its
+ * own memory where it is a contiguous run of it), every output written straight to its array
+ * where it is contiguous there, else through scratch. The streaming mode's non-temporal stores
+ * need every output aligned; where one is not, the chunk streams with plain stores, which
+ * compute the same elements. */
+static bool run_compiled(const kernel_run *x, buffers *b, int64_t q) {
+    int64_t j0 = q * x->chunk;
+    int64_t n = x->it.m - j0 < x->chunk ? x->it.m - j0 : x->chunk;
+    row_bases(x, b->base, 0);
+    const void *in[KB_CK_MAX_IO];
+    void *out[KB_CK_MAX_IO];
+    for (int k = 0; k < x->ninputs; k++) {
+        int node = x->cin[k];
+        in[k] = kb_fused_gather(&x->it, &x->places[node], b->base[node], j0, n, x->ctype,
+                                scratch_of(x, b, k));
+        if (!in[k])
+            return false;
+    }
+    int mode = x->cmode;
+    for (int k = 0; k < x->nouts; k++) {
+        int node = x->cout[k];
+        char *direct = kb_fused_contiguous(&x->it, &x->places[node], b->base[node], j0, n);
+        out[k] = direct ? direct : scratch_of(x, b, x->ninputs + k);
+        if (!direct || (uintptr_t)direct % KB_NT_ALIGN != 0)
+            mode = mode == KB_CK_STREAM ? KB_CK_FAR : mode;
+    }
+    x->compiled(n, in, out, x->cconsts, mode);
+    for (int k = 0; k < x->nouts; k++)
+        if (out[k] == scratch_of(x, b, x->ninputs + k))
+            kb_fused_scatter(&x->it, &x->places[x->cout[k]], b->base[x->cout[k]], j0, n, out[k]);
+    return true;
+}
+
 /* One task: chunk q of row r. Phased kernels have one chunk per row and compute the row
  * values as they come; streaming ones leave the reductions' partials and the row values to
  * finish_rows. A kernel that reads memory prefetches the inputs of the task after next (the
@@ -428,7 +474,7 @@ static bool buffers_new(const kernel_run *x, buffers *b) {
     memset(b, 0, sizeof *b);
     b->values = kb_aligned_alloc((size_t)nslots * chunk);
     b->rowvals = malloc((size_t)nslots * ITEM);
-    b->scratch = kb_aligned_alloc(3 * chunk);
+    b->scratch = kb_aligned_alloc((size_t)x->nscratch * chunk);
     b->consts = kb_aligned_alloc((size_t)(x->nconst > 0 ? x->nconst : 1) * chunk);
     b->base = calloc((size_t)x->g->count, sizeof *b->base);
     b->ahead = calloc((size_t)x->g->count, sizeof *b->ahead);
@@ -472,8 +518,9 @@ static kb_status run_kernel(kernel_run *x, int threads) {
             for (int64_t t = 0; t < tasks; t++) {
                 if (failed)
                     continue;
-                bool ok = x->phased ? run_task(x, &b, t, 0)
-                                    : run_task(x, &b, t / x->nchunks, t % x->nchunks);
+                bool ok = x->compiled ? run_compiled(x, &b, t)
+                          : x->phased ? run_task(x, &b, t, 0)
+                                      : run_task(x, &b, t / x->nchunks, t % x->nchunks);
                 failed |= !ok;
             }
             if (x->nt)
@@ -520,6 +567,99 @@ static bool read_in_kernel(const kernel_run *x, int node) {
                 return true;
     }
     return false;
+}
+
+/* Number of graph node o among the compiled kernel's values (kb_ck): an op's slot after the
+ * inputs and constants, else its place among the inputs (cin) or the constants (consts). */
+static int ck_value(const kernel_run *x, const int *consts, int nconsts, int o) {
+    if (x->slot[o] >= 0)
+        return x->ninputs + nconsts + x->slot[o];
+    for (int k = 0; k < x->ninputs; k++)
+        if (x->cin[k] == o)
+            return k;
+    for (int c = 0; c < nconsts; c++)
+        if (consts[c] == o)
+            return x->ninputs + c;
+    return -1;
+}
+
+/* Compiles kernel x (expr/kernel_compile.h) where KB_COMPILE asks for it and it is one the
+ * compiled kernels compute: elementwise, every op's loop of one float type, no bool output,
+ * at most KB_CK_MAX_IO inputs and outputs and KB_CK_MAX_CONSTS constants. Otherwise x->compiled
+ * stays NULL and the kernel runs op by op, with the same results; so it does where the compiler
+ * cannot be had, unless KB_COMPILE=1 asked for every kernel compiled (then that is the error). */
+static kb_status compile_kernel(kernel_run *x, const kb_pkernel *K, kb_simd_level level) {
+    const kb_pgraph *g = x->g;
+    x->compiled = NULL;
+    int policy;
+    KB_TRY(kb_ck_policy(&policy));
+    if (policy == KB_CK_NEVER || K->has_reduce || x->norder == 0 ||
+        (policy == KB_CK_AUTO && x->it.rows * x->it.m < KB_CK_AUTO_MIN))
+        return KB_OK;
+    kb_dtype type = g->nodes[x->order[0]].loop;
+    int consts[KB_CK_MAX_CONSTS], nconsts = 0;
+    x->ninputs = x->nouts = 0;
+    for (int i = 0; i < x->norder; i++) {
+        const kb_pnode *p = &g->nodes[x->order[i]];
+        bool predicate = p->kind == KB_PNODE_EW && kb_ew_is_predicate(p->op);
+        if (p->kind != KB_PNODE_EW || p->row || p->loop != type || !kb_ck_op_supported(p->op) ||
+            p->dtype != (predicate ? KB_BOOL : type) || (predicate && p->output))
+            return KB_OK;
+        for (int a = 0; a < p->nin; a++) {
+            int o = p->in[a];
+            if (x->slot[o] >= 0 || ck_value(x, consts, nconsts, o) >= 0)
+                continue;
+            bool constant = g->nodes[o].kind == KB_PNODE_CONST;
+            if (constant ? nconsts == KB_CK_MAX_CONSTS : x->ninputs + x->nouts == KB_CK_MAX_IO)
+                return KB_OK;
+            if (constant)
+                consts[nconsts++] = o;
+            else
+                x->cin[x->ninputs++] = o;
+        }
+        if (p->output) {
+            if (x->ninputs + x->nouts == KB_CK_MAX_IO)
+                return KB_OK;
+            x->cout[x->nouts++] = x->order[i];
+        }
+    }
+    kb_ck_op *list = malloc((size_t)(x->norder > 0 ? x->norder : 1) * sizeof *list);
+    free(x->cconsts);
+    x->cconsts = malloc((size_t)(nconsts > 0 ? nconsts : 1) * sizeof(double));
+    if (!list || !x->cconsts) {
+        free(list);
+        return kb_fail(KB_ENOMEM, "out of memory for a compiled kernel");
+    }
+    size_t item = kb_dtype_size(type);
+    kb_status st = KB_OK;
+    for (int c = 0; c < nconsts && st == KB_OK; c++) {
+        const kb_pnode *o = &g->nodes[consts[c]];
+        st = kb_ew_cast(type, x->cconsts + (size_t)c * item, o->dtype, (const char *)&o->value, 0,
+                        1);
+    }
+    for (int i = 0; i < x->norder; i++) {
+        const kb_pnode *p = &g->nodes[x->order[i]];
+        list[i] = (kb_ck_op){.op = p->op, .nin = p->nin, .out = -1};
+        for (int a = 0; a < p->nin; a++)
+            list[i].in[a] = ck_value(x, consts, nconsts, p->in[a]);
+        for (int k = 0; k < x->nouts; k++)
+            if (x->cout[k] == x->order[i])
+                list[i].out = k;
+    }
+    kb_ck ck = {.type = type,
+                .ninputs = x->ninputs,
+                .nconsts = nconsts,
+                .nouts = x->nouts,
+                .nops = x->norder,
+                .ops = list};
+    /* a kernel the compiled kernels cannot compute runs op by op */
+    if (st == KB_OK && kb_ck_computes(&ck, level))
+        st = kb_ck_compile(&ck, level, &x->compiled);
+    free(list);
+    x->ctype = type;
+    if (st == KB_EUNSUPPORTED && policy != KB_CK_ALWAYS)
+        return KB_OK;
+    return st;
 }
 
 /* Kernel x->k's iteration (rows, row length, chunk), its nodes' slots and loops, the places
@@ -583,6 +723,22 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
     kb_reach reach = kb_cache_reach(x->it.rows * x->it.m * element_bytes);
     x->nt = false;
     x->far = reach != KB_REACH_CACHE;
+    x->nscratch = 3;
+    kb_simd_level level;
+    KB_TRY(kb_simd_current(&level));
+    KB_TRY(compile_kernel(x, K, kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level)));
+    if (x->compiled) {
+        /* Values stay in registers: a chunk is only a task, as large as keeps the tasks'
+         * bookkeeping small and the threads' shares even. */
+        x->chunk = x->it.m < COMPILED_CHUNK ? x->it.m : COMPILED_CHUNK;
+        x->nchunks = (x->it.m + x->chunk - 1) / x->chunk;
+        x->cmode = reach == KB_REACH_BEYOND  ? KB_CK_STREAM
+                   : reach != KB_REACH_CACHE ? KB_CK_FAR
+                                             : KB_CK_NEAR;
+        x->nt = x->cmode == KB_CK_STREAM;
+        if (x->ninputs + x->nouts > x->nscratch)
+            x->nscratch = x->ninputs + x->nouts;
+    }
     /* the places of what the kernel reads from memory, and of what it writes */
     for (int i = 0; i < x->norder; i++) {
         int node = x->order[i];
@@ -602,8 +758,6 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
                 kb_fused_place_of(K, &arrays[node], &x->places[node]);
             x->placed[node] = true;
         }
-        kb_simd_level level;
-        KB_TRY(kb_simd_current(&level));
         if (p->kind == KB_PNODE_EW) {
             /* An op that reads an input from memory or writes an output there, in a kernel
              * that streams more than the caches hold, runs the loop that prefetches ahead. */
@@ -682,9 +836,11 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     x.const_slot = malloc((size_t)g->count * 3 * sizeof *x.const_slot);
     x.partial_at = malloc((size_t)g->count * sizeof *x.partial_at);
     x.seen = malloc((size_t)g->count * sizeof *x.seen);
+    x.cin = malloc((size_t)g->count * sizeof *x.cin);
+    x.cout = malloc((size_t)g->count * sizeof *x.cout);
     kb_status st = KB_OK;
     if (!arrays || !x.order || !x.slot || !x.places || !x.placed || !x.loops || !x.nt_loops ||
-        !x.exp_sum || !x.const_slot || !x.partial_at || !x.seen)
+        !x.exp_sum || !x.const_slot || !x.partial_at || !x.seen || !x.cin || !x.cout)
         st = kb_fail(KB_ENOMEM, "out of memory for a fused evaluation");
     for (int i = 0; i < g->count && st == KB_OK; i++) {
         const kb_pnode *n = &g->nodes[i];
@@ -719,6 +875,9 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     free(x.partial_at);
     free(x.partials);
     free(x.seen);
+    free(x.cin);
+    free(x.cout);
+    free(x.cconsts);
     return st;
 }
 

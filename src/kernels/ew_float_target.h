@@ -2,9 +2,8 @@
 #define KB_KERNELS_EW_FLOAT_TARGET_H
 
 /* The float elementwise loops of a vector level, written once over the vector layer
- * (simd/internal.h) and the vector math of simd/vmath.h (SLEEF's, exp and tanh kbench's own): a
- * per-target file
- * (ew_float_avx2.c, ...) defines KB_VEC_<TARGET>, includes this header under its target's
+ * (simd/internal.h) and the vector math of simd/vmath.h (SLEEF's, exp and tanh kbench's own),
+ * each op's body from ew_float_bodies.h: a per-target file (ew_float_avx2.c, ...) defines KB_VEC_<TARGET>, includes this header under its target's
  * flags (cmake/simd.cmake) and defines its table with KB_EW_FLOAT_TABLE. The ops of
  * KB_EW_C_OPS stay C loops (ew_float_loops.h), compiled with the same flags.
  *
@@ -19,6 +18,7 @@
 #include "simd/internal.h"
 #include "core/cache_size.h"
 #include "simd/vmath.h"
+#include "kernels/ew_float_bodies.h"
 
 /* One loop of n elements: BODY computes a vector r from the vectors a (and b) of the inputs. */
 #define VEC_LOOP(NAME, T, S, LANES, NIN, BODY)                                                     \
@@ -136,90 +136,22 @@ static inline int64_t nt_head(const void *out, size_t item, size_t group, int64_
         c_where_##S(n - i, o + i, rest, found);                                                    \
     }
 
-/* NumPy's maximum and minimum: NaN from either operand (all bits set here; NaN either way). */
-#define NAN_MAX(S) v##S##_nan_or(v##S##_max(a, b), a, b)
-#define NAN_MIN(S) v##S##_nan_or(v##S##_min(a, b), a, b)
-
-/* SciPy's expit without overflow: with e = exp(-|x|), 1 / (1 + e) for x >= 0 and e / (1 + e)
- * below. */
-#define SIGMOID(S)                                                                                 \
-    v##S##_select(v##S##_div(v##S##_set1(1),                                                       \
-                             v##S##_add(v##S##_set1(1), v##S##_exp(v##S##_neg(v##S##_abs(a))))),   \
-                  v##S##_lt(a, v##S##_zero()),                                                     \
-                  v##S##_div(v##S##_exp(v##S##_neg(v##S##_abs(a))),                                \
-                             v##S##_add(v##S##_set1(1), v##S##_exp(v##S##_neg(v##S##_abs(a))))))
-
-/* SLEEF's log1p overflows to infinity above about 1e38 (float32) and 1e306 (float64), where
- * log1p(x) is log(x) to within rounding. */
-#define LOG1P(S, BIG) v##S##_select(v##S##_log1p(a), v##S##_gt(a, v##S##_set1(BIG)), v##S##_log(a))
-
-/* SLEEF's sinh and cosh give infinity once exp(|x|) overflows (|x| > 88.7 in float32, 709.8
- * in float64), short of where they do; there, with e = exp(|x| / 2), they are e * (e / 2),
- * within 2.5 ULP. */
-#define SINH_BIG(S)                                                                                \
-    v##S##_mul(                                                                                    \
-        v##S##_exp(v##S##_mul(v##S##_abs(a), v##S##_set1(0.5))),                                   \
-        v##S##_mul(v##S##_exp(v##S##_mul(v##S##_abs(a), v##S##_set1(0.5))), v##S##_set1(0.5)))
-#define COSH(S, LIMIT)                                                                             \
-    v##S##_select(v##S##_cosh(a), v##S##_gt(v##S##_abs(a), v##S##_set1(LIMIT)), SINH_BIG(S))
-#define SINH(S, LIMIT)                                                                             \
-    v##S##_select(                                                                                 \
-        v##S##_sinh(a), v##S##_gt(v##S##_abs(a), v##S##_set1(LIMIT)),                              \
-        v##S##_select(SINH_BIG(S), v##S##_lt(a, v##S##_zero()), v##S##_neg(SINH_BIG(S))))
-
-/* The ops bound by memory (KB_EW_STREAM_OPS), X(S, T, LANES, name, inputs, body) for type S
- * with element T: each has a plain, a far and a non-temporal loop. */
-#define STREAM_LOOPS(X, S, T, LANES)                                                               \
-    X(S, T, LANES, add, 2, v##S##_add(a, b))                                                       \
-    X(S, T, LANES, sub, 2, v##S##_sub(a, b))                                                       \
-    X(S, T, LANES, mul, 2, v##S##_mul(a, b))                                                       \
-    X(S, T, LANES, div, 2, v##S##_div(a, b))                                                       \
-    X(S, T, LANES, max, 2, NAN_MAX(S))                                                             \
-    X(S, T, LANES, min, 2, NAN_MIN(S))                                                             \
-    X(S, T, LANES, neg, 1, v##S##_neg(a))                                                          \
-    X(S, T, LANES, abs, 1, v##S##_abs(a))                                                          \
-    X(S, T, LANES, sqrt, 1, v##S##_sqrt(a))                                                        \
-    X(S, T, LANES, square, 1, v##S##_mul(a, a))                                                    \
-    X(S, T, LANES, reciprocal, 1, v##S##_div(v##S##_set1(1), a))
 #define PLAIN_LOOP(S, T, LANES, name, NIN, BODY) VEC_LOOP(v_##name##_##S, T, S, LANES, NIN, BODY)
 #define FAR_LOOP(S, T, LANES, name, NIN, BODY) VEC_LOOP_FAR(v_##name##_##S, T, S, LANES, NIN, BODY)
 #define NT_LOOP(S, T, LANES, name, NIN, BODY) VEC_LOOP_NT(v_##name##_##S, T, S, LANES, NIN, BODY)
 
-/* The ops that compute more an element (simd/vmath.h's functions), with the same X; EXP_MAX is
- * where exp(x) overflows, BIG where log1p(x) is log(x). */
-#define MATH_LOOPS(X, S, T, LANES, EXP_MAX, BIG)                                                   \
-    X(S, T, LANES, pow, 2, v##S##_pow(a, b))                                                       \
-    X(S, T, LANES, exp, 1, v##S##_exp(a))                                                          \
-    X(S, T, LANES, expm1, 1, v##S##_expm1(a))                                                      \
-    X(S, T, LANES, exp2, 1, v##S##_exp2(a))                                                        \
-    X(S, T, LANES, log, 1, v##S##_log(a))                                                          \
-    X(S, T, LANES, log1p, 1, LOG1P(S, BIG))                                                        \
-    X(S, T, LANES, log2, 1, v##S##_log2(a))                                                        \
-    X(S, T, LANES, log10, 1, v##S##_log10(a))                                                      \
-    X(S, T, LANES, sin, 1, v##S##_sin(a))                                                          \
-    X(S, T, LANES, cos, 1, v##S##_cos(a))                                                          \
-    X(S, T, LANES, tan, 1, v##S##_tan(a))                                                          \
-    X(S, T, LANES, arcsin, 1, v##S##_arcsin(a))                                                    \
-    X(S, T, LANES, arccos, 1, v##S##_arccos(a))                                                    \
-    X(S, T, LANES, arctan, 1, v##S##_arctan(a))                                                    \
-    X(S, T, LANES, tanh, 1, v##S##_tanh(a))                                                        \
-    X(S, T, LANES, sinh, 1, SINH(S, EXP_MAX))                                                      \
-    X(S, T, LANES, cosh, 1, COSH(S, EXP_MAX))                                                      \
-    X(S, T, LANES, erf, 1, v##S##_erf(a))                                                          \
-    X(S, T, LANES, sigmoid, 1, SIGMOID(S))
-
 /* Every vector loop of one type S (f32 or f64) with element T: plain and non-temporal loops
  * of every op (where's among them), far loops of those bound by memory. */
-#define VEC_LOOPS(S, T, LANES, EXP_MAX, BIG)                                                       \
-    STREAM_LOOPS(PLAIN_LOOP, S, T, LANES)                                                          \
-    STREAM_LOOPS(FAR_LOOP, S, T, LANES)                                                            \
-    STREAM_LOOPS(NT_LOOP, S, T, LANES)                                                             \
-    MATH_LOOPS(PLAIN_LOOP, S, T, LANES, EXP_MAX, BIG)                                              \
-    MATH_LOOPS(NT_LOOP, S, T, LANES, EXP_MAX, BIG)                                                 \
+#define VEC_LOOPS(S, T, LANES)                                                                     \
+    KB_EW_STREAM_BODIES(PLAIN_LOOP, S, T, LANES)                                                   \
+    KB_EW_STREAM_BODIES(FAR_LOOP, S, T, LANES)                                                     \
+    KB_EW_STREAM_BODIES(NT_LOOP, S, T, LANES)                                                      \
+    KB_EW_MATH_BODIES(PLAIN_LOOP, S, T, LANES)                                                     \
+    KB_EW_MATH_BODIES(NT_LOOP, S, T, LANES)                                                        \
     WHERE_LOOP_NT(S, T, LANES)
 
-VEC_LOOPS(f32, float, VF32_LANES, 88.0f, 1e30f)
-VEC_LOOPS(f64, double, VF64_LANES, 709.0, 1e300)
+VEC_LOOPS(f32, float, VF32_LANES)
+VEC_LOOPS(f64, double, VF64_LANES)
 
 /* sum(exp(x - shift)) (kb_ew_exp_sum) in one pass: each vector's terms as v_sub and v_exp give
  * them, added into double accumulators (a float vector's halves widened), never stored. The

@@ -18,7 +18,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 CACHE_LEVELS = ["L1d", "L1i", "L2", "L3"]
 # What kbench reads from the environment to choose how it runs: the tests set these
 # themselves, so that the shell they are started from cannot change what they see.
-SETTINGS = ("KB_SIMD", "KB_NUM_THREADS", "KB_DATASHEET", "KB_GPUS")
+SETTINGS = ("KB_SIMD", "KB_NUM_THREADS", "KB_DATASHEET", "KB_GPUS", "KB_COMPILE", "KB_CC")
 
 failures = []
 checked = 0

@@ -4,8 +4,12 @@
  * the same expressions with the same message; the results must have the same shapes and types
  * and agree within the tolerance docs/fusion.md states; fused results must be bit-identical on
  * 1 and KB_TEST_THREADS (default 2) threads; the fused plan's numel must never exceed the eager
- * plan's. KB_FUSION_FUZZ_COUNT sets the number of expressions (default 200), KB_FUSION_FUZZ_SEED
- * the seed; a failure names the seed, level and source that replay it. */
+ * plan's. Every COMPILE_EVERY-th expression is evaluated again with its elementwise kernels
+ * compiled (KB_COMPILE=1, expr/kernel_compile.h), which must give the same bits as op by op
+ * (KB_COMPILE=0, as every other evaluation here); the kernels go to a new cache directory,
+ * which must hold some afterwards at a level that compiles them. KB_FUSION_FUZZ_COUNT sets the
+ * number of expressions (default 200), KB_FUSION_FUZZ_SEED the seed; a failure names the seed,
+ * level and source that replay it. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <dirent.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -296,9 +303,31 @@ static int test_threads(void) {
 }
 
 typedef struct tally {
-    int expressions, fused, refused;
+    int expressions, fused, refused, compiled;
     double worst;
 } tally;
+
+enum { COMPILE_EVERY = 8 };
+
+/* The fused results again with the kernels compiled, bit for bit those of the kernels run op
+ * by op. */
+static void compiled_matches(const kb_expr *e, const kb_expr_inputs *fi, const kb_array *fused,
+                             int count, uint64_t seed, const char *where, const char *source) {
+    kb_array compiled[2];
+    setenv("KB_COMPILE", "1", 1);
+    kb_status st = kb_expr_eval_results(e, fi, compiled, count);
+    setenv("KB_COMPILE", "0", 1);
+    if (st != KB_OK)
+        fail_msg("seed %llu %s: '%s': compiled: %s", (unsigned long long)seed, where, source,
+                 kb_last_error());
+    for (int r = 0; r < count; r++) {
+        size_t bytes = (size_t)kb_array_size(&fused[r]) * kb_dtype_size(fused[r].dtype);
+        if (memcmp(compiled[r].data, fused[r].data, bytes) != 0)
+            fail_msg("seed %llu %s: '%s': result %d differs compiled", (unsigned long long)seed,
+                     where, source, r);
+        kb_array_free(&compiled[r]);
+    }
+}
 
 static void check_one(gen *g, uint64_t seed, kb_simd_level level, tally *t) {
     static const int64_t shapes[][2] = {{7, 7},     {64, 64}, {300, 300}, {3, 5000},
@@ -367,6 +396,10 @@ static void check_one(gen *g, uint64_t seed, kb_simd_level level, tally *t) {
                      (unsigned long long)seed, where, g->buf, r, test_threads());
     }
     assert_int_equal(kb_threads_set(1), KB_OK);
+    if (t->expressions % COMPILE_EVERY == 0) {
+        compiled_matches(e, &fi, fused, count, seed, where, g->buf);
+        t->compiled++;
+    }
     /* the fused plan never moves more than the eager one */
     kb_expr_plan pf, pe;
     assert_int_equal(kb_expr_explain(e, &fi, &pf), KB_OK);
@@ -388,8 +421,24 @@ static void check_one(gen *g, uint64_t seed, kb_simd_level level, tally *t) {
     free_inputs(&in);
 }
 
+/* The files in dir. */
+static int files_in(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *f; d && (f = readdir(d));)
+        n += f->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static void fused_matches_eager(void **state) {
     (void)state;
+    char cache[] = "/tmp/kb_fusion_fuzz_XXXXXX", kernels[64];
+    assert_non_null(mkdtemp(cache));
+    snprintf(kernels, sizeof kernels, "%s/kernels", cache);
+    setenv("KB_CACHE_DIR", cache, 1);
+    setenv("KB_COMPILE", "0", 1);
     const char *c = getenv("KB_FUSION_FUZZ_COUNT"), *s = getenv("KB_FUSION_FUZZ_SEED");
     int count = c ? atoi(c) : 200;
     uint64_t seed0 = s ? strtoull(s, NULL, 10) : 23;
@@ -406,13 +455,24 @@ static void fused_matches_eager(void **state) {
             check_one(&g, seed, (kb_simd_level)level, &t);
         }
         printf("%s: %d expressions, %d refused by both, %d fused plans, worst %.3f units per "
-               "reduced element\n",
-               kb_simd_name((kb_simd_level)level), t.expressions, t.refused, t.fused, t.worst);
+               "reduced element, %d evaluated compiled\n",
+               kb_simd_name((kb_simd_level)level), t.expressions, t.refused, t.fused, t.worst,
+               t.compiled);
         /* the generator's expressions are the fusing kind: a planner that gave up on them
          * would pass the comparisons vacuously */
         assert_true(t.fused >= (t.expressions - t.refused) * 9 / 10);
     }
     assert_int_equal(kb_simd_set(KB_SIMD_AUTO_REQUEST), KB_OK);
+    /* a level that compiles kernels made some (a comparison that never ran one would pass) */
+    bool compiles = kb_simd_available(KB_SIMD_AVX2) || kb_simd_available(KB_SIMD_AVX512);
+    int made = files_in(kernels);
+    printf("%d compiled kernels made\n", made);
+    if (compiles)
+        assert_true(made > 0);
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", cache);
+    assert_int_equal(system(command), 0);
+    unsetenv("KB_COMPILE");
 }
 
 int main(void) {

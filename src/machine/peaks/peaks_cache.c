@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "core/cache_dir.h"
 #include "core/internal.h"
 #include "kbench/version.h"
 #include "machine/peaks/peaks_json.h"
@@ -41,26 +42,9 @@ kb_status kb_peaks_cache_key(const kb_machine *m, int threads, bool quick, char 
     return KB_OK;
 }
 
-static kb_status cache_dir(char *dir, size_t size) {
-    const char *d = getenv("KB_CACHE_DIR");
-    int n;
-    if (d && *d) {
-        n = snprintf(dir, size, "%s", d);
-    } else if ((d = getenv("XDG_CACHE_HOME")) && d[0] == '/') {
-        n = snprintf(dir, size, "%s/kbench", d);
-    } else if ((d = getenv("HOME")) && *d) {
-        n = snprintf(dir, size, "%s/.cache/kbench", d);
-    } else {
-        return kb_fail(KB_EUNSUPPORTED, "no cache directory: set KB_CACHE_DIR or HOME");
-    }
-    if (n < 0 || (size_t)n >= size)
-        return kb_fail(KB_EINVAL, "cache directory path is too long");
-    return KB_OK;
-}
-
 kb_status kb_peaks_cache_path(const char *key, char *path, int size) {
     char dir[4096];
-    kb_status st = cache_dir(dir, sizeof dir);
+    kb_status st = kb_cache_dir(dir, sizeof dir);
     if (st != KB_OK)
         return st;
     int n = snprintf(path, (size_t)size, "%s/peaks-%016llx.json", dir,

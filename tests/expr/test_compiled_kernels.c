@@ -1,0 +1,222 @@
+/* Compiled kernels (expr/kernel_source.c, expr/kernel_compile.c) give the bits the same
+ * elementwise kernels give op by op: every op they compute, float32 and float64, lengths that
+ * end in a partial vector, span several tasks or stream beyond the last-level cache (prefetches
+ * and non-temporal stores), inputs with NaN, infinities, zeros of both signs and values beyond
+ * the functions' ranges, at every vector level this machine runs. The AVX-512 source compiles
+ * where the CPU lacks AVX-512. A compiler that cannot be run fails KB_COMPILE=1 with a message
+ * that names KB_CC, and leaves KB_COMPILE=auto to run op by op. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/cache_size.h"
+#include "expr/kernel_compile.h"
+#include "kbench/expr.h"
+#include "kbench/simd.h"
+#include "util/rng.h"
+
+/* Every op the compiled kernels compute, in tuples of at most 14 results (with x and y, the 16
+ * inputs and outputs a compiled kernel takes), each tuple one kernel that compiles. (!= is
+ * not compiled: the layer's compares cannot give its NaN lanes.) */
+static const char *const tuples[] = {
+    "(x + y, x - y, x * y, x / y, maximum(x, y), minimum(x, y), -x, abs(x), sqrt(x), x**2, "
+    "reciprocal(x), x ** y, exp(x), expm1(x))",
+    "(exp2(x), log(x), log1p(x), log2(x), log10(x), sin(x), cos(x), tan(x), arcsin(x), "
+    "arccos(x), arctan(x), tanh(x), sinh(x), cosh(x))",
+    "(erf(x), sigmoid(x), where(x < y, x, y), where(x <= y, 2*x, y), where(x > y, x, 0.5), "
+    "where(x >= 0, x, 0.01*x), where(x == y, -y, x), "
+    "2*x**3 - 3*x**2 + x - 1, 0.5*x*(1 + tanh(0.7978845608*(x + 0.044715*x**3))))",
+};
+
+/* x and y: uniform in [-4, 4], a special value now and then. */
+static void fill(kb_array *a, kb_rng *rng) {
+    static const double specials[] = {NAN,  INFINITY, -INFINITY, 0.0,    -0.0, 1e30, -1e-30,
+                                      88.7, -104.5,   710.0,     -746.0, 1.0,  -1.0, 0.25};
+    int64_t n = kb_array_size(a);
+    for (int64_t i = 0; i < n; i++) {
+        double v = 8 * kb_rng_uniform(rng) - 4;
+        if (kb_rng_next(rng) % 13 == 0)
+            v = specials[kb_rng_next(rng) % (sizeof specials / sizeof *specials)];
+        if (a->dtype == KB_F32)
+            ((float *)a->data)[i] = (float)v;
+        else
+            ((double *)a->data)[i] = v;
+    }
+}
+
+/* The tuple's results with KB_COMPILE set to compile, into out. */
+static void eval(const kb_expr *e, kb_array *x, kb_array *y, const char *compile, kb_array *out,
+                 int count) {
+    kb_expr_binding b[2] = {{"x", x}, {"y", y}};
+    kb_expr_inputs in = {.bindings = b, .nbindings = 2, .mode = KB_EXPR_FUSED};
+    setenv("KB_COMPILE", compile, 1);
+    kb_status st = kb_expr_eval_results(e, &in, out, count);
+    if (st != KB_OK)
+        fail_msg("KB_COMPILE=%s: %s", compile, kb_last_error());
+}
+
+/* The files in dir. */
+static int files_in(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *f; d && (f = readdir(d));)
+        n += f->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void same_bits_as_op_by_op(void **state) {
+    (void)state;
+    char cache[] = "/tmp/kb_compiled_XXXXXX", kernels[64];
+    assert_non_null(mkdtemp(cache));
+    snprintf(kernels, sizeof kernels, "%s/kernels", cache);
+    setenv("KB_CACHE_DIR", cache, 1);
+    int levels = 0;
+    int64_t beyond = kb_cache_llc_bytes() / (16 * 4) + 1001; /* 16 arrays span the LLC */
+    const int64_t lengths[] = {1, 5, 8, 13, 100, 8192 * 2 + 3, beyond};
+    kb_rng rng;
+    kb_rng_seed(&rng, 7);
+    int compared = 0;
+    for (int level = KB_SIMD_AVX2; level <= KB_SIMD_AVX512; level++) {
+        if (!kb_simd_available((kb_simd_level)level))
+            continue;
+        assert_int_equal(kb_simd_set(level), KB_OK);
+        levels++;
+        for (int t = 0; t < 2; t++) {
+            kb_dtype dtype = t ? KB_F64 : KB_F32;
+            for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
+                int64_t n = lengths[l];
+                kb_array x, y;
+                assert_int_equal(kb_array_new(&x, dtype, 1, &n, KB_ORDER_C), KB_OK);
+                assert_int_equal(kb_array_new(&y, dtype, 1, &n, KB_ORDER_C), KB_OK);
+                fill(&x, &rng);
+                fill(&y, &rng);
+                for (size_t k = 0; k < sizeof tuples / sizeof *tuples; k++) {
+                    kb_expr *e;
+                    assert_int_equal(kb_expr_parse(tuples[k], &e), KB_OK);
+                    int count = kb_expr_result_count(e);
+                    kb_array a[16], c[16];
+                    eval(e, &x, &y, "0", a, count);
+                    eval(e, &x, &y, "1", c, count);
+                    for (int r = 0; r < count; r++) {
+                        size_t bytes = (size_t)n * kb_dtype_size(a[r].dtype);
+                        if (memcmp(a[r].data, c[r].data, bytes) != 0)
+                            fail_msg("%s %s n=%lld: result %d of %s differs compiled",
+                                     kb_simd_name((kb_simd_level)level), kb_dtype_name(dtype),
+                                     (long long)n, r, tuples[k]);
+                        kb_array_free(&a[r]);
+                        kb_array_free(&c[r]);
+                    }
+                    compared++;
+                    kb_expr_free(e);
+                }
+                kb_array_free(&x);
+                kb_array_free(&y);
+            }
+        }
+    }
+    /* each tuple of each type at each level compiled (one that ran op by op would compare
+     * nothing) */
+    int made = files_in(kernels);
+    printf("%d tuples compared, %d kernels compiled\n", compared, made);
+    assert_int_equal(made, levels * 2 * (int)(sizeof tuples / sizeof *tuples));
+    assert_int_equal(kb_simd_set(KB_SIMD_AUTO_REQUEST), KB_OK);
+    unsetenv("KB_COMPILE");
+    unsetenv("KB_CACHE_DIR");
+    char command[64];
+    snprintf(command, sizeof command, "rm -rf '%s'", cache);
+    assert_int_equal(system(command), 0);
+}
+
+/* The AVX-512 kernels' source compiles and loads here, whether or not the CPU runs it (it is
+ * not called). */
+static void avx512_source_compiles(void **state) {
+    (void)state;
+    if (!kb_simd_compiled(KB_SIMD_AVX512))
+        skip();
+    const kb_ck_op ops[] = {{KB_EW_MUL, 2, {0, 1, 0}, -1},
+                            {KB_EW_TANH, 1, {3, 0, 0}, 0},
+                            {KB_EW_GT, 2, {0, 2, 0}, -1},
+                            {KB_EW_WHERE, 3, {5, 4, 1}, 1}};
+    for (int t = 0; t < 2; t++) {
+        kb_ck k = {.type = t ? KB_F64 : KB_F32,
+                   .ninputs = 2,
+                   .nconsts = 1,
+                   .nouts = 2,
+                   .nops = 4,
+                   .ops = ops};
+        kb_ck_fn fn = NULL;
+        kb_status st = kb_ck_compile(&k, KB_SIMD_AVX512, &fn);
+        if (st != KB_OK)
+            fail_msg("%s", kb_last_error());
+        assert_non_null(fn);
+    }
+}
+
+/* With a compiler that cannot be run: KB_COMPILE=1 fails and says so; auto runs op by op. */
+static void a_missing_compiler(void **state) {
+    (void)state;
+    if (!kb_simd_available(KB_SIMD_AVX2))
+        skip();
+    int64_t n = 100000;
+    kb_array x, y, out[1], ref[1];
+    assert_int_equal(kb_array_new(&x, KB_F32, 1, &n, KB_ORDER_C), KB_OK);
+    assert_int_equal(kb_array_new(&y, KB_F32, 1, &n, KB_ORDER_C), KB_OK);
+    kb_rng rng;
+    kb_rng_seed(&rng, 9);
+    fill(&x, &rng);
+    fill(&y, &rng);
+    kb_expr *e;
+    /* a kernel no other test compiles, so that no process table or cache has it */
+    assert_int_equal(kb_expr_parse("x * 1.25 - y * 0.75 + 3", &e), KB_OK);
+    kb_expr_binding b[2] = {{"x", &x}, {"y", &y}};
+    kb_expr_inputs in = {.bindings = b, .nbindings = 2, .mode = KB_EXPR_FUSED};
+    char cache[] = "/tmp/kb_compiled_XXXXXX";
+    assert_non_null(mkdtemp(cache));
+    setenv("KB_CACHE_DIR", cache, 1);
+    setenv("KB_CC", "/nonexistent/cc", 1);
+    setenv("KB_COMPILE", "1", 1);
+    assert_int_equal(kb_expr_eval_results(e, &in, out, 1), KB_EUNSUPPORTED);
+    assert_non_null(strstr(kb_last_error(), "/nonexistent/cc"));
+    assert_non_null(strstr(kb_last_error(), "KB_CC"));
+    setenv("KB_COMPILE", "auto", 1);
+    assert_int_equal(kb_expr_eval_results(e, &in, out, 1), KB_OK);
+    setenv("KB_COMPILE", "0", 1);
+    assert_int_equal(kb_expr_eval_results(e, &in, ref, 1), KB_OK);
+    assert_memory_equal(out[0].data, ref[0].data, (size_t)n * sizeof(float));
+    setenv("KB_COMPILE", "sometimes", 1);
+    assert_int_equal(kb_expr_eval_results(e, &in, out + 0, 1), KB_EINVAL);
+    assert_non_null(strstr(kb_last_error(), "KB_COMPILE"));
+    unsetenv("KB_COMPILE");
+    unsetenv("KB_CC");
+    unsetenv("KB_CACHE_DIR");
+    char command[64];
+    snprintf(command, sizeof command, "rm -rf '%s'", cache);
+    assert_int_equal(system(command), 0);
+    kb_array_free(&out[0]);
+    kb_array_free(&ref[0]);
+    kb_array_free(&x);
+    kb_array_free(&y);
+    kb_expr_free(e);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(same_bits_as_op_by_op),
+        cmocka_unit_test(avx512_source_compiles),
+        cmocka_unit_test(a_missing_compiler),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -98,17 +98,24 @@ char *kb_fused_contiguous(const kb_fused_iter *it, const kb_fused_place *p, int6
     if (it->nr == 0)
         return n == 1 ? p->data + base : NULL;
     char *at = p->data + base;
-    int64_t rest = j0, first = 0;
+    int64_t idx[KB_MAX_DIMS], rest = j0;
     for (int d = it->nr - 1; d >= 0; d--) {
-        int64_t i = rest % it->rshape[d];
-        if (d == it->nr - 1)
-            first = i;
+        idx[d] = rest % it->rshape[d];
         rest /= it->rshape[d];
-        at += i * p->rstride[d];
+        at += idx[d] * p->rstride[d];
     }
     int last = it->nr - 1;
-    bool dense = p->rstride[last] == (int64_t)kb_dtype_size(p->dtype);
-    return dense && it->rshape[last] - first >= n ? at : NULL;
+    if (p->rstride[last] != (int64_t)kb_dtype_size(p->dtype))
+        return NULL;
+    /* the trailing dimensions p holds densely, one after another, as one run: the elements
+     * left in it from j0's on (a chunk of a C-ordered (R, 1024) array spans rows, and had been
+     * gathered into a buffer row by row) */
+    int64_t span = it->rshape[last], offset = idx[last];
+    for (int d = last - 1; d >= 0 && p->rstride[d] == p->rstride[d + 1] * it->rshape[d + 1]; d--) {
+        offset += idx[d] * span;
+        span *= it->rshape[d];
+    }
+    return span - offset >= n ? at : NULL;
 }
 
 typedef struct transfer {

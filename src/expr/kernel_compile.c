@@ -41,10 +41,14 @@ extern char **environ;
 #ifndef KB_CK_FLAGS_AVX512
 #define KB_CK_FLAGS_AVX512 ""
 #endif
+#ifndef KB_CK_FLAGS_NEON
+#define KB_CK_FLAGS_NEON ""
+#endif
 
 /* The headers a kernel's source includes, beyond SLEEF's, under the source tree's src/. */
 static const char *const headers[] = {"simd/internal.h", "simd/vec_avx2.h", "simd/vec_avx512.h",
-                                      "simd/vmath.h", "kernels/ew_float_bodies.h"};
+                                      "simd/vec_neon.h", "simd/vmath.h",
+                                      "kernels/ew_float_bodies.h"};
 
 typedef struct entry {
     uint64_t key;
@@ -246,6 +250,7 @@ static uint64_t kernel_key(const kb_ck *k, kb_simd_level level, const char *cc) 
 static kb_status compile_locked(const kb_ck *k, kb_simd_level level, kb_ck_fn *fn) {
     const char *flags = level == KB_SIMD_AVX512 ? KB_CK_FLAGS_AVX512
                         : level == KB_SIMD_AVX2 ? KB_CK_FLAGS_AVX2
+                        : level == KB_SIMD_NEON ? KB_CK_FLAGS_NEON
                                                 : "";
     if (!*flags)
         return kb_fail(KB_EUNSUPPORTED, "this build compiles no kernels at simd=%s",

@@ -105,7 +105,7 @@ static void write_ops(FILE *f, const kb_ck *k, const bool *mask, const char *s) 
 }
 
 bool kb_ck_computes(const kb_ck *k, kb_simd_level level) {
-    if ((level != KB_SIMD_AVX2 && level != KB_SIMD_AVX512) ||
+    if ((level != KB_SIMD_AVX2 && level != KB_SIMD_AVX512 && level != KB_SIMD_NEON) ||
         (k->type != KB_F32 && k->type != KB_F64) || k->nops <= 0 || k->nouts <= 0)
         return false;
     bool *mask = calloc((size_t)k->nops, sizeof *mask);
@@ -136,7 +136,10 @@ kb_status kb_ck_source(const kb_ck *k, kb_simd_level level, char **out) {
             "/* A kernel kbench compiled for a fused expression (expr/kernel_source.c): %d "
             "inputs, %d constants, %d ops, %d outputs, %s, %s. */\n",
             k->ninputs, k->nconsts, k->nops, k->nouts, kb_dtype_name(k->type), kb_simd_name(level));
-    fprintf(f, "#define %s\n", level == KB_SIMD_AVX512 ? "KB_VEC_AVX512" : "KB_VEC_AVX2");
+    fprintf(f, "#define %s\n",
+            level == KB_SIMD_AVX512 ? "KB_VEC_AVX512"
+            : level == KB_SIMD_NEON ? "KB_VEC_NEON"
+                                    : "KB_VEC_AVX2");
     fprintf(f, "#include \"simd/internal.h\"\n#include \"simd/vmath.h\"\n"
                "#include \"kernels/ew_float_bodies.h\"\n\n");
     fprintf(f, "typedef %s T;\n#define LANES VF%s_LANES\nKB_EW_BODY_FUNCTIONS(%s, T, LANES)\n\n",

@@ -43,12 +43,12 @@ typedef void (*kb_ck_fn)(int64_t n, const void *const *in, void *const *out, con
  * where. */
 bool kb_ck_op_supported(kb_ew_op op);
 
-/* Whether kb_ck_source writes k at level: AVX2 or AVX-512, float32 or float64, every op one it
+/* Whether kb_ck_source writes k at level: AVX2, AVX-512 or NEON, float32 or float64, every op one it
  * computes, operands that come before their use, masks read only as where's condition and
  * never written out. */
 bool kb_ck_computes(const kb_ck *k, kb_simd_level level);
 
-/* The C source of k at level (AVX2 or AVX-512): kb_compiled_kernel(n, in, out, consts, mode)
+/* The C source of k at level (AVX2, AVX-512 or NEON): kb_compiled_kernel(n, in, out, consts, mode)
  * computes n elements of every output from n of every input, consts pointing at the constants'
  * values (of k's type, one after another), each element by the same instructions, in the same
  * lane, as the elementwise loops of that level give it op by op over the same n (a last

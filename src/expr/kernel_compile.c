@@ -46,9 +46,9 @@ extern char **environ;
 #endif
 
 /* The headers a kernel's source includes, beyond SLEEF's, under the source tree's src/. */
-static const char *const headers[] = {"simd/internal.h", "simd/vec_avx2.h", "simd/vec_avx512.h",
-                                      "simd/vec_neon.h", "simd/vmath.h",
-                                      "kernels/ew_float_bodies.h"};
+static const char *const headers[] = {"simd/internal.h",   "simd/vec_avx2.h",
+                                      "simd/vec_avx512.h", "simd/vec_neon.h",
+                                      "simd/vmath.h",      "kernels/ew_float_bodies.h"};
 
 typedef struct entry {
     uint64_t key;
@@ -152,9 +152,11 @@ static kb_status run_compiler(const char *compiler, const char *flags, const cha
             if (*c == '\n')
                 *c = ' ';
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) { /* the exec failed in the child */
         snprintf(broken, sizeof broken, "cannot run the C compiler %s (KB_CC names another)",
                  compiler);
+        return kb_fail(KB_EUNSUPPORTED, "%s", broken);
+    }
     return kb_fail(KB_EUNSUPPORTED, "the C compiler %s failed on a kernel: %s", compiler, said);
 }
 

@@ -23,7 +23,7 @@ enum { KB_CK_NEVER, KB_CK_ALWAYS, KB_CK_AUTO };
 #define KB_CK_AUTO_MIN ((int64_t)1 << 16)
 kb_status kb_ck_policy(int *policy);
 
-/* The function of kernel k compiled for level (AVX2 or AVX-512), from this process's table
+/* The function of kernel k compiled for level (AVX2, AVX-512 or NEON), from this process's table
  * (without writing its source again), the cache, or the compiler. KB_EUNSUPPORTED with the
  * reason when it cannot be had: a kernel kb_ck_source cannot write, no cache directory, the
  * source tree or the compiler missing, the compiler failing (its first words quoted); a reason

@@ -10,7 +10,7 @@
 #include "core/internal.h"
 #include "expr/eager.h"
 #include "expr/fused_place.h"
-#include "expr/kernel_compile.h"
+#include "expr/fused_compile.h"
 #include "expr/plan_build.h"
 #include "expr/plan.h"
 #include "expr/view_call.h"
@@ -48,15 +48,12 @@ typedef struct kernel_run {
     kb_partial *partials; /* per slot of a reduction: rows * nchunks, streaming kernels */
     int64_t *partial_at;  /* per slot: offset into partials, or -1 */
     unsigned *seen;       /* per slot of a reduction: NAN_RESULT | NAN_INPUT, over all rows */
-    /* The kernel compiled (expr/kernel_compile.h), which computes a chunk of every output from
-     * a chunk of every input in one call; NULL where it runs op by op. */
-    kb_ck_fn compiled;
-    int cmode;          /* KB_CK_NEAR, KB_CK_FAR or KB_CK_STREAM */
-    kb_dtype ctype;     /* its type */
-    int ninputs, nouts; /* its inputs' and outputs' graph nodes: */
-    int *cin, *cout;    /* per graph node at most */
-    char *cconsts;      /* its constants, as ctype */
-    int nscratch;       /* chunks of scratch a thread needs */
+    /* The kernel compiled, which computes a chunk of every output from a chunk of every input
+     * in one call (its fn NULL where it runs op by op), and how its loop runs (KB_CK_NEAR,
+     * KB_CK_FAR or KB_CK_STREAM). */
+    kb_fused_compiled compiled;
+    int cmode;
+    int nscratch; /* chunks of scratch a thread needs */
 } kernel_run;
 
 /* What a reduction saw, for NumPy's "invalid value encountered in reduce": a NaN result, and
@@ -341,25 +338,26 @@ static bool run_compiled(const kernel_run *x, buffers *b, int64_t q) {
     row_bases(x, b->base, 0);
     const void *in[KB_CK_MAX_IO];
     void *out[KB_CK_MAX_IO];
-    for (int k = 0; k < x->ninputs; k++) {
-        int node = x->cin[k];
-        in[k] = kb_fused_gather(&x->it, &x->places[node], b->base[node], j0, n, x->ctype,
+    const kb_fused_compiled *c = &x->compiled;
+    for (int k = 0; k < c->ninputs; k++) {
+        int node = c->in[k];
+        in[k] = kb_fused_gather(&x->it, &x->places[node], b->base[node], j0, n, c->type,
                                 scratch_of(x, b, k));
         if (!in[k])
             return false;
     }
     int mode = x->cmode;
-    for (int k = 0; k < x->nouts; k++) {
-        int node = x->cout[k];
+    for (int k = 0; k < c->nouts; k++) {
+        int node = c->out[k];
         char *direct = kb_fused_contiguous(&x->it, &x->places[node], b->base[node], j0, n);
-        out[k] = direct ? direct : scratch_of(x, b, x->ninputs + k);
+        out[k] = direct ? direct : scratch_of(x, b, c->ninputs + k);
         if (!direct || (uintptr_t)direct % KB_NT_ALIGN != 0)
             mode = mode == KB_CK_STREAM ? KB_CK_FAR : mode;
     }
-    x->compiled(n, in, out, x->cconsts, mode);
-    for (int k = 0; k < x->nouts; k++)
-        if (out[k] == scratch_of(x, b, x->ninputs + k))
-            kb_fused_scatter(&x->it, &x->places[x->cout[k]], b->base[x->cout[k]], j0, n, out[k]);
+    c->fn(n, in, out, c->consts, mode);
+    for (int k = 0; k < c->nouts; k++)
+        if (out[k] == scratch_of(x, b, c->ninputs + k))
+            kb_fused_scatter(&x->it, &x->places[c->out[k]], b->base[c->out[k]], j0, n, out[k]);
     return true;
 }
 
@@ -518,9 +516,9 @@ static kb_status run_kernel(kernel_run *x, int threads) {
             for (int64_t t = 0; t < tasks; t++) {
                 if (failed)
                     continue;
-                bool ok = x->compiled ? run_compiled(x, &b, t)
-                          : x->phased ? run_task(x, &b, t, 0)
-                                      : run_task(x, &b, t / x->nchunks, t % x->nchunks);
+                bool ok = x->compiled.fn ? run_compiled(x, &b, t)
+                          : x->phased    ? run_task(x, &b, t, 0)
+                                         : run_task(x, &b, t / x->nchunks, t % x->nchunks);
                 failed |= !ok;
             }
             if (x->nt)
@@ -567,99 +565,6 @@ static bool read_in_kernel(const kernel_run *x, int node) {
                 return true;
     }
     return false;
-}
-
-/* Number of graph node o among the compiled kernel's values (kb_ck): an op's slot after the
- * inputs and constants, else its place among the inputs (cin) or the constants (consts). */
-static int ck_value(const kernel_run *x, const int *consts, int nconsts, int o) {
-    if (x->slot[o] >= 0)
-        return x->ninputs + nconsts + x->slot[o];
-    for (int k = 0; k < x->ninputs; k++)
-        if (x->cin[k] == o)
-            return k;
-    for (int c = 0; c < nconsts; c++)
-        if (consts[c] == o)
-            return x->ninputs + c;
-    return -1;
-}
-
-/* Compiles kernel x (expr/kernel_compile.h) where KB_COMPILE asks for it and it is one the
- * compiled kernels compute: elementwise, every op's loop of one float type, no bool output,
- * at most KB_CK_MAX_IO inputs and outputs and KB_CK_MAX_CONSTS constants. Otherwise x->compiled
- * stays NULL and the kernel runs op by op, with the same results; so it does where the compiler
- * cannot be had, unless KB_COMPILE=1 asked for every kernel compiled (then that is the error). */
-static kb_status compile_kernel(kernel_run *x, const kb_pkernel *K, kb_simd_level level) {
-    const kb_pgraph *g = x->g;
-    x->compiled = NULL;
-    int policy;
-    KB_TRY(kb_ck_policy(&policy));
-    if (policy == KB_CK_NEVER || K->has_reduce || x->norder == 0 ||
-        (policy == KB_CK_AUTO && x->it.rows * x->it.m < KB_CK_AUTO_MIN))
-        return KB_OK;
-    kb_dtype type = g->nodes[x->order[0]].loop;
-    int consts[KB_CK_MAX_CONSTS], nconsts = 0;
-    x->ninputs = x->nouts = 0;
-    for (int i = 0; i < x->norder; i++) {
-        const kb_pnode *p = &g->nodes[x->order[i]];
-        bool predicate = p->kind == KB_PNODE_EW && kb_ew_is_predicate(p->op);
-        if (p->kind != KB_PNODE_EW || p->row || p->loop != type || !kb_ck_op_supported(p->op) ||
-            p->dtype != (predicate ? KB_BOOL : type) || (predicate && p->output))
-            return KB_OK;
-        for (int a = 0; a < p->nin; a++) {
-            int o = p->in[a];
-            if (x->slot[o] >= 0 || ck_value(x, consts, nconsts, o) >= 0)
-                continue;
-            bool constant = g->nodes[o].kind == KB_PNODE_CONST;
-            if (constant ? nconsts == KB_CK_MAX_CONSTS : x->ninputs + x->nouts == KB_CK_MAX_IO)
-                return KB_OK;
-            if (constant)
-                consts[nconsts++] = o;
-            else
-                x->cin[x->ninputs++] = o;
-        }
-        if (p->output) {
-            if (x->ninputs + x->nouts == KB_CK_MAX_IO)
-                return KB_OK;
-            x->cout[x->nouts++] = x->order[i];
-        }
-    }
-    kb_ck_op *list = malloc((size_t)(x->norder > 0 ? x->norder : 1) * sizeof *list);
-    free(x->cconsts);
-    x->cconsts = malloc((size_t)(nconsts > 0 ? nconsts : 1) * sizeof(double));
-    if (!list || !x->cconsts) {
-        free(list);
-        return kb_fail(KB_ENOMEM, "out of memory for a compiled kernel");
-    }
-    size_t item = kb_dtype_size(type);
-    kb_status st = KB_OK;
-    for (int c = 0; c < nconsts && st == KB_OK; c++) {
-        const kb_pnode *o = &g->nodes[consts[c]];
-        st = kb_ew_cast(type, x->cconsts + (size_t)c * item, o->dtype, (const char *)&o->value, 0,
-                        1);
-    }
-    for (int i = 0; i < x->norder; i++) {
-        const kb_pnode *p = &g->nodes[x->order[i]];
-        list[i] = (kb_ck_op){.op = p->op, .nin = p->nin, .out = -1};
-        for (int a = 0; a < p->nin; a++)
-            list[i].in[a] = ck_value(x, consts, nconsts, p->in[a]);
-        for (int k = 0; k < x->nouts; k++)
-            if (x->cout[k] == x->order[i])
-                list[i].out = k;
-    }
-    kb_ck ck = {.type = type,
-                .ninputs = x->ninputs,
-                .nconsts = nconsts,
-                .nouts = x->nouts,
-                .nops = x->norder,
-                .ops = list};
-    /* a kernel the compiled kernels cannot compute runs op by op */
-    if (st == KB_OK && kb_ck_computes(&ck, level))
-        st = kb_ck_compile(&ck, level, &x->compiled);
-    free(list);
-    x->ctype = type;
-    if (st == KB_EUNSUPPORTED && policy != KB_CK_ALWAYS)
-        return KB_OK;
-    return st;
 }
 
 /* Kernel x->k's iteration (rows, row length, chunk), its nodes' slots and loops, the places
@@ -726,8 +631,8 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
     x->nscratch = 3;
     kb_simd_level level;
     KB_TRY(kb_simd_current(&level));
-    KB_TRY(compile_kernel(x, K, kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level)));
-    if (x->compiled) {
+    KB_TRY(kb_fused_compile(g, x->k, &x->compiled));
+    if (x->compiled.fn) {
         /* Values stay in registers: a chunk is only a task, as large as keeps the tasks'
          * bookkeeping small and the threads' shares even. */
         x->chunk = x->it.m < COMPILED_CHUNK ? x->it.m : COMPILED_CHUNK;
@@ -736,8 +641,8 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
                    : reach != KB_REACH_CACHE ? KB_CK_FAR
                                              : KB_CK_NEAR;
         x->nt = x->cmode == KB_CK_STREAM;
-        if (x->ninputs + x->nouts > x->nscratch)
-            x->nscratch = x->ninputs + x->nouts;
+        if (x->compiled.ninputs + x->compiled.nouts > x->nscratch)
+            x->nscratch = x->compiled.ninputs + x->compiled.nouts;
     }
     /* the places of what the kernel reads from memory, and of what it writes */
     for (int i = 0; i < x->norder; i++) {
@@ -836,11 +741,9 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     x.const_slot = malloc((size_t)g->count * 3 * sizeof *x.const_slot);
     x.partial_at = malloc((size_t)g->count * sizeof *x.partial_at);
     x.seen = malloc((size_t)g->count * sizeof *x.seen);
-    x.cin = malloc((size_t)g->count * sizeof *x.cin);
-    x.cout = malloc((size_t)g->count * sizeof *x.cout);
     kb_status st = KB_OK;
     if (!arrays || !x.order || !x.slot || !x.places || !x.placed || !x.loops || !x.nt_loops ||
-        !x.exp_sum || !x.const_slot || !x.partial_at || !x.seen || !x.cin || !x.cout)
+        !x.exp_sum || !x.const_slot || !x.partial_at || !x.seen)
         st = kb_fail(KB_ENOMEM, "out of memory for a fused evaluation");
     for (int i = 0; i < g->count && st == KB_OK; i++) {
         const kb_pnode *n = &g->nodes[i];
@@ -875,9 +778,6 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     free(x.partial_at);
     free(x.partials);
     free(x.seen);
-    free(x.cin);
-    free(x.cout);
-    free(x.cconsts);
     return st;
 }
 

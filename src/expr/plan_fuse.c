@@ -6,6 +6,7 @@
 
 #include "core/cache_size.h"
 #include "core/internal.h"
+#include "expr/fused_compile.h"
 #include "expr/plan.h"
 #include "expr/plan_build.h"
 
@@ -331,8 +332,10 @@ kb_status kb_pgraph_fuse(kb_pgraph *g) {
     return KB_OK;
 }
 
-static void loops_text(const kb_pgraph *g, int k, char *buf, size_t size) {
+static kb_status loops_text(const kb_pgraph *g, int k, char *buf, size_t size) {
     const kb_pkernel *K = &g->kernels[k];
+    kb_fused_compiled compiled;
+    KB_TRY(kb_fused_compile(g, k, &compiled));
     int64_t rows = 1, m = row_length(K);
     for (int d = 0; d < K->ndim; d++)
         if (K->has_reduce && !K->reduced[d])
@@ -340,18 +343,20 @@ static void loops_text(const kb_pgraph *g, int k, char *buf, size_t size) {
     char shape[96];
     kb_plan_shape_text(shape, sizeof shape, K->ndim, K->shape);
     if (!K->has_reduce)
-        snprintf(buf, size, "over %s in tiles", shape);
+        snprintf(buf, size, "over %s in tiles%s", shape,
+                 compiled.fn ? ", compiled (a vector through all its ops)" : "");
     else
         snprintf(buf, size, "over %s: %lld row%s of %lld%s", shape, (long long)rows,
                  rows == 1 ? "" : "s", (long long)m,
                  K->phased ? ", each row kept in cache" : ", streamed in tiles");
+    return KB_OK;
 }
 
 kb_status kb_pgraph_explain(const kb_pgraph *g, kb_expr_plan *plan) {
     for (int k = 0; k < g->nkernels; k++) {
         kb_expr_kernel *kernel;
         KB_TRY(kb_plan_add_kernel(plan, &kernel));
-        loops_text(g, k, kernel->loops, sizeof kernel->loops);
+        KB_TRY(loops_text(g, k, kernel->loops, sizeof kernel->loops));
         for (int i = 0; i < g->count; i++) {
             const kb_pnode *n = &g->nodes[i];
             if (n->kernel != k)

@@ -223,11 +223,44 @@ static void a_missing_compiler(void **state) {
     kb_expr_free(e);
 }
 
+/* kb_expr_explain names the kernels that run compiled: with KB_COMPILE=1 where a level compiles
+ * them, never with KB_COMPILE=0, nor for a kernel with a reduction. */
+static void explain_says_compiled(void **state) {
+    (void)state;
+    bool compiles = false;
+    kb_simd_level level;
+    assert_int_equal(kb_simd_current(&level), KB_OK);
+    compiles = compiles_at(kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level));
+    int64_t n = 1000;
+    kb_array x;
+    assert_int_equal(kb_array_new(&x, KB_F64, 1, &n, KB_ORDER_C), KB_OK);
+    kb_expr_binding b[1] = {{"x", &x}};
+    kb_expr_inputs in = {.bindings = b, .nbindings = 1, .mode = KB_EXPR_FUSED};
+    const char *sources[] = {"exp(x) * 2 - x", "x - sum(x)"};
+    for (int s = 0; s < 2; s++)
+        for (int on = 0; on < 2; on++) {
+            kb_expr *e;
+            assert_int_equal(kb_expr_parse(sources[s], &e), KB_OK);
+            setenv("KB_COMPILE", on ? "1" : "0", 1);
+            kb_expr_plan plan;
+            assert_int_equal(kb_expr_explain(e, &in, &plan), KB_OK);
+            bool said = false;
+            for (int k = 0; k < plan.nkernels; k++)
+                said |= strstr(plan.kernels[k].loops, "compiled") != NULL;
+            assert_int_equal(said, on && s == 0 && compiles);
+            kb_expr_plan_free(&plan);
+            kb_expr_free(e);
+        }
+    unsetenv("KB_COMPILE");
+    kb_array_free(&x);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_bits_as_op_by_op),
         cmocka_unit_test(avx512_source_compiles),
         cmocka_unit_test(a_missing_compiler),
+        cmocka_unit_test(explain_says_compiled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

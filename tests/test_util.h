@@ -103,6 +103,14 @@ static inline int test_dir_count(const test_dir *d) {
     return n;
 }
 
+/* Entries in the directory root/name, 0 when there is none. */
+static inline int test_dir_count_in(const test_dir *d, const char *name) {
+    test_dir below;
+    test_dir_path(d, name, below.root, sizeof below.root);
+    struct stat st;
+    return stat(below.root, &st) == 0 ? test_dir_count(&below) : 0;
+}
+
 static inline int test_dir_remove_one(const char *path, const struct stat *st, int flag,
                                       struct FTW *ftw) {
     (void)st;

@@ -16,15 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dirent.h>
-#include <unistd.h>
-
 #include <cmocka.h>
 
 #include "core/cache_size.h"
 #include "expr/kernel_compile.h"
 #include "kbench/expr.h"
 #include "kbench/simd.h"
+#include "test_util.h"
 #include "util/rng.h"
 
 /* Every op the compiled kernels compute, in tuples of at most 14 results (with x and y, the 16
@@ -73,23 +71,11 @@ static void eval(const kb_expr *e, kb_array *x, kb_array *y, const char *compile
         fail_msg("KB_COMPILE=%s: %s", compile, kb_last_error());
 }
 
-/* The files in dir. */
-static int files_in(const char *dir) {
-    DIR *d = opendir(dir);
-    int n = 0;
-    for (struct dirent *f; d && (f = readdir(d));)
-        n += f->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n;
-}
-
 static void same_bits_as_op_by_op(void **state) {
     (void)state;
-    char cache[] = "/tmp/kb_compiled_XXXXXX", kernels[64];
-    assert_non_null(mkdtemp(cache));
-    snprintf(kernels, sizeof kernels, "%s/kernels", cache);
-    setenv("KB_CACHE_DIR", cache, 1);
+    test_dir cache;
+    assert_int_equal(test_dir_create(&cache), 0);
+    setenv("KB_CACHE_DIR", cache.root, 1);
     int levels = 0;
     /* 16 arrays span the last-level cache; not under emulation (KB_TEST_EMULATED), where
      * NEON's stores are plain anyway and the 14 functions over them take minutes */
@@ -139,16 +125,14 @@ static void same_bits_as_op_by_op(void **state) {
     }
     /* each tuple of each type at each level compiled (one that ran op by op would compare
      * nothing) */
-    int made = files_in(kernels);
+    int made = test_dir_count_in(&cache, "kernels");
     printf("%d tuples compared, %d kernels compiled\n", compared, made);
     assert_int_equal(made, levels * 2 * (int)(sizeof tuples / sizeof *tuples));
     assert_true(levels > 0 || !(kb_simd_compiled(KB_SIMD_AVX2) || kb_simd_compiled(KB_SIMD_NEON)));
     assert_int_equal(kb_simd_set(KB_SIMD_AUTO_REQUEST), KB_OK);
     unsetenv("KB_COMPILE");
     unsetenv("KB_CACHE_DIR");
-    char command[64];
-    snprintf(command, sizeof command, "rm -rf '%s'", cache);
-    assert_int_equal(system(command), 0);
+    assert_int_equal(test_dir_destroy(&cache), 0);
 }
 
 /* The AVX-512 kernels' source compiles and loads here, whether or not the CPU runs it (it is
@@ -194,9 +178,9 @@ static void a_missing_compiler(void **state) {
     assert_int_equal(kb_expr_parse("x * 1.25 - y * 0.75 + 3", &e), KB_OK);
     kb_expr_binding b[2] = {{"x", &x}, {"y", &y}};
     kb_expr_inputs in = {.bindings = b, .nbindings = 2, .mode = KB_EXPR_FUSED};
-    char cache[] = "/tmp/kb_compiled_XXXXXX";
-    assert_non_null(mkdtemp(cache));
-    setenv("KB_CACHE_DIR", cache, 1);
+    test_dir cache;
+    assert_int_equal(test_dir_create(&cache), 0);
+    setenv("KB_CACHE_DIR", cache.root, 1);
     setenv("KB_CC", "/nonexistent/cc", 1);
     setenv("KB_COMPILE", "1", 1);
     assert_int_equal(kb_expr_eval_results(e, &in, out, 1), KB_EUNSUPPORTED);
@@ -213,9 +197,7 @@ static void a_missing_compiler(void **state) {
     unsetenv("KB_COMPILE");
     unsetenv("KB_CC");
     unsetenv("KB_CACHE_DIR");
-    char command[64];
-    snprintf(command, sizeof command, "rm -rf '%s'", cache);
-    assert_int_equal(system(command), 0);
+    assert_int_equal(test_dir_destroy(&cache), 0);
     kb_array_free(&out[0]);
     kb_array_free(&ref[0]);
     kb_array_free(&x);

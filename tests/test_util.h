@@ -103,12 +103,21 @@ static inline int test_dir_count(const test_dir *d) {
     return n;
 }
 
-/* Entries in the directory root/name, 0 when there is none. */
-static inline int test_dir_count_in(const test_dir *d, const char *name) {
-    test_dir below;
-    test_dir_path(d, name, below.root, sizeof below.root);
-    struct stat st;
-    return stat(below.root, &st) == 0 ? test_dir_count(&below) : 0;
+/* Entries in the directory root/name whose names end with suffix ("" for all), 0 when there
+ * is no such directory. */
+static inline int test_dir_count_in(const test_dir *d, const char *name, const char *suffix) {
+    char path[1024];
+    test_dir_path(d, name, path, sizeof path);
+    DIR *dir = opendir(path);
+    int n = 0;
+    size_t ls = strlen(suffix);
+    for (struct dirent *e; dir && (e = readdir(dir)) != NULL;) {
+        size_t le = strlen(e->d_name);
+        n += e->d_name[0] != '.' && le >= ls && strcmp(e->d_name + le - ls, suffix) == 0;
+    }
+    if (dir)
+        closedir(dir);
+    return n;
 }
 
 static inline int test_dir_remove_one(const char *path, const struct stat *st, int flag,

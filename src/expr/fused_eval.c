@@ -469,11 +469,13 @@ static void buffers_free(buffers *b) {
 static bool buffers_new(const kernel_run *x, buffers *b) {
     size_t chunk = (size_t)x->chunk * ITEM;
     int nslots = x->norder > 0 ? x->norder : 1;
+    /* a compiled kernel keeps its values and constants in registers: scratch alone */
+    bool compiled = x->compiled.fn != NULL;
     memset(b, 0, sizeof *b);
-    b->values = kb_aligned_alloc((size_t)nslots * chunk);
+    b->values = kb_aligned_alloc(compiled ? ITEM : (size_t)nslots * chunk);
     b->rowvals = malloc((size_t)nslots * ITEM);
     b->scratch = kb_aligned_alloc((size_t)x->nscratch * chunk);
-    b->consts = kb_aligned_alloc((size_t)(x->nconst > 0 ? x->nconst : 1) * chunk);
+    b->consts = kb_aligned_alloc(compiled ? ITEM : (size_t)(x->nconst > 0 ? x->nconst : 1) * chunk);
     b->base = calloc((size_t)x->g->count, sizeof *b->base);
     b->ahead = calloc((size_t)x->g->count, sizeof *b->ahead);
     b->seen = calloc((size_t)nslots, sizeof *b->seen);
@@ -484,7 +486,7 @@ static bool buffers_new(const kernel_run *x, buffers *b) {
         return false;
     }
     /* the constants of element ops, filled once */
-    for (int i = 0; i < x->norder; i++) {
+    for (int i = 0; !compiled && i < x->norder; i++) {
         const kb_pnode *p = &x->g->nodes[x->order[i]];
         for (int a = 0; a < p->nin; a++) {
             int c = x->const_slot[i * 3 + a];

@@ -10,24 +10,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/atomic_file.h"
 #include "core/cache_dir.h"
 #include "core/cleanup.h"
 #include "core/internal.h"
+#include "expr/kernel_headers.h"
 #include "util/hash.h"
 #include "util/make_dirs.h"
 
 extern char **environ;
 
-/* What the build gives (src/CMakeLists.txt): the compiler, the source tree, SLEEF's header
- * directory and library, and each level's flags. */
+/* What the build gives (src/CMakeLists.txt): the compiler, SLEEF's header directory and
+ * library, and each level's flags (empty: the build has no kernels of that level). */
 #ifndef KB_CK_COMPILER
 #define KB_CK_COMPILER "cc"
-#endif
-#ifndef KB_CK_SOURCE_DIR
-#define KB_CK_SOURCE_DIR ""
 #endif
 #ifndef KB_CK_SLEEF_INCLUDE
 #define KB_CK_SLEEF_INCLUDE "/usr/include"
@@ -45,22 +45,38 @@ extern char **environ;
 #define KB_CK_FLAGS_NEON ""
 #endif
 
-/* The headers a kernel's source includes, beyond SLEEF's, under the source tree's src/. */
-static const char *const headers[] = {"simd/internal.h",   "simd/vec_avx2.h",
-                                      "simd/vec_avx512.h", "simd/vec_neon.h",
-                                      "simd/vmath.h",      "kernels/ew_float_bodies.h"};
+/* The headers a kernel's source includes beyond the system's and SLEEF's, as this build
+ * compiled its loops with them (expr/kernel_headers.h): written once under the cache
+ * directory, in a folder named by their hash, so that a kernel never sees a source tree that
+ * moved on since the build, and an installed kbench needs none. */
+typedef struct header {
+    const char *path;
+    const char *text;
+    const size_t *size;
+} header;
+static const header headers[] = {
+    {"simd/internal.h", kb_ck_internal_h, &kb_ck_internal_h_size},
+    {"simd/vec_avx2.h", kb_ck_vec_avx2_h, &kb_ck_vec_avx2_h_size},
+    {"simd/vec_avx512.h", kb_ck_vec_avx512_h, &kb_ck_vec_avx512_h_size},
+    {"simd/vec_neon.h", kb_ck_vec_neon_h, &kb_ck_vec_neon_h_size},
+    {"simd/vmath.h", kb_ck_vmath_h, &kb_ck_vmath_h_size},
+    {"kernels/ew_float_bodies.h", kb_ck_ew_float_bodies_h, &kb_ck_ew_float_bodies_h_size},
+};
+enum { NHEADERS = sizeof headers / sizeof *headers };
 
+/* A kernel of this process: its function, or why it could not be had (fn NULL), so that a
+ * failure costs one compilation, not one a call. */
 typedef struct entry {
     uint64_t key;
     kb_ck_fn fn;
+    char *why;
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry *table;
 static int count, capacity;
-static uint64_t headers_hash; /* 0 until read */
-static char broken[512];      /* why no kernel can be compiled with broken_cc, once known */
-static char broken_cc[4096];
+/* A compiler that cannot be run at all, and why: every kernel would fail the same way. */
+static char broken[512], broken_cc[1024];
 
 kb_status kb_ck_policy(int *policy) {
     const char *v = getenv("KB_COMPILE");
@@ -75,73 +91,113 @@ kb_status kb_ck_policy(int *policy) {
     return KB_OK;
 }
 
-/* The hash of the headers' contents, or 0 with broken set when one cannot be read. */
-static uint64_t hash_headers(void) {
-    uint64_t h = KB_FNV1A_OFFSET;
-    for (size_t i = 0; i < sizeof headers / sizeof *headers; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/src/%s", KB_CK_SOURCE_DIR, headers[i]);
-        FILE *f = fopen(path, "rb");
-        if (!f) {
-            snprintf(broken, sizeof broken,
-                     "cannot read %.300s (%s): compiled kernels include "
-                     "the headers of the source tree kbench was built from",
-                     path, strerror(errno));
-            return 0;
-        }
-        char buf[8192];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-            h = kb_fnv1a_bytes(h, buf, n);
-        fclose(f);
-    }
-    return h ? h : 1;
+/* The last error again, as KB_EUNSUPPORTED (kb_fail reads its format's arguments after it has
+ * begun to write the message they may point into). */
+static kb_status unsupported_again(void) {
+    char message[1024];
+    snprintf(message, sizeof message, "%s", kb_last_error());
+    return kb_fail(KB_EUNSUPPORTED, "%s", message);
 }
 
-/* Splits flags at spaces into argv from *argc on (at most max in all). */
-static void add_words(char *flags, const char **argv, int *argc, int max) {
-    for (char *w = strtok(flags, " "); w && *argc < max; w = strtok(NULL, " "))
-        argv[(*argc)++] = w;
-}
-
-/* Runs the compiler on c_path into so_path, its output into log_path. */
-static kb_status run_compiler(const char *compiler, const char *flags, const char *c_path,
-                              const char *so_path, const char *log_path) {
-    char words[1024], include[4200], sleef_include[4200];
-    snprintf(words, sizeof words, "%s", flags);
-    snprintf(include, sizeof include, "-I%s/src", KB_CK_SOURCE_DIR);
-    snprintf(sleef_include, sizeof sleef_include, "-I%s", KB_CK_SLEEF_INCLUDE);
+/* The compiler's command line, but for the files: the fixed flags, the level's, the headers'
+ * folder and SLEEF's. */
+typedef struct command {
     const char *argv[64];
-    int argc = 0;
-    const char *fixed[] = {compiler, "-std=c17", "-O3", "-ffp-contract=off",
-                           "-fPIC",  "-shared",  "-w"};
+    int argc;
+    char words[1024], include[4400], sleef_include[4200];
+} command;
+
+static void command_init(command *c, const char *cc, const char *flags, const char *include) {
+    const char *fixed[] = {cc, "-std=c17", "-O3", "-ffp-contract=off", "-fPIC", "-shared", "-w"};
+    c->argc = 0;
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-        argv[argc++] = fixed[i];
-    add_words(words, argv, &argc, 48);
-    const char *rest[] = {include, sleef_include,       "-o",  so_path,
-                          c_path,  KB_CK_SLEEF_LIBRARY, "-lm", NULL};
+        c->argv[c->argc++] = fixed[i];
+    snprintf(c->words, sizeof c->words, "%s", flags);
+    char *save = NULL;
+    for (char *w = strtok_r(c->words, " ", &save); w && c->argc < 48;
+         w = strtok_r(NULL, " ", &save))
+        c->argv[c->argc++] = w;
+    snprintf(c->include, sizeof c->include, "-I%s", include);
+    snprintf(c->sleef_include, sizeof c->sleef_include, "-I%s", KB_CK_SLEEF_INCLUDE);
+    c->argv[c->argc++] = c->include;
+    c->argv[c->argc++] = c->sleef_include;
+}
+
+/* h continued with a file's size and time of change (the compiler, sleef.h): an upgrade makes
+ * new kernels. A path without a slash is found in PATH by the spawn; its name alone counts. */
+static uint64_t hash_file_stamp(uint64_t h, const char *path) {
+    struct stat st;
+    if (strchr(path, '/') && stat(path, &st) == 0) {
+        int64_t stamp[3] = {(int64_t)st.st_size, (int64_t)st.st_mtime, (int64_t)st.st_ino};
+        h = kb_fnv1a_bytes(h, stamp, sizeof stamp);
+    }
+    return kb_fnv1a_bytes(h, path, strlen(path));
+}
+
+static kb_status write_header(FILE *f, void *context) {
+    const header *h = context;
+    if (fwrite(h->text, 1, *h->size, f) != *h->size)
+        return kb_fail(KB_EIO, "short write");
+    return KB_OK;
+}
+
+/* The headers' folder under dir (written where a header is missing, each file whole or not at
+ * all), into include. */
+static kb_status write_headers(const char *dir, uint64_t hash, char *include, size_t size) {
+    snprintf(include, size, "%s/h-%016llx", dir, (unsigned long long)hash);
+    for (int i = 0; i < NHEADERS; i++) {
+        char path[4400], folder[4400];
+        snprintf(path, sizeof path, "%s/%s", include, headers[i].path);
+        if (access(path, R_OK) == 0)
+            continue;
+        snprintf(folder, sizeof folder, "%s", path);
+        *strrchr(folder, '/') = '\0';
+        KB_TRY(kb_make_dirs(folder));
+        KB_TRY(kb_atomic_write(path, write_header, (void *)&headers[i]));
+    }
+    return KB_OK;
+}
+
+/* Runs the compiler's command on c_path into so_path, its output into log_path. */
+static kb_status run_compiler(command *cmd, const char *c_path, const char *so_path,
+                              const char *log_path) {
+    const char *cc = cmd->argv[0];
+    int argc = cmd->argc;
+    const char *rest[] = {"-o", so_path, c_path, KB_CK_SLEEF_LIBRARY, "-lm", NULL};
     for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
-        argv[argc++] = rest[i];
+        cmd->argv[argc++] = rest[i];
     posix_spawn_file_actions_t actions;
     if (posix_spawn_file_actions_init(&actions) != 0)
-        return kb_fail(KB_ENOMEM, "cannot start the compiler");
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+        return kb_fail(KB_EUNSUPPORTED, "cannot start the C compiler: out of memory");
+    int err = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (!err)
+        err = posix_spawn_file_actions_addopen(&actions, 1, log_path, O_WRONLY | O_TRUNC, 0600);
+    if (!err)
+        err = posix_spawn_file_actions_adddup2(&actions, 1, 2);
     pid_t pid;
-    int err = posix_spawnp(&pid, compiler, &actions, NULL, (char *const *)argv, environ);
+    if (!err)
+        err = posix_spawnp(&pid, cc, &actions, NULL, (char *const *)cmd->argv, environ);
     posix_spawn_file_actions_destroy(&actions);
-    if (err != 0) {
-        snprintf(broken, sizeof broken, "cannot run the C compiler %s: %s (KB_CC names another)",
-                 compiler, strerror(err));
+    if (err == ENOENT || err == EACCES) {
+        snprintf(broken, sizeof broken,
+                 "cannot run the C compiler %.300s: %s (KB_CC names another)", cc, strerror(err));
+        snprintf(broken_cc, sizeof broken_cc, "%s", cc);
         return kb_fail(KB_EUNSUPPORTED, "%s", broken);
     }
+    if (err)
+        return kb_fail(KB_EUNSUPPORTED, "cannot start the C compiler %s: %s", cc, strerror(err));
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
-            return kb_fail(KB_EUNSUPPORTED, "lost the compiler: %s", strerror(errno));
+            return kb_fail(KB_EUNSUPPORTED, "lost the C compiler: %s", strerror(errno));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return KB_OK;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) { /* the exec failed in the child */
+        snprintf(broken, sizeof broken, "cannot run the C compiler %.300s (KB_CC names another)",
+                 cc);
+        snprintf(broken_cc, sizeof broken_cc, "%s", cc);
+        return kb_fail(KB_EUNSUPPORTED, "%s", broken);
+    }
     char said[300] = "";
     FILE *log = fopen(log_path, "r");
     if (log) {
@@ -152,23 +208,38 @@ static kb_status run_compiler(const char *compiler, const char *flags, const cha
             if (*c == '\n')
                 *c = ' ';
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) { /* the exec failed in the child */
-        snprintf(broken, sizeof broken, "cannot run the C compiler %s (KB_CC names another)",
-                 compiler);
-        return kb_fail(KB_EUNSUPPORTED, "%s", broken);
-    }
-    return kb_fail(KB_EUNSUPPORTED, "the C compiler %s failed on a kernel: %s", compiler, said);
+    return kb_fail(KB_EUNSUPPORTED, "the C compiler %s failed on a kernel: %s", cc, said);
 }
 
 /* The temporaries' names: stem-XXXXXX.c, and the same stem with .so and .log. */
 typedef struct temps {
     char c[4200], so[4200], log[4200];
-    bool made;
 } temps;
 
-static void temps_remove(temps *t) {
-    if (!t->made)
-        return;
+/* Creates the three temporaries, registered for removal on a signal where the table has room
+ * (KB_CLEANUP_MAX), else removed only by temps_remove. The .c file's descriptor, or -1. */
+static int temps_create(temps *t, const char *dir, uint64_t key) {
+    snprintf(t->c, sizeof t->c, "%s/k-%016llx-XXXXXX.c", dir, (unsigned long long)key);
+    sigset_t old;
+    kb_cleanup_hold(&old);
+    int fd = mkstemps(t->c, 2);
+    if (fd >= 0) {
+        size_t stem = strlen(t->c) - 2;
+        snprintf(t->so, sizeof t->so, "%.*s.so", (int)stem, t->c);
+        snprintf(t->log, sizeof t->log, "%.*s.log", (int)stem, t->c);
+        (void)kb_cleanup_add(t->c);
+        int log = open(t->log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        if (log >= 0) {
+            close(log);
+            (void)kb_cleanup_add(t->log);
+        }
+        (void)kb_cleanup_add(t->so);
+    }
+    kb_cleanup_release(&old);
+    return fd;
+}
+
+static void temps_remove(const temps *t) {
     sigset_t old;
     kb_cleanup_hold(&old);
     const char *paths[] = {t->c, t->so, t->log};
@@ -177,40 +248,22 @@ static void temps_remove(temps *t) {
         kb_cleanup_forget(paths[i]);
     }
     kb_cleanup_release(&old);
-    t->made = false;
 }
 
-/* Writes the source to a new temporary beside final, then compiles it and renames the object
- * into place. */
-static kb_status compile_into(const char *source, const char *dir, uint64_t key, const char *cc,
-                              const char *flags, const char *final) {
-    temps t = {.made = false};
-    snprintf(t.c, sizeof t.c, "%s/k-%016llx-XXXXXX.c", dir, (unsigned long long)key);
-    sigset_t old;
-    kb_cleanup_hold(&old);
-    int fd = mkstemps(t.c, 2);
-    if (fd >= 0) {
-        size_t stem = strlen(t.c) - 2;
-        snprintf(t.so, sizeof t.so, "%.*s.so", (int)stem, t.c);
-        snprintf(t.log, sizeof t.log, "%.*s.log", (int)stem, t.c);
-        /* removed on a signal where the table has room (KB_CLEANUP_MAX), else only here */
-        (void)kb_cleanup_add(t.c);
-        (void)kb_cleanup_add(t.so);
-        (void)kb_cleanup_add(t.log);
-        t.made = true;
-    }
-    kb_cleanup_release(&old);
+/* Writes the source to a new temporary in dir, compiles it and renames the object to final. */
+static kb_status compile_into(const char *source, const char *dir, uint64_t key, command *cmd,
+                              const char *final) {
+    temps t;
+    int fd = temps_create(&t, dir, key);
     if (fd < 0)
         return kb_fail(KB_EUNSUPPORTED, "cannot write a kernel into %s: %s", dir, strerror(errno));
     size_t n = strlen(source);
     bool written = write(fd, source, n) == (ssize_t)n;
     written &= close(fd) == 0;
-    if (!written) {
-        temps_remove(&t);
-        return kb_fail(KB_EUNSUPPORTED, "cannot write a kernel into %s", dir);
-    }
-    kb_status st = run_compiler(cc, flags, t.c, t.so, t.log);
+    kb_status st = written ? run_compiler(cmd, t.c, t.so, t.log)
+                           : kb_fail(KB_EUNSUPPORTED, "cannot write a kernel into %s", dir);
     if (st == KB_OK) {
+        sigset_t old;
         kb_cleanup_hold(&old);
         if (rename(t.so, final) != 0)
             st = kb_fail(KB_EUNSUPPORTED, "cannot move a kernel to %s: %s", final, strerror(errno));
@@ -220,7 +273,15 @@ static kb_status compile_into(const char *source, const char *dir, uint64_t key,
     return st;
 }
 
+/* Loads the object at path: only one this user owns and no one else may write, as it runs
+ * with kbench's rights. */
 static kb_status load(const char *path, kb_ck_fn *fn) {
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return kb_fail(KB_EUNSUPPORTED, "cannot read the kernel %s: %s", path, strerror(errno));
+    if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        return kb_fail(KB_EUNSUPPORTED,
+                       "not loading the kernel %s: another user owns it or may write it", path);
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return kb_fail(KB_EUNSUPPORTED, "cannot load the kernel %s: %s", path, dlerror());
@@ -234,8 +295,8 @@ static kb_status load(const char *path, kb_ck_fn *fn) {
     return KB_OK;
 }
 
-/* The kernel's identity in this process's table: its description and level, and the
- * compiler; the same kernel has the same source. */
+/* The kernel's identity in this process's table: its description, level and compiler; the
+ * same kernel has the same source. */
 static uint64_t kernel_key(const kb_ck *k, kb_simd_level level, const char *cc) {
     int head[6] = {(int)level, (int)k->type, k->ninputs, k->nconsts, k->nouts, k->nops};
     uint64_t h = kb_fnv1a_bytes(KB_FNV1A_OFFSET, head, sizeof head);
@@ -249,7 +310,51 @@ static uint64_t kernel_key(const kb_ck *k, kb_simd_level level, const char *cc) 
     return kb_fnv1a_bytes(h, cc, strlen(cc));
 }
 
+/* The kernel compiled or loaded: the headers' folder, the object named by the hash of all it
+ * depends on (source, headers, command line, compiler, sleef.h), compiled where missing, and
+ * compiled again once where the one there does not load (built elsewhere, or damaged).
+ * *kernels: a failure is this kernel's, not the cache directory's. */
+static kb_status obtain(const kb_ck *k, kb_simd_level level, const char *cc, const char *flags,
+                        kb_ck_fn *fn, bool *kernels) {
+    *kernels = false;
+    char dir[4096], include[4200], final[4200];
+    KB_TRY(kb_cache_dir(dir, sizeof dir - 16));
+    strcat(dir, "/kernels");
+    KB_TRY(kb_make_dirs(dir));
+    uint64_t headers_hash = KB_FNV1A_OFFSET;
+    for (int i = 0; i < NHEADERS; i++) {
+        headers_hash = kb_fnv1a_bytes(headers_hash, headers[i].path, strlen(headers[i].path));
+        headers_hash = kb_fnv1a_bytes(headers_hash, headers[i].text, *headers[i].size);
+    }
+    KB_TRY(write_headers(dir, headers_hash, include, sizeof include));
+    char *source;
+    KB_TRY(kb_ck_source(k, level, &source));
+    command cmd;
+    command_init(&cmd, cc, flags, include);
+    uint64_t key = kb_fnv1a_bytes(headers_hash, source, strlen(source));
+    for (int i = 1; i < cmd.argc; i++)
+        if (cmd.argv[i] != cmd.include) /* the folder's name is the headers' hash */
+            key = kb_fnv1a_bytes(key, cmd.argv[i], strlen(cmd.argv[i]) + 1);
+    key = kb_fnv1a_bytes(key, KB_CK_SLEEF_LIBRARY, strlen(KB_CK_SLEEF_LIBRARY));
+    key = hash_file_stamp(key, cc);
+    char sleef_h[4200];
+    snprintf(sleef_h, sizeof sleef_h, "%s/sleef.h", KB_CK_SLEEF_INCLUDE);
+    key = hash_file_stamp(key, sleef_h);
+    snprintf(final, sizeof final, "%s/k-%016llx.so", dir, (unsigned long long)key);
+    /* from here on, a failure is this kernel's (the compiler's, or its object's) */
+    *kernels = true;
+    kb_status st = KB_OK;
+    bool loaded = false;
+    if (access(final, R_OK) == 0 && !(loaded = load(final, fn) == KB_OK) && unlink(final) != 0)
+        st = unsupported_again();
+    if (!loaded && st == KB_OK && (st = compile_into(source, dir, key, &cmd, final)) == KB_OK)
+        st = load(final, fn);
+    free(source);
+    return st;
+}
+
 static kb_status compile_locked(const kb_ck *k, kb_simd_level level, kb_ck_fn *fn) {
+    *fn = NULL;
     const char *flags = level == KB_SIMD_AVX512 ? KB_CK_FLAGS_AVX512
                         : level == KB_SIMD_AVX2 ? KB_CK_FLAGS_AVX2
                         : level == KB_SIMD_NEON ? KB_CK_FLAGS_NEON
@@ -263,48 +368,32 @@ static kb_status compile_locked(const kb_ck *k, kb_simd_level level, kb_ck_fn *f
     for (int i = 0; i < count; i++)
         if (table[i].key == id) {
             *fn = table[i].fn;
-            return KB_OK;
+            return *fn ? KB_OK : kb_fail(KB_EUNSUPPORTED, "%s", table[i].why);
         }
     if (broken[0] && strcmp(broken_cc, cc) == 0)
         return kb_fail(KB_EUNSUPPORTED, "%s", broken);
-    broken[0] = '\0';
-    snprintf(broken_cc, sizeof broken_cc, "%s", cc);
-    if (!headers_hash && !(headers_hash = hash_headers()))
-        return kb_fail(KB_EUNSUPPORTED, "%s", broken);
-    char *source;
-    kb_status st = kb_ck_source(k, level, &source);
-    if (st != KB_OK)
+    bool kernels;
+    kb_status st = obtain(k, level, cc, flags, fn, &kernels);
+    if (st == KB_ENOMEM)
         return st;
-    /* the shared object's name: what its contents depend on */
-    uint64_t key = kb_fnv1a_bytes(headers_hash, source, strlen(source));
-    key = kb_fnv1a_bytes(key, flags, strlen(flags));
-    key = kb_fnv1a_bytes(key, cc, strlen(cc));
-    char dir[4096], final[4200];
-    st = kb_cache_dir(dir, sizeof dir - 16);
-    if (st == KB_OK) {
-        strcat(dir, "/kernels");
-        st = kb_make_dirs(dir);
-    }
-    if (st != KB_OK) {
-        free(source);
-        snprintf(broken, sizeof broken, "%s", kb_last_error());
-        return kb_fail(KB_EUNSUPPORTED, "%s", broken);
-    }
-    snprintf(final, sizeof final, "%s/k-%016llx.so", dir, (unsigned long long)key);
-    if (access(final, R_OK) != 0)
-        st = compile_into(source, dir, key, cc, flags, final);
-    free(source);
-    if (st != KB_OK || (st = load(final, fn)) != KB_OK)
-        return st;
-    if (count == capacity) {
+    /* A compiler that cannot be run is remembered by its name (above); a kernel that failed to
+     * compile or load, by the kernel; a cache directory that cannot be had is not remembered
+     * (KB_CACHE_DIR may be set again, and finding out costs no compilation). */
+    bool remember = *fn || (kernels && !(broken[0] && strcmp(broken_cc, cc) == 0));
+    if (remember && count == capacity) {
         int grown = capacity ? 2 * capacity : 16;
         entry *t = realloc(table, (size_t)grown * sizeof *t);
-        if (!t)
-            return KB_OK; /* loaded, only not remembered */
-        table = t;
-        capacity = grown;
+        remember = t != NULL;
+        if (t) {
+            table = t;
+            capacity = grown;
+        }
     }
-    table[count++] = (entry){id, *fn};
+    char *why = remember && !*fn ? strdup(kb_last_error()) : NULL;
+    if (remember && (*fn || why))
+        table[count++] = (entry){id, *fn, why};
+    if (st != KB_OK)
+        return unsupported_again();
     return KB_OK;
 }
 

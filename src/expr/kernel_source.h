@@ -53,7 +53,8 @@ bool kb_ck_computes(const kb_ck *k, kb_simd_level level);
  * values (of k's type, one after another), each element by the same instructions, in the same
  * lane, as the elementwise loops of that level give it op by op over the same n (a last
  * partial vector's lanes past n computed from zeros, as those loops copy it): the results agree
- * bit for bit. *out is heap-allocated, for the caller to free. KB_EUNSUPPORTED where
+ * bit for bit, NaN for NaN (which of two NaN operands an instruction passes on is the
+ * compiler's choice, here and in the loops). *out is heap-allocated, for the caller to free. KB_EUNSUPPORTED where
  * kb_ck_computes does not hold. */
 kb_status kb_ck_source(const kb_ck *k, kb_simd_level level, char **out);
 

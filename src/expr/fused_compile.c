@@ -85,7 +85,7 @@ kb_status kb_fused_compile(const kb_pgraph *g, int k, kb_fused_compiled *c) {
         size_t item = kb_dtype_size(c->type);
         for (int i = 0; i < nconsts && st == KB_OK; i++) {
             const kb_pnode *o = &g->nodes[consts[i]];
-            st = kb_ew_cast(c->type, c->consts + (size_t)i * item, o->dtype,
+            st = kb_ew_cast(c->type, (char *)c->consts + (size_t)i * item, o->dtype,
                             (const char *)&o->value, 0, 1);
         }
         for (int i = 0; i < nops; i++) {

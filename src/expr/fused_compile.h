@@ -10,8 +10,9 @@ typedef struct kb_fused_compiled {
     kb_ck_fn fn; /* NULL: the kernel runs op by op */
     kb_dtype type;
     int ninputs, nouts;
-    int in[KB_CK_MAX_IO], out[KB_CK_MAX_IO];        /* their graph nodes */
-    char consts[KB_CK_MAX_CONSTS * sizeof(double)]; /* the constants, as type */
+    int in[KB_CK_MAX_IO], out[KB_CK_MAX_IO]; /* their graph nodes */
+    /* the constants, as type, one after another (double storage, for the alignment) */
+    double consts[KB_CK_MAX_CONSTS];
 } kb_fused_compiled;
 
 /* Kernel k of g compiled (expr/kernel_compile.h), where KB_COMPILE asks for it at this size and

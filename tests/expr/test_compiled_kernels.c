@@ -208,6 +208,7 @@ static void a_missing_compiler(void **state) {
     setenv("KB_COMPILE", "0", 1);
     assert_int_equal(kb_expr_eval_results(e, &in, ref, 1), KB_OK);
     assert_int_equal(first_difference(KB_F32, out[0].data, ref[0].data, n), -1);
+    kb_array_free(&out[0]);
     setenv("KB_COMPILE", "sometimes", 1);
     assert_int_equal(kb_expr_eval_results(e, &in, out + 0, 1), KB_EINVAL);
     assert_non_null(strstr(kb_last_error(), "KB_COMPILE"));

@@ -214,6 +214,11 @@ static bool parse_options(int argc, char **argv, options *o, int *status) {
             "  kbench eval --explain=json 'x + transpose(x)' x=square.npy\n"
             "  kbench eval '(sum(a, axis=1), max(a, axis=1))' a=a.npy -o sum.npy -o max.npy\n"
             "\n"
+            "environment: KB_COMPILE=auto|0|1 runs a fused elementwise kernel compiled, a vector\n"
+            "through all its ops (auto: from 65536 elements; 0: never; 1: always, and a compiler\n"
+            "that fails is an error); KB_CC names the C compiler; the kernels are kept in\n"
+            "$KB_CACHE_DIR/kernels (default ~/.cache/kbench/kernels). docs/fusion.md.\n"
+            "\n"
             "exit status: 0 success, 1 failure (unreadable file, error in the expression),\n"
             "2 bad usage.\n",
     };

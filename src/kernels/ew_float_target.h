@@ -3,9 +3,10 @@
 
 /* The float elementwise loops of a vector level, written once over the vector layer
  * (simd/internal.h) and the vector math of simd/vmath.h (SLEEF's, exp and tanh kbench's own),
- * each op's body from ew_float_bodies.h: a per-target file (ew_float_avx2.c, ...) defines KB_VEC_<TARGET>, includes this header under its target's
- * flags (cmake/simd.cmake) and defines its table with KB_EW_FLOAT_TABLE. The ops of
- * KB_EW_C_OPS stay C loops (ew_float_loops.h), compiled with the same flags.
+ * each op's body from ew_float_bodies.h: a per-target file (ew_float_avx2.c, ...) defines
+ * KB_VEC_<TARGET>, includes this header under its target's flags (cmake/simd.cmake) and defines
+ * its table with KB_EW_FLOAT_TABLE. The ops of KB_EW_C_OPS stay C loops (ew_float_loops.h),
+ * compiled with the same flags.
  *
  * Every element goes through the same vector code: a block's last, partial vector is copied
  * into a full one, computed, and copied back. So an element's result never depends on where a

@@ -43,9 +43,9 @@ typedef void (*kb_ck_fn)(int64_t n, const void *const *in, void *const *out, con
  * where. */
 bool kb_ck_op_supported(kb_ew_op op);
 
-/* Whether kb_ck_source writes k at level: AVX2, AVX-512 or NEON, float32 or float64, every op one it
- * computes, operands that come before their use, masks read only as where's condition and
- * never written out. */
+/* Whether kb_ck_source writes k at level: AVX2, AVX-512 or NEON, float32 or float64, every op one
+ * it computes, operands that come before their use, masks read only as where's condition and never
+ * written out. */
 bool kb_ck_computes(const kb_ck *k, kb_simd_level level);
 
 /* The C source of k at level (AVX2, AVX-512 or NEON): kb_compiled_kernel(n, in, out, consts, mode)
@@ -54,8 +54,8 @@ bool kb_ck_computes(const kb_ck *k, kb_simd_level level);
  * lane, as the elementwise loops of that level give it op by op over the same n (a last
  * partial vector's lanes past n computed from zeros, as those loops copy it): the results agree
  * bit for bit, NaN for NaN (which of two NaN operands an instruction passes on is the
- * compiler's choice, here and in the loops). *out is heap-allocated, for the caller to free. KB_EUNSUPPORTED where
- * kb_ck_computes does not hold. */
+ * compiler's choice, here and in the loops). *out is heap-allocated, for the caller to free.
+ * KB_EUNSUPPORTED where kb_ck_computes does not hold. */
 kb_status kb_ck_source(const kb_ck *k, kb_simd_level level, char **out);
 
 #endif

@@ -44,6 +44,13 @@ static bool compiles_at(int level) {
            kb_simd_available((kb_simd_level)level);
 }
 
+/* Whether the level in force compiles kernels (its elementwise loops' level does). */
+static bool compiles_here(void) {
+    kb_simd_level level;
+    assert_int_equal(kb_simd_current(&level), KB_OK);
+    return compiles_at(kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level));
+}
+
 /* x and y: uniform in [-4, 4], a special value now and then. */
 static void fill(kb_array *a, kb_rng *rng) {
     static const double specials[] = {NAN,  INFINITY, -INFINITY, 0.0,    -0.0, 1e30, -1e-30,
@@ -227,10 +234,7 @@ static void a_missing_compiler(void **state) {
  * them, never with KB_COMPILE=0, nor for a kernel with a reduction. */
 static void explain_says_compiled(void **state) {
     (void)state;
-    bool compiles = false;
-    kb_simd_level level;
-    assert_int_equal(kb_simd_current(&level), KB_OK);
-    compiles = compiles_at(kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level));
+    bool compiles = compiles_here();
     int64_t n = 1000;
     kb_array x;
     assert_int_equal(kb_array_new(&x, KB_F64, 1, &n, KB_ORDER_C), KB_OK);
@@ -260,9 +264,7 @@ static void explain_says_compiled(void **state) {
  * stores) give the op-by-op bits too. */
 static void strided_operands(void **state) {
     (void)state;
-    kb_simd_level level;
-    assert_int_equal(kb_simd_current(&level), KB_OK);
-    if (!compiles_at(kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level)))
+    if (!compiles_here())
         skip();
     kb_rng rng;
     kb_rng_seed(&rng, 11);
@@ -298,9 +300,7 @@ static void strided_operands(void **state) {
  * kernel, not once a call. */
 static void a_failing_compiler_runs_once(void **state) {
     (void)state;
-    kb_simd_level level;
-    assert_int_equal(kb_simd_current(&level), KB_OK);
-    if (!compiles_at(kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level)))
+    if (!compiles_here())
         skip();
     test_dir dir;
     assert_int_equal(test_dir_create(&dir), 0);

@@ -53,6 +53,12 @@ typedef struct kernel_run {
      * KB_CK_FAR or KB_CK_STREAM). */
     kb_fused_compiled compiled;
     int cmode;
+    /* A phased kernel's compiled runs of ops (kb_fused_compile_runs), how each one's loop runs,
+     * and per place in order: the run that starts there, or -1. */
+    kb_fused_run *runs;
+    int nruns;
+    int *run_mode;
+    int *run_at;
     int nscratch; /* chunks of scratch a thread needs */
 } kernel_run;
 
@@ -67,8 +73,9 @@ typedef struct buffers {
     char *rowvals;
     char *scratch;
     char *consts;
-    int64_t *base;  /* per graph node with a place: its offset at the current row */
-    int64_t *ahead; /* the same at the row of the task prefetched (run_task) */
+    int64_t *base;      /* per graph node with a place: its offset at the current row */
+    int64_t *ahead;     /* the same at the row of the task prefetched (run_task) */
+    double *run_consts; /* a compiled run's constants, its row values among them */
     char **at;      /* per slot: where the chunk\'s values are (the value buffer, or the output) */
     unsigned *seen; /* per slot: what this thread's reductions saw */
 } buffers;
@@ -361,6 +368,47 @@ static bool run_compiled(const kernel_run *x, buffers *b, int64_t q) {
     return true;
 }
 
+/* Compiled run u of a phased kernel over its row (elements [j0, j0 + n)): its inputs where the
+ * kernel's other ops left them or from memory, its row values into its constants, its outputs
+ * straight to their arrays where a run of them is contiguous, else into their value buffers
+ * (then scattered where they are outputs), which the kernel's other ops read. */
+static bool run_compiled_ops(const kernel_run *x, buffers *b, int u, int64_t j0, int64_t n) {
+    const kb_fused_compiled *c = &x->runs[u].c;
+    const void *in[KB_CK_MAX_IO];
+    void *out[KB_CK_MAX_IO];
+    for (int k = 0; k < c->ninputs; k++) {
+        int node = c->in[k];
+        in[k] = x->slot[node] >= 0 ? b->at[x->slot[node]]
+                                   : kb_fused_gather(&x->it, &x->places[node], b->base[node], j0, n,
+                                                     c->type, scratch_of(x, b, k));
+        if (!in[k])
+            return false;
+    }
+    size_t item = kb_dtype_size(c->type);
+    memcpy(b->run_consts, c->consts, (size_t)c->nconsts * item);
+    for (int k = 0; k < c->nconsts; k++) {
+        const kb_pnode *o = &x->g->nodes[c->const_node[k]];
+        if (o->kind != KB_PNODE_CONST &&
+            kb_ew_cast(c->type, (char *)b->run_consts + (size_t)k * item, o->dtype,
+                       rowval_of(x, b, c->const_node[k]), 0, 1) != KB_OK)
+            return false;
+    }
+    int mode = x->run_mode[u];
+    for (int k = 0; k < c->nouts; k++) {
+        int node = c->out[k];
+        char *direct = x->g->nodes[node].output
+                           ? kb_fused_contiguous(&x->it, &x->places[node], b->base[node], j0, n)
+                           : NULL;
+        out[k] = b->at[x->slot[node]] = direct ? direct : value_of(x, b, node);
+        if (!direct || (uintptr_t)direct % KB_NT_ALIGN != 0)
+            mode = mode == KB_CK_STREAM ? KB_CK_FAR : mode;
+    }
+    c->fn(n, in, out, b->run_consts, mode);
+    for (int k = 0; k < c->nouts; k++)
+        write_out(x, b, c->out[k], j0, n);
+    return true;
+}
+
 /* One task: chunk q of row r. Phased kernels have one chunk per row and compute the row
  * values as they come; streaming ones leave the reductions' partials and the row values to
  * finish_rows. A kernel that reads memory prefetches the inputs of the task after next (the
@@ -388,7 +436,14 @@ static bool run_task(const kernel_run *x, buffers *b, int64_t r, int64_t q) {
         prefetch_share(&runs, i, x->norder);
         int node = x->order[i];
         const kb_pnode *p = &x->g->nodes[node];
-        if (p->kind == KB_PNODE_REDUCE) {
+        int u = x->run_at ? x->run_at[i] : -1;
+        if (u >= 0) {
+            for (int k = 1; k < x->runs[u].count; k++)
+                prefetch_share(&runs, i + k, x->norder);
+            if (!run_compiled_ops(x, b, u, j0, n))
+                return false;
+            i += x->runs[u].count - 1;
+        } else if (p->kind == KB_PNODE_REDUCE) {
             kb_partial part;
             if (!reduce_chunk(x, b, node, j0, n, &part))
                 return false;
@@ -460,6 +515,7 @@ static void buffers_free(buffers *b) {
     free(b->rowvals);
     kb_aligned_free(b->scratch);
     kb_aligned_free(b->consts);
+    free(b->run_consts);
     free(b->base);
     free(b->ahead);
     free(b->seen);
@@ -478,10 +534,11 @@ static bool buffers_new(const kernel_run *x, buffers *b) {
     b->consts = kb_aligned_alloc(compiled ? ITEM : (size_t)(x->nconst > 0 ? x->nconst : 1) * chunk);
     b->base = calloc((size_t)x->g->count, sizeof *b->base);
     b->ahead = calloc((size_t)x->g->count, sizeof *b->ahead);
+    b->run_consts = malloc(KB_CK_MAX_CONSTS * sizeof *b->run_consts);
     b->seen = calloc((size_t)nslots, sizeof *b->seen);
     b->at = calloc((size_t)nslots, sizeof *b->at);
     if (!b->values || !b->rowvals || !b->scratch || !b->consts || !b->base || !b->ahead ||
-        !b->seen || !b->at) {
+        !b->run_consts || !b->seen || !b->at) {
         buffers_free(b);
         return false;
     }
@@ -646,6 +703,37 @@ static kb_status prepare(kernel_run *x, const kb_array *arrays) {
         if (x->compiled.ninputs + x->compiled.nouts > x->nscratch)
             x->nscratch = x->compiled.ninputs + x->compiled.nouts;
     }
+    free(x->runs);
+    free(x->run_mode);
+    x->runs = NULL;
+    x->run_mode = NULL;
+    x->nruns = 0;
+    if (!x->compiled.fn)
+        KB_TRY(kb_fused_compile_runs(g, x->k, &x->runs, &x->nruns));
+    if (x->nruns > 0 && !(x->run_mode = malloc((size_t)x->nruns * sizeof *x->run_mode)))
+        return kb_fail(KB_ENOMEM, "out of memory for a fused kernel");
+    for (int i = 0; i < x->norder; i++)
+        x->run_at[i] = -1;
+    for (int u = 0; u < x->nruns; u++) {
+        /* Streaming: its outputs written with non-temporal stores when each goes to memory
+         * and no other op reads it back; reading or writing memory, prefetching ahead. */
+        const kb_fused_compiled *c = &x->runs[u].c;
+        bool memory = false, stream = reach == KB_REACH_BEYOND;
+        for (int k = 0; k < c->ninputs; k++)
+            memory |= x->slot[c->in[k]] < 0;
+        for (int k = 0; k < c->nouts; k++) {
+            bool out = g->nodes[c->out[k]].output;
+            memory |= out;
+            stream &= out && !read_in_kernel(x, c->out[k]);
+        }
+        x->run_mode[u] = stream                              ? KB_CK_STREAM
+                         : memory && reach != KB_REACH_CACHE ? KB_CK_FAR
+                                                             : KB_CK_NEAR;
+        x->nt |= stream;
+        x->run_at[x->runs[u].first] = u;
+        if (c->ninputs > x->nscratch)
+            x->nscratch = c->ninputs;
+    }
     /* the places of what the kernel reads from memory, and of what it writes */
     for (int i = 0; i < x->norder; i++) {
         int node = x->order[i];
@@ -743,9 +831,10 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     x.const_slot = malloc((size_t)g->count * 3 * sizeof *x.const_slot);
     x.partial_at = malloc((size_t)g->count * sizeof *x.partial_at);
     x.seen = malloc((size_t)g->count * sizeof *x.seen);
+    x.run_at = malloc((size_t)g->count * sizeof *x.run_at);
     kb_status st = KB_OK;
     if (!arrays || !x.order || !x.slot || !x.places || !x.placed || !x.loops || !x.nt_loops ||
-        !x.exp_sum || !x.const_slot || !x.partial_at || !x.seen)
+        !x.exp_sum || !x.const_slot || !x.partial_at || !x.seen || !x.run_at)
         st = kb_fail(KB_ENOMEM, "out of memory for a fused evaluation");
     for (int i = 0; i < g->count && st == KB_OK; i++) {
         const kb_pnode *n = &g->nodes[i];
@@ -780,6 +869,9 @@ static kb_status run_graph(const kb_pgraph *g, const kb_expr_inputs *inputs, kb_
     free(x.partial_at);
     free(x.partials);
     free(x.seen);
+    free(x.run_at);
+    free(x.runs);
+    free(x.run_mode);
     return st;
 }
 

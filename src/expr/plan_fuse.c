@@ -336,6 +336,10 @@ static kb_status loops_text(const kb_pgraph *g, int k, char *buf, size_t size) {
     const kb_pkernel *K = &g->kernels[k];
     kb_fused_compiled compiled;
     KB_TRY(kb_fused_compile(g, k, &compiled));
+    kb_fused_run *runs;
+    int nruns;
+    KB_TRY(kb_fused_compile_runs(g, k, &runs, &nruns));
+    free(runs);
     int64_t rows = 1, m = row_length(K);
     for (int d = 0; d < K->ndim; d++)
         if (K->has_reduce && !K->reduced[d])
@@ -346,9 +350,10 @@ static kb_status loops_text(const kb_pgraph *g, int k, char *buf, size_t size) {
         snprintf(buf, size, "over %s in tiles%s", shape,
                  compiled.fn ? ", compiled (a vector through all its ops)" : "");
     else
-        snprintf(buf, size, "over %s: %lld row%s of %lld%s", shape, (long long)rows,
+        snprintf(buf, size, "over %s: %lld row%s of %lld%s%s", shape, (long long)rows,
                  rows == 1 ? "" : "s", (long long)m,
-                 K->phased ? ", each row kept in cache" : ", streamed in tiles");
+                 K->phased ? ", each row kept in cache" : ", streamed in tiles",
+                 nruns > 0 ? ", its elementwise runs compiled" : "");
     return KB_OK;
 }
 

@@ -332,6 +332,9 @@ static inline vif32 vif32_shl(vif32 a, int k) {
 static inline vif64 vif64_shl(vif64 a, int k) {
     return _mm256_slli_epi64(a, k);
 }
+static inline vf32 vf32_lookup8(const float t[8], vif32 i) {
+    return _mm256_permutevar8x32_ps(_mm256_loadu_ps(t), i);
+}
 static inline vif32 vif32_select(vif32 src, vmf32 k, vif32 a) {
     return _mm256_castps_si256(
         _mm256_blendv_ps(_mm256_castsi256_ps(src), _mm256_castsi256_ps(a), k));

@@ -348,6 +348,10 @@ static inline vif32 vif32_shl(vif32 a, int k) {
 static inline vif64 vif64_shl(vif64 a, int k) {
     return _mm512_slli_epi64(a, (unsigned)k);
 }
+static inline vf32 vf32_lookup8(const float t[8], vif32 i) {
+    /* the table twice over, so that the index's fourth bit picks the same entry */
+    return _mm512_permutexvar_ps(i, _mm512_broadcast_f32x8(_mm256_loadu_ps(t)));
+}
 static inline vif32 vif32_select(vif32 src, vmf32 k, vif32 a) {
     return _mm512_mask_mov_epi32(src, k, a);
 }

@@ -306,6 +306,13 @@ static inline vif32 vif32_shl(vif32 a, int k) {
 static inline vif64 vif64_shl(vif64 a, int k) {
     return vshlq_s64(a, vdupq_n_s64(k));
 }
+static inline vf32 vf32_lookup8(const float t[8], vif32 i) {
+    /* the bytes of entry i & 7: 4 (i & 7) + 0, 1, 2, 3 */
+    uint32x4_t entry = vandq_u32(vreinterpretq_u32_s32(i), vdupq_n_u32(7));
+    uint32x4_t bytes = vmlaq_n_u32(vdupq_n_u32(0x03020100), entry, 0x04040404);
+    uint8x16x2_t table = {{vld1q_u8((const uint8_t *)t), vld1q_u8((const uint8_t *)(t + 4))}};
+    return vreinterpretq_f32_u8(vqtbl2q_u8(table, vreinterpretq_u8_u32(bytes)));
+}
 static inline vif32 vif32_select(vif32 src, vmf32 k, vif32 a) {
     return vbslq_s32(k, a, src);
 }

@@ -231,7 +231,8 @@ static void a_missing_compiler(void **state) {
 }
 
 /* kb_expr_explain names the kernels that run compiled: with KB_COMPILE=1 where a level compiles
- * them, never with KB_COMPILE=0, nor for a kernel with a reduction. */
+ * them, never with KB_COMPILE=0; a kernel with a reduction whose rows stay in the caches, by its
+ * compiled runs. */
 static void explain_says_compiled(void **state) {
     (void)state;
     bool compiles = compiles_here();
@@ -250,8 +251,10 @@ static void explain_says_compiled(void **state) {
             assert_int_equal(kb_expr_explain(e, &in, &plan), KB_OK);
             bool said = false;
             for (int k = 0; k < plan.nkernels; k++)
-                said |= strstr(plan.kernels[k].loops, "compiled") != NULL;
-            assert_int_equal(said, on && s == 0 && compiles);
+                said |= strstr(plan.kernels[k].loops,
+                               s == 0 ? ", compiled (a vector through all its ops)"
+                                      : "its elementwise runs compiled") != NULL;
+            assert_int_equal(said, on && compiles);
             kb_expr_plan_free(&plan);
             kb_expr_free(e);
         }
@@ -294,6 +297,80 @@ static void strided_operands(void **state) {
     kb_array_free(&y);
     kb_array_free(&a);
     kb_array_free(&whole);
+}
+
+/* Row expressions (a kernel that keeps each row in the caches, its elementwise runs between the
+ * reductions compiled, row values among their constants) give the op-by-op bits: a softmax, a
+ * layer norm, an RMS norm, a mask against a row value, a value that is both a result and a
+ * reduction's operand, float32 and float64, rows with NaN and infinities, at every level that
+ * compiles, each checked to have compiled its runs. */
+static void row_runs_same_bits(void **state) {
+    (void)state;
+    static const char *const sources[] = {
+        "m = max(x, axis=-1, keepdims=True); e = exp(x - m); e / sum(e, axis=-1, keepdims=True)",
+        "m = mean(x, axis=-1, keepdims=True); d = x - m; "
+        "d / sqrt(mean(d*d, axis=-1, keepdims=True) + 1e-5)",
+        "x / sqrt(mean(x*x, axis=-1, keepdims=True) + 1e-6)",
+        "m = min(x, axis=-1, keepdims=True); where(x > m + 1, x * 2, m - x)",
+        "e = exp(x * 0.5); (e, sum(e, axis=-1), e * max(x, axis=-1, keepdims=True))",
+    };
+    /* rows that fit half of any L2 (256 KiB or more) with the kernels' values; the last shape
+     * spans the last-level cache (non-temporal stores), not under emulation */
+    int64_t shapes[][2] = {{7, 13}, {40, 300}, {kb_cache_llc_bytes() / (500 * 4) + 7, 500}};
+    size_t nshapes = sizeof shapes / sizeof *shapes - (getenv("KB_TEST_EMULATED") ? 1 : 0);
+    kb_rng rng;
+    kb_rng_seed(&rng, 13);
+    int compared = 0;
+    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+        if (!compiles_at(level))
+            continue;
+        assert_int_equal(kb_simd_set(level), KB_OK);
+        for (int t = 0; t < 2; t++)
+            for (size_t s = 0; s < nshapes; s++) {
+                kb_array x;
+                assert_int_equal(kb_array_new(&x, t ? KB_F64 : KB_F32, 2, shapes[s], KB_ORDER_C),
+                                 KB_OK);
+                fill(&x, &rng);
+                for (size_t k = 0; k < sizeof sources / sizeof *sources; k++) {
+                    kb_expr *e;
+                    assert_int_equal(kb_expr_parse(sources[k], &e), KB_OK);
+                    kb_expr_binding b[1] = {{"x", &x}};
+                    kb_expr_inputs in = {.bindings = b, .nbindings = 1, .mode = KB_EXPR_FUSED};
+                    setenv("KB_COMPILE", "1", 1);
+                    kb_expr_plan plan;
+                    assert_int_equal(kb_expr_explain(e, &in, &plan), KB_OK);
+                    bool compiled = false;
+                    for (int p = 0; p < plan.nkernels; p++)
+                        compiled |= strstr(plan.kernels[p].loops, "runs compiled") != NULL;
+                    kb_expr_plan_free(&plan);
+                    if (!compiled)
+                        fail_msg("%s %lldx%lld: %s not compiled",
+                                 kb_simd_name((kb_simd_level)level), (long long)shapes[s][0],
+                                 (long long)shapes[s][1], sources[k]);
+                    int count = kb_expr_result_count(e);
+                    kb_array a[3], c[3];
+                    eval(e, &x, &x, "0", a, count);
+                    eval(e, &x, &x, "1", c, count);
+                    for (int r = 0; r < count; r++) {
+                        int64_t at = first_difference(a[r].dtype, a[r].data, c[r].data,
+                                                      kb_array_size(&a[r]));
+                        if (at >= 0)
+                            fail_msg("%s %s %lldx%lld: result %d of %s differs compiled at %lld",
+                                     kb_simd_name((kb_simd_level)level), kb_dtype_name(x.dtype),
+                                     (long long)shapes[s][0], (long long)shapes[s][1], r,
+                                     sources[k], (long long)at);
+                        kb_array_free(&a[r]);
+                        kb_array_free(&c[r]);
+                    }
+                    compared++;
+                    kb_expr_free(e);
+                }
+                kb_array_free(&x);
+            }
+    }
+    printf("%d row expressions compared\n", compared);
+    unsetenv("KB_COMPILE");
+    assert_int_equal(kb_simd_set(KB_SIMD_AUTO_REQUEST), KB_OK);
 }
 
 /* A compiler that fails: KB_COMPILE=auto runs op by op, having run the compiler once for the
@@ -347,6 +424,7 @@ int main(void) {
         cmocka_unit_test(same_bits_as_op_by_op), cmocka_unit_test(avx512_source_compiles),
         cmocka_unit_test(a_missing_compiler),    cmocka_unit_test(explain_says_compiled),
         cmocka_unit_test(strided_operands),      cmocka_unit_test(a_failing_compiler_runs_once),
+        cmocka_unit_test(row_runs_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,7 +54,7 @@ typedef struct kernel_run {
     kb_fused_compiled compiled;
     int cmode;
     /* A phased kernel's compiled runs of ops (kb_fused_compile_runs), how each one's loop runs,
-     * and per place in order: the run that starts there, or -1. */
+     * and per index into order: the run that starts there, or -1. */
     kb_fused_run *runs;
     int nruns;
     int *run_mode;
@@ -436,7 +436,7 @@ static bool run_task(const kernel_run *x, buffers *b, int64_t r, int64_t q) {
         prefetch_share(&runs, i, x->norder);
         int node = x->order[i];
         const kb_pnode *p = &x->g->nodes[node];
-        int u = x->run_at ? x->run_at[i] : -1;
+        int u = x->run_at[i];
         if (u >= 0) {
             for (int k = 1; k < x->runs[u].count; k++)
                 prefetch_share(&runs, i + k, x->norder);

@@ -1,5 +1,6 @@
-/* A kernel of a fused plan as a compiled kernel (expr/fused_compile.h): its ops, inputs,
- * constants and outputs numbered as kb_ck numbers them. */
+/* A kernel of a fused plan, or the runs of a row kernel's elementwise ops, as compiled kernels
+ * (expr/fused_compile.h): their ops, inputs, constants and outputs numbered as kb_ck numbers
+ * them. */
 #include "expr/fused_compile.h"
 
 #include <stdlib.h>
@@ -43,7 +44,9 @@ static bool operands(const kb_pgraph *g, int k, const int *ops, int nops, const 
             bool constant = in->kind == KB_PNODE_CONST || (in->row && in->kernel == k);
             if (constant ? c->nconsts == KB_CK_MAX_CONSTS : c->ninputs + c->nouts == KB_CK_MAX_IO)
                 return false;
-            if (!constant && in->dtype != c->type) /* op by op casts it */
+            /* a value of the kernel's other ops is read where they left it, uncast (from
+             * memory, an input is gathered as the type) */
+            if (!constant && in->kernel == k && in->dtype != c->type)
                 return false;
             if (constant)
                 c->const_node[c->nconsts++] = o;

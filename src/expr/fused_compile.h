@@ -36,7 +36,8 @@ typedef struct kb_fused_run {
 
 /* The compiled runs of kernel k, a phased kernel (its rows kept in the caches): each stretch of
  * elementwise ops along the row between its reductions and row values, compiled where
- * KB_COMPILE asks for it at the kernel's size and the compiled kernels compute it. A run's
+ * KB_COMPILE asks for it at the kernel's size and the compiled kernels compute every op of it
+ * (else the whole stretch runs op by op). A run's
  * operands are read from memory, from values of the kernel's other ops (of the run's type), or
  * are constants and row values (the latter among the constants, put in consts row by row); its
  * outputs are the ops' values the kernel writes or its other ops read. *runs (NULL when none)

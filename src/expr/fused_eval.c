@@ -1,6 +1,7 @@
 /* The fused evaluator: plans an expression, then runs each kernel of the plan over tiles of
  * its iteration, every op of a tile through the elementwise kernels' loops and the
- * reductions' run kernels, threads over tiles (docs/fusion.md). */
+ * reductions' run kernels, or a compiled kernel (a whole elementwise kernel, or a run of a row
+ * kernel's elementwise ops), threads over tiles (docs/fusion.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -73,18 +73,21 @@ KB_VMATH_UNARY(erf, erf)
     vf##S e = vf##S##_add(vf##S##_sub(one, h), rh);                                                \
     vf##S t = vf##S##_fma(vf##S##_mul(r, r), q, vf##S##_add(rl, e));                               \
     vif##S scale = vif##S##_shl(vf##S##_bits(z), MANT)
-/* exp(x) = 2^n (h + t): the parts above, then their sum's one rounding. Beyond LIMIT, x below
- * -ZERO gives 0 and x above INF infinity (a softmax's masked -inf lanes, the filled
- * lanes of a row's last vector), and only the bands between, where the result is subnormal or
- * near overflow, and NaN take SLEEF's exp. */
+/* exp(x) = 2^n (h + t): the parts above, then their sum's one rounding; the lanes of |x| >= LIMIT
+ * as KB_EXP_EDGES gives them. */
 #define KB_EXP(S, x, LIMIT, ...)                                                                   \
     KB_EXP_PARTS(S, x, __VA_ARGS__);                                                               \
     vf##S y = vf##S##_from_bits(vif##S##_add(vf##S##_bits(vf##S##_add(h, t)), scale));             \
     if (__builtin_expect(vmf##S##_all(vf##S##_lt(vf##S##_abs(x), vf##S##_set1(LIMIT))), 1))        \
         return y;                                                                                  \
     return exp_edges_f##S(x, y)
-/* The lanes of exp(x) beyond LIMIT (y holds the others), out of line: a call in the loop's body
- * would have the loop keep its values across it. */
+/* The lanes of exp(x) of |x| >= LIMIT (y holds the others): x below -ZERO gives 0 and x above
+ * INF infinity (a softmax's masked -inf lanes, the filled lanes of a row's last vector), and
+ * only the bands between, where the result is subnormal or near overflow, and NaN take SLEEF's
+ * exp. Out of line: a call in the loop's body would have the loop keep its values across it.
+ * LIMIT: below it in magnitude the result is normal (float32: 2^m T_j with -126 <= m <= 125,
+ * vf32_exp; float64: 2^n exp(r) with -1020 <= n <= 1020); below -ZERO exp rounds to 0 (under
+ * half the least subnormal), above INF it overflows. */
 #define KB_EXP_EDGES(S, LIMIT, ZERO, INF)                                                          \
     __attribute__((noinline, cold, unused)) static vf##S exp_edges_f##S(vf##S x, vf##S y) {        \
         vmf##S normal = vf##S##_lt(vf##S##_abs(x), vf##S##_set1(LIMIT));                           \
@@ -147,12 +150,12 @@ static inline vf64 tanh_p_f64(vf64 x2) {
 
 /* float32's exp(x) = 2^m 2^(j/8) exp(r): n = round(8x / ln 2) = 8m + j, from the low bits of z
  * = 8x / ln 2 + 1.5 * 2^23 as in KB_EXP_PARTS; r = x - n ln2/8 in two parts as there, |r| <=
- * ln 2 / 16, its rounding under 2^-29 of the result. exp(r) - 1 = r P(r), P of degree 3
- * (minimax for exp's relative error, 2^-33 on that interval). 2^(j/8) = T_j (1 + l_j): T_j, a
- * float, from exp_heads with j << 20 taken from its bits, so that adding n << 20 to them gives
- * S = 2^m T_j; l_j from exp_tails. The result S + S (r P + l_j) rounds once. With the interval
- * sixteen times narrower than KB_EXP's, the polynomial is short and r's rounding small enough
- * that no compensated sum is needed: 6 fewer vector operations than KB_EXP, within 0.601 ULP
+ * ln 2 / 16, its rounding under 2^-29 of the result. exp(r) - 1 = r P(r), P of degree 3 (fitted
+ * to exp's relative error in double, rounded to float: 2^-31 on that interval). 2^(j/8) = T_j (1 +
+ * l_j): T_j, a float, from exp_heads with j << 20 taken from its bits, so that adding n << 20 to
+ * them gives S = 2^m T_j; l_j from exp_tails. The result S + S (r P + l_j) rounds once. With the
+ * interval sixteen times narrower than KB_EXP's, the polynomial is short and r's rounding small
+ * enough that no compensated sum is needed: 6 fewer vector operations than KB_EXP, within 0.601 ULP
  * below LIMIT (every float32 measured) against KB_EXP's 0.733, at 1.2 times its rate (1 KiB
  * arrays in L1, one Zen 3 core). The same for float64 took as long as KB_EXP's: picking 8
  * doubles out of two registers costs what its shorter polynomial saves, and so does a gather
@@ -163,9 +166,6 @@ static const float exp_tails[8] = {0x0p+0f,          -0x1.9c0c22p-27f, 0x1.12500
                                    -0x1.0a3550p-25f, 0x1.26055cp-26f,  0x1.67a1cap-28f,
                                    -0x1.f9c304p-27f, -0x1.a5217cp-28f};
 
-/* LIMIT: below it in magnitude the result is normal (2^m T_j with -126 <= m <= 125 in float32,
- * 2^n exp(r) with -1020 <= n <= 1020 in float64); below -ZERO exp rounds to 0 (under half the
- * least subnormal), above INF it overflows. */
 static inline vf32 vf32_exp(vf32 x) {
     static const float p[] = {0x1.556a22p-5f, 0x1.555fbcp-3f, 0.5f, 1.0f};
     vf32 shifter = vf32_set1(0x1.8p23f);

@@ -84,6 +84,18 @@ static int64_t first_difference(kb_dtype t, const void *a, const void *b, int64_
     return -1;
 }
 
+/* The count results a (op by op) and c (compiled) agree as first_difference says; what names
+ * them in the failure. Frees both. */
+static void same_results(kb_array *a, kb_array *c, int count, const char *what) {
+    for (int r = 0; r < count; r++) {
+        int64_t at = first_difference(a[r].dtype, a[r].data, c[r].data, kb_array_size(&a[r]));
+        if (at >= 0)
+            fail_msg("%s: result %d differs compiled at %lld", what, r, (long long)at);
+        kb_array_free(&a[r]);
+        kb_array_free(&c[r]);
+    }
+}
+
 /* The tuple's results with KB_COMPILE set to compile, into out. */
 static void eval(const kb_expr *e, kb_array *x, kb_array *y, const char *compile, kb_array *out,
                  int count) {
@@ -130,15 +142,11 @@ static void same_bits_as_op_by_op(void **state) {
                     kb_array a[16], c[16];
                     eval(e, &x, &y, "0", a, count);
                     eval(e, &x, &y, "1", c, count);
-                    for (int r = 0; r < count; r++) {
-                        int64_t at = first_difference(a[r].dtype, a[r].data, c[r].data, n);
-                        if (at >= 0)
-                            fail_msg("%s %s n=%lld: result %d of %s differs compiled at %lld",
-                                     kb_simd_name((kb_simd_level)level), kb_dtype_name(dtype),
-                                     (long long)n, r, tuples[k], (long long)at);
-                        kb_array_free(&a[r]);
-                        kb_array_free(&c[r]);
-                    }
+                    char what[512];
+                    snprintf(what, sizeof what, "%s %s n=%lld: %s",
+                             kb_simd_name((kb_simd_level)level), kb_dtype_name(dtype), (long long)n,
+                             tuples[k]);
+                    same_results(a, c, count, what);
                     compared++;
                     kb_expr_free(e);
                 }
@@ -377,17 +385,11 @@ static void row_runs_same_bits(void **state) {
                     eval(e, &x, &y, "1", c, count);
                     if (count == 1) /* the same into a transposed view: scattered */
                         into_transposed(e, &in, &c[0]);
-                    for (int r = 0; r < count; r++) {
-                        int64_t at = first_difference(a[r].dtype, a[r].data, c[r].data,
-                                                      kb_array_size(&a[r]));
-                        if (at >= 0)
-                            fail_msg("%s %s %lldx%lld: result %d of %s differs compiled at %lld",
-                                     kb_simd_name((kb_simd_level)level), kb_dtype_name(x.dtype),
-                                     (long long)shapes[s][0], (long long)shapes[s][1], r,
-                                     sources[k], (long long)at);
-                        kb_array_free(&a[r]);
-                        kb_array_free(&c[r]);
-                    }
+                    char what[512];
+                    snprintf(what, sizeof what, "%s %s %lldx%lld: %s",
+                             kb_simd_name((kb_simd_level)level), kb_dtype_name(x.dtype),
+                             (long long)shapes[s][0], (long long)shapes[s][1], sources[k]);
+                    same_results(a, c, count, what);
                     compared++;
                     kb_expr_free(e);
                 }

@@ -335,6 +335,20 @@ static void prefetch_share(const prefetch_runs *runs, int k, int shares) {
     }
 }
 
+/* Where a compiled kernel writes node's chunk [j0, j0 + n) straight into its array: there,
+ * when node is an output and the chunk a contiguous run of it; else NULL. A streaming *mode
+ * falls back to prefetching (plain stores, the same elements) where the chunk is not written
+ * there or not aligned for non-temporal stores. */
+static char *compiled_direct(const kernel_run *x, const buffers *b, int node, int64_t j0, int64_t n,
+                             int *mode) {
+    char *direct = x->g->nodes[node].output
+                       ? kb_fused_contiguous(&x->it, &x->places[node], b->base[node], j0, n)
+                       : NULL;
+    if (!direct || (uintptr_t)direct % KB_NT_ALIGN != 0)
+        *mode = *mode == KB_CK_STREAM ? KB_CK_FAR : *mode;
+    return direct;
+}
+
 /* One task of a compiled kernel: chunk q of its one row, every input gathered as its type (its
  * own memory where it is a contiguous run of it), every output written straight to its array
  * where it is contiguous there, else through scratch. The streaming mode's non-temporal stores
@@ -356,11 +370,8 @@ static bool run_compiled(const kernel_run *x, buffers *b, int64_t q) {
     }
     int mode = x->cmode;
     for (int k = 0; k < c->nouts; k++) {
-        int node = c->out[k];
-        char *direct = kb_fused_contiguous(&x->it, &x->places[node], b->base[node], j0, n);
+        char *direct = compiled_direct(x, b, c->out[k], j0, n, &mode);
         out[k] = direct ? direct : scratch_of(x, b, c->ninputs + k);
-        if (!direct || (uintptr_t)direct % KB_NT_ALIGN != 0)
-            mode = mode == KB_CK_STREAM ? KB_CK_FAR : mode;
     }
     c->fn(n, in, out, c->consts, mode);
     for (int k = 0; k < c->nouts; k++)
@@ -397,12 +408,8 @@ static bool run_compiled_ops(const kernel_run *x, buffers *b, int u, int64_t j0,
     int mode = x->run_mode[u];
     for (int k = 0; k < c->nouts; k++) {
         int node = c->out[k];
-        char *direct = x->g->nodes[node].output
-                           ? kb_fused_contiguous(&x->it, &x->places[node], b->base[node], j0, n)
-                           : NULL;
+        char *direct = compiled_direct(x, b, node, j0, n, &mode);
         out[k] = b->at[x->slot[node]] = direct ? direct : value_of(x, b, node);
-        if (!direct || (uintptr_t)direct % KB_NT_ALIGN != 0)
-            mode = mode == KB_CK_STREAM ? KB_CK_FAR : mode;
     }
     c->fn(n, in, out, b->run_consts, mode);
     for (int k = 0; k < c->nouts; k++)

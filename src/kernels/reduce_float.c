@@ -89,10 +89,9 @@ static const kb_sum_kernels *sum_kernels(const kb_reduce_plan *p, const kb_reduc
 }
 
 /* One block of the inner mode: n contiguous elements at x, the first with flat index
- * first; merged: its partial will be merged with others' (float64 var and std then also sum
- * their deviations from the rounded mean, which the merge needs, reduce_partial.h). */
+ * first. */
 static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *x,
-                            int64_t n, int64_t first, bool merged) {
+                            int64_t n, int64_t first) {
     kb_partial r = {0};
     bool f32 = p->in_dtype == KB_F32;
     const float *xf = (const void *)x;
@@ -103,21 +102,19 @@ static kb_partial run_block(const kb_reduce_plan *p, const kb_reduce_kernels *k,
             r.a = sum_kernels(p, k)->run(x, n, p->far);
             break;
         case KB_REDUCE_VAR:
-        case KB_REDUCE_STD:
+        case KB_REDUCE_STD: {
+            /* One pass, deviations from a center near the block's values: float32's first
+             * element, float64's mean of its first elements (reduce_moments.h). */
+            double c, s1, s2;
             if (f32) {
-                /* One pass, deviations from the block's first element (reduce_moments.h). */
-                double s1, s2;
+                c = xf[0];
                 k->moments_f32(xf, n, xf[0], &s1, &s2);
-                r = kb_moments_partial((double)n, xf[0], s1, s2);
             } else {
-                /* Two passes over a block that is still in cache: mean, then deviations, and
-                 * their sum, which corrects the mean's rounding (Chan, Golub and LeVeque's
-                 * corrected two-pass form). */
-                double mean = k->sumd_f64(xd, n, p->far) / (double)n, dsum = 0;
-                double s2 = k->sqdev_f64(xd, n, mean, merged ? &dsum : NULL, p->far);
-                r = kb_moments_partial((double)n, mean, dsum, s2);
+                k->moments_f64(xd, n, &c, &s1, &s2);
             }
+            r = kb_moments_partial((double)n, c, s1, s2);
             break;
+        }
         case KB_REDUCE_MIN:
             r.a = f32 ? k->min_f32(xf, n) : k->min_f64(xd, n);
             break;
@@ -186,21 +183,16 @@ static bool blocks_as_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, 
             break;
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD: {
-            double n = KB_REDUCE_BLOCK;
-            if (f32) {
-                /* each block's sums around its first element, made a partial as run_block
-                 * makes one */
-                double sums[2 * KB_REDUCE_GROUP_BLOCKS];
+            /* each block's center and sums around it, made a partial as run_block makes one */
+            double n = KB_REDUCE_BLOCK, sums[3 * KB_REDUCE_GROUP_BLOCKS];
+            if (f32)
                 k->moments_rows_f32(x, group, stride, KB_REDUCE_BLOCK, NULL, sums, true);
-                for (int64_t g = 0; g < group; g++)
-                    out[g] = kb_moments_partial(n, load(p, x + g * stride), sums[2 * g],
-                                                sums[2 * g + 1]);
-                return true;
-            }
-            double mean[KB_REDUCE_GROUP_BLOCKS], dsum[KB_REDUCE_GROUP_BLOCKS];
-            k->moments_rows_f64(x, group, stride, KB_REDUCE_BLOCK, values, mean, dsum, true);
+            else
+                k->moments_rows_f64(x, group, stride, KB_REDUCE_BLOCK, NULL, sums, true);
             for (int64_t g = 0; g < group; g++)
-                out[g] = kb_moments_partial(n, mean[g], dsum[g], values[g]);
+                out[g] = f32 ? kb_moments_partial(n, load(p, x + g * stride), sums[2 * g],
+                                                  sums[2 * g + 1])
+                             : kb_moments_partial(n, sums[3 * g], sums[3 * g + 1], sums[3 * g + 2]);
             return true;
         }
         case KB_REDUCE_ARGMIN:
@@ -253,7 +245,7 @@ static void inner_chunks(const kb_reduce_plan *p, const kb_reduce_kernels *k, co
         if (group > KB_REDUCE_GROUP_BLOCKS)
             group = KB_REDUCE_GROUP_BLOCKS;
         if (!(p->far && group > 1 && blocks_as_rows(p, k, x, group, run * s->run + start, parts))) {
-            parts[0] = run_block(p, k, x, n, run * s->run + start, s->blocks > 1);
+            parts[0] = run_block(p, k, x, n, run * s->run + start);
             group = 1;
         }
         for (int64_t g = 0; g < group; g++) {
@@ -1111,8 +1103,7 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
             if (f32)
                 k->moments_rows_f32(p->in + o0 * p->kin[0], rows, p->kin[0], n, dev, NULL, p->far);
             else
-                k->moments_rows_f64(p->in + o0 * p->kin[0], rows, p->kin[0], n, dev, NULL, NULL,
-                                    p->far);
+                k->moments_rows_f64(p->in + o0 * p->kin[0], rows, p->kin[0], n, dev, NULL, p->far);
             void *out = p->out + o0 * p->kout[0];
             if (f32)
                 (root ? k->store_sqrt_f32 : k->store_f32)(dev, rows, dof, out);
@@ -1149,7 +1140,7 @@ static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k
         int64_t in_off = o * p->kin[0], out_off = o * p->kout[0];
         if (p->nk != 1)
             kb_reduce_plan_koffsets(p, o, &in_off, &out_off);
-        kb_partial r = run_block(p, k, p->in + in_off, n, 0, false);
+        kb_partial r = run_block(p, k, p->in + in_off, n, 0);
         if (kb_reduce_store(p, &r, p->out + out_off) != KB_OK)
             status = KB_EINVAL;
     }

@@ -103,24 +103,19 @@ typedef struct kb_reduce_kernels {
     void (*moments_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
                              const double *center, double *sum, double *sq, bool far);
     /* M2, the sum of squared deviations from the mean, of each of rows rows of n elements
-     * (n <= KB_REDUCE_BLOCK), stride bytes apart: float32 as moments_f32 with the row's first
-     * element as the center, or, where sums is not NULL, not M2 but the sums moments_f32 gives
-     * (of the deviations and of their squares, two doubles a row) in sums (far: from memory,
-     * long rows several at once where kb_reduce_streams says so, each with the bits it has
-     * alone); float64 in two passes, each row with the bits
-     * sumd_f64 and sqdev_f64 give it, and, where mean and dsum are not NULL, the mean and the
-     * dsum of sqdev_f64 in them (far: from memory, rows several at once where
-     * kb_reduce_streams says so, each group's sums taken while the group before takes its
-     * deviations from L2; else a long row's passes prefetch the next row, as sqdev_f64's do) */
+     * (n <= KB_REDUCE_BLOCK), stride bytes apart, or, where sums is not NULL, the sums a
+     * partial is made of (kb_moments_row_out_f32, _f64): float32 as moments_f32 with the row's
+     * first element as the center, float64 as moments_f64, each row with the bits those give it
+     * (far: from memory, long rows several at once where kb_reduce_streams says so) */
     void (*moments_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
                              double *sums, bool far);
     void (*moments_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
-                             double *mean, double *dsum, bool far);
-    /* float64 var and std of a run, in two passes: the sum of (x[i] - center)^2 around the
-     * mean sumd_f64 gave, and, unless dsum is NULL, in *dsum the sum of (x[i] - center), the
-     * part of the mean that center lost to rounding (times n); far: the input comes from
-     * memory, prefetch the next block */
-    double (*sqdev_f64)(const double *x, int64_t n, double center, double *dsum, bool far);
+                             double *sums, bool far);
+    /* float64 var and std of a run, in one pass: *center = the mean of its first elements
+     * (x0 + their deviations from x0 / their count, so that a constant run centers on its
+     * value), *sum = sum of (x[i] - center) and *sq = sum of (x[i] - center)^2 (reduce_moments.h)
+     */
+    void (*moments_f64)(const double *x, int64_t n, double *center, double *sum, double *sq);
     float (*min_f32)(const float *x, int64_t n);
     float (*max_f32)(const float *x, int64_t n);
     double (*min_f64)(const double *x, int64_t n);
@@ -184,8 +179,6 @@ typedef struct kb_reduce_kernels {
     int (*narrow_rows_f64)(kb_reduce_op op, const double *x, int64_t rows, int64_t n, double *val,
                            int64_t *idx);
 
-    /* sums accumulated in double from the first element, as the means of var and std need */
-    double (*sumd_f64)(const double *x, int64_t n, bool far);
     void (*sumd_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
     void (*sumd_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
 } kb_reduce_kernels;
@@ -209,14 +202,14 @@ typedef struct kb_reduce_kernels {
         .store_sqrt_f64 = store_sqrt_f64, .moments_f32 = moments_f32,                              \
         .moments_cols_f32 = moments_cols_f32, .moments_cols_f64 = moments_cols_f64,                \
         .moments_rows_f32 = moments_rows_f32, .moments_rows_f64 = moments_rows_f64,                \
-        .sqdev_f64 = sqdev_f64, .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64,        \
+        .moments_f64 = moments_f64, .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64,    \
         .max_f64 = max_f64, .argmin_f32 = argmin_f32, .argmax_f32 = argmax_f32,                    \
         .argmin_f64 = argmin_f64, .argmax_f64 = argmax_f64, .sqdev_cols_f32 = sqdev_cols_f32,      \
         .sqdev_cols_f64 = sqdev_cols_f64, .min_cols_f32 = min_cols_f32,                            \
         .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64, .max_cols_f64 = max_cols_f64,  \
         .argmin_cols_f32 = argmin_cols_f32, .argmax_cols_f32 = argmax_cols_f32,                    \
         .argmin_cols_f64 = argmin_cols_f64, .argmax_cols_f64 = argmax_cols_f64,                    \
-        .sumd_f64 = sumd_f64, .sumd_cols_f32 = sumd_cols_f32, .sumd_cols_f64 = sumd_cols_f64,      \
+        .sumd_cols_f32 = sumd_cols_f32, .sumd_cols_f64 = sumd_cols_f64,                            \
         .narrow_rows_f32 = narrow_rows_f32, .narrow_rows_f64 = narrow_rows_f64,                    \
         .argmin_rows_f32 = argmin_rows_f32, .argmax_rows_f32 = argmax_rows_f32,                    \
         .argmin_rows_f64 = argmin_rows_f64, .argmax_rows_f64 = argmax_rows_f64,                    \
@@ -245,19 +238,35 @@ bool kb_reduce_prefetch_rows(void);
 /* Sets both instead, before or between reductions (the tests take every way). */
 void kb_reduce_memory_set(bool several, bool ahead);
 
-/* What moments_rows_f32 leaves for row i from its sums of deviations s1 and of their squares
- * s2: its M2 in dev[i], or, where sums is not NULL, s1 and s2 themselves in sums[2 i] and
- * sums[2 i + 1] (for the caller's kb_moments_partial, so that a block's M2 is formed where
- * run_block forms it, whatever a compiler contracts in a target's file). */
-static inline void kb_moments_row_out_f32(int64_t i, double s1, double s2, int64_t n, double *dev,
-                                          double *sums) {
-    if (sums) {
-        sums[2 * i] = s1;
-        sums[2 * i + 1] = s2;
-        return;
-    }
+/* What moments_rows_f32 and _f64 leave for row i from its center c and its sums of deviations
+ * from it, s1, and of their squares, s2: its M2 in dev[i], or, where sums is not NULL, the sums
+ * for the caller's kb_moments_partial (float32: s1 and s2 in sums[2 i] and sums[2 i + 1], the
+ * center being the row's first element; float64: c, s1 and s2 in sums[3 i] to sums[3 i + 2]), so
+ * that a block's M2 is formed where run_block forms it, whatever a compiler contracts in a
+ * target's file. */
+static inline void kb_moments_row_m2(int64_t i, double s1, double s2, int64_t n, double *dev) {
     double m2 = s2 - s1 * (s1 / (double)n);
     dev[i] = m2 < 0 ? 0 : m2; /* rounding; a NaN stays */
+}
+static inline void kb_moments_row_out_f32(int64_t i, double c, double s1, double s2, int64_t n,
+                                          double *dev, double *sums) {
+    (void)c;
+    if (!sums)
+        kb_moments_row_m2(i, s1, s2, n, dev);
+    else {
+        sums[2 * i] = s1;
+        sums[2 * i + 1] = s2;
+    }
+}
+static inline void kb_moments_row_out_f64(int64_t i, double c, double s1, double s2, int64_t n,
+                                          double *dev, double *sums) {
+    if (!sums)
+        kb_moments_row_m2(i, s1, s2, n, dev);
+    else {
+        sums[3 * i] = c;
+        sums[3 * i + 1] = s1;
+        sums[3 * i + 2] = s2;
+    }
 }
 
 /* The table that runs at a level: its own, or the one the registry's fallback rule gives

@@ -233,12 +233,24 @@ static void store_sqrt_f64(const double *sums, int64_t n, double scale, double *
         out[j] = sqrt(sums[j] / scale);
 }
 
-/* float64 var and std: deviations around the mean of the sumd pass, summed and squared. */
-static double sqdev_f64(const double *x, int64_t n, double c, double *dsum, bool far) {
-    (void)far; /* the plain loop: no prefetching */
-    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+/* float64 var and std of a run, by the contract of the vector levels' kernel
+ * (reduce_moments.h): the center is the mean of the first KB_MOMENTS_PILOT elements, formed
+ * as x0 + their deviations from x0 / their count; then the deviations from it, summed and
+ * squared, in one pass. */
+#define KB_MOMENTS_PILOT 256
+static void moments_f64(const double *x, int64_t n, double *center, double *sum, double *sq) {
+    int64_t m = n < KB_MOMENTS_PILOT ? n : KB_MOMENTS_PILOT;
+    double p0 = 0, p1 = 0;
     int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
+    for (; i + 2 <= m; i += 2) {
+        p0 += x[i] - x[0];
+        p1 += x[i + 1] - x[0];
+    }
+    if (i < m)
+        p0 += x[i] - x[0];
+    double c = x[0] + (p0 + p1) / (double)m;
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (i = 0; i + 4 <= n; i += 4) {
         double d0 = x[i] - c, d1 = x[i + 1] - c, d2 = x[i + 2] - c, d3 = x[i + 3] - c;
         s0 += d0;
         s1 += d1;
@@ -254,9 +266,9 @@ static double sqdev_f64(const double *x, int64_t n, double c, double *dsum, bool
         s0 += d;
         a0 += d * d;
     }
-    if (dsum)
-        *dsum = (s0 + s1) + (s2 + s3);
-    return (a0 + a1) + (a2 + a3);
+    *center = c;
+    *sum = (s0 + s1) + (s2 + s3);
+    *sq = (a0 + a1) + (a2 + a3);
 }
 
 /* float32 var and std, by the contract of the vector levels' one-pass kernel
@@ -308,11 +320,6 @@ static void moments_f32(const float *x, int64_t n, float center, double *sum, do
 DEFINE_MOMENTS_COLS(f32, float)
 DEFINE_MOMENTS_COLS(f64, double)
 
-/* These sums accumulate in double from the first element already: they are the sumd ones. */
-static double sumd_f64(const double *x, int64_t n, bool far) {
-    return sum_f64(x, n, far);
-}
-
 /* Row by row, as the run's kernels and their callers do it (reduce_moments.h). */
 static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
                              double *sums, bool far) {
@@ -321,17 +328,16 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
         const float *r = ROW(float, x, i, stride);
         double s1, s2;
         moments_f32(r, n, r[0], &s1, &s2);
-        kb_moments_row_out_f32(i, s1, s2, n, dev, sums);
+        kb_moments_row_out_f32(i, r[0], s1, s2, n, dev, sums);
     }
 }
 static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
-                             double *mean, double *dsum, bool far) {
+                             double *sums, bool far) {
+    (void)far;
     for (int64_t i = 0; i < rows; i++) {
-        const double *r = ROW(double, x, i, stride);
-        double center = sumd_f64(r, n, far) / (double)n;
-        dev[i] = sqdev_f64(r, n, center, dsum ? &dsum[i] : NULL, far);
-        if (mean)
-            mean[i] = center;
+        double c, s1, s2;
+        moments_f64(ROW(double, x, i, stride), n, &c, &s1, &s2);
+        kb_moments_row_out_f64(i, c, s1, s2, n, dev, sums);
     }
 }
 static void sumd_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc) {

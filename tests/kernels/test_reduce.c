@@ -856,6 +856,75 @@ static void offset_float64_variance_stays_accurate(void **state) {
     kb_array_free(&a);
 }
 
+/* A float64 run is centered on the mean of each block's first 256 elements
+ * (reduce_moments.h): blocks whose first elements sit far from the rest (at 1e6, the rest about
+ * 0, the farthest a mean of 256 of 4096 values can be from theirs), or whose first element alone
+ * does, keep the variance to 2^-40 of the exact value, along the contiguous axis of (3, 5000)
+ * and over all of 12288 elements, at every level and thread count. */
+static void float64_runs_centered_off_their_mean_stay_accurate(void **state) {
+    (void)state;
+    static const int64_t shapes[][2] = {{3, 5000}, {3, 4096}};
+    for (int far_first = 0; far_first < 2; far_first++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            int64_t rows = shapes[s][0], cols = shapes[s][1];
+            kb_array a, out;
+            assert_int_equal(kb_array_new(&a, KB_F64, 2, shapes[s], KB_ORDER_C), KB_OK);
+            double *x = a.data;
+            test_rng r = {0x3c1e5u + (uint32_t)s};
+            for (int64_t i = 0; i < rows * cols; i++) {
+                int64_t in_block = i % cols % 4096;
+                bool high = far_first ? in_block == 0 : in_block < 256;
+                x[i] = (high ? 1e6 : 0) + (2 * test_rng_unit(&r) - 1);
+            }
+            long double all_sum = 0, all_dev = 0, *exact = malloc((size_t)rows * sizeof *exact);
+            assert_non_null(exact);
+            for (int64_t i = 0; i < rows * cols; i++)
+                all_sum += x[i];
+            for (int64_t i = 0; i < rows * cols; i++)
+                all_dev += (x[i] - all_sum / (rows * cols)) * (x[i] - all_sum / (rows * cols));
+            for (int64_t i = 0; i < rows; i++) {
+                long double sum = 0, dev = 0;
+                for (int64_t j = 0; j < cols; j++)
+                    sum += x[i * cols + j];
+                for (int64_t j = 0; j < cols; j++)
+                    dev += (x[i * cols + j] - sum / cols) * (x[i * cols + j] - sum / cols);
+                exact[i] = dev / cols;
+            }
+            long double all_exact = all_dev / (rows * cols);
+            kb_reduce_args along = kb_reduce_args_axis(KB_REDUCE_VAR, 1);
+            kb_reduce_args all = kb_reduce_args_all(KB_REDUCE_VAR);
+            for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+                if (!kb_simd_available((kb_simd_level)level))
+                    continue;
+                assert_int_equal(kb_simd_set(level), KB_OK);
+                for (int threads = 1; threads <= max_threads(); threads++) {
+                    assert_int_equal(kb_threads_set(threads), KB_OK);
+                    assert_int_equal(kb_reduce(&a, &along, &out), KB_OK);
+                    for (int64_t i = 0; i < rows; i++) {
+                        double got = ((const double *)out.data)[i];
+                        if (fabsl(got - exact[i]) > 0x1p-40L * exact[i])
+                            fail_msg("%s, %d threads, (%lld, %lld) row %lld: var %.17g, exact "
+                                     "%.17Lg",
+                                     kb_simd_name((kb_simd_level)level), threads, (long long)rows,
+                                     (long long)cols, (long long)i, got, exact[i]);
+                    }
+                    kb_array_free(&out);
+                    assert_int_equal(kb_reduce(&a, &all, &out), KB_OK);
+                    double got = *(const double *)out.data;
+                    if (fabsl(got - all_exact) > 0x1p-40L * all_exact)
+                        fail_msg("%s, %d threads, (%lld, %lld) over all: var %.17g, exact %.17Lg",
+                                 kb_simd_name((kb_simd_level)level), threads, (long long)rows,
+                                 (long long)cols, got, all_exact);
+                    kb_array_free(&out);
+                }
+            }
+            kb_simd_set(KB_SIMD_AUTO_REQUEST);
+            kb_threads_set(max_threads());
+            free(exact);
+            kb_array_free(&a);
+        }
+}
+
 /* kb_reduce_into's shortcut for small calls (a whole 1-d contiguous float32 or float64 array
  * summed or averaged into a 0-d output) gives the bits of the planned path, which a (1, n)
  * view of the same memory takes, at every SIMD level, and a value within rounding of the
@@ -976,6 +1045,7 @@ int main(void) {
         cmocka_unit_test(narrow_columns_from_memory_match_reference),
         cmocka_unit_test(numpy_cases_that_must_hold_exactly),
         cmocka_unit_test(offset_float64_variance_stays_accurate),
+        cmocka_unit_test(float64_runs_centered_off_their_mean_stay_accurate),
         cmocka_unit_test(column_sums_into_strided_outputs),
         cmocka_unit_test(small_calls_match_planned_path),
         cmocka_unit_test(errors_follow_numpy),

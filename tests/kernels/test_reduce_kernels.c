@@ -226,21 +226,25 @@ static void check_run(const level *lv, bool f32, const char *x, const double *v,
                  sum, r.sum);
     /* The moments of var and std accumulate in double from the first element: the tight
      * bound, float32 or not. float32 takes one pass around a center of the caller's choice
-     * (here a random element), float64 a sum and then the deviations around the center. */
-    long double shift_sum = r.sum - (long double)n * center;
-    long double shift_mag = r.sum_abs + (long double)n * fabs(center);
+     * (here a random element), float64 one pass around the mean of its first elements, which
+     * it returns: that center's sums are checked, and the center itself against the mean of
+     * those elements. */
     double sumd, dev;
     if (f32) {
         t->moments_f32(xf, n, (float)center, &sumd, &dev);
     } else {
-        bool far_moments = (n & 1) != 0; /* either form: the same sums */
-        sumd = t->sumd_f64(xd, n, far_moments) - (double)n * center;
-        double dsum;
-        dev = t->sqdev_f64(xd, n, center, &dsum, far_moments);
-        if (!close_sum(dsum, shift_sum, shift_mag, n))
-            fail_msg("%s sqdev_f64 n=%lld (%s): deviations' sum got %a, want %La", name,
-                     (long long)n, kind_names[k], dsum, shift_sum);
+        t->moments_f64(xd, n, &center, &sumd, &dev);
+        int64_t m = n < 256 ? n : 256;
+        run_ref pilot = run_reference(v, m, v[0]);
+        long double want = pilot.sum / m;
+        if (isfinite(want) && !(fabsl(center - want) <= 1e-12L * (pilot.sum_abs / m)))
+            fail_msg("%s moments_f64 n=%lld (%s): center %a, want the mean of the first %lld, %La",
+                     name, (long long)n, kind_names[k], center, (long long)m, want);
+        r = run_reference(v, n, center);
+        dev_mag = isfinite(r.sqdev) ? r.sqdev : 0;
     }
+    long double shift_sum = r.sum - (long double)n * center;
+    long double shift_mag = r.sum_abs + (long double)n * fabs(center);
     if (!close_sum(sumd, shift_sum, shift_mag, n))
         fail_msg("%s moments_%s n=%lld (%s): sum got %a, want %La", name, ty, (long long)n,
                  kind_names[k], sumd, shift_sum);
@@ -579,19 +583,27 @@ static void rows_sums(void **state) {
             rows_sums_case(f32, 1 + test_rng_below(&rng, 9), long_rows[i], test_rng_below(&rng, 3));
 }
 
-/* float64 var and std's rows form (moments_rows_f64) against its run kernels row by row: with
- * the means and dsums asked for (whole blocks over all, reduce_float.c), each row's mean, dsum
- * and M2 have the bits sumd_f64 and sqdev_f64 give it alone, and without them, long rows' M2
- * too; near and far, where rows from memory go NSTREAMS at once, each group's sums taken
- * while the group before takes its deviations (row counts of one to four groups and a rest). */
+/* float64 var and std's rows form (moments_rows_f64) against its run kernel row by row: with
+ * the sums asked for (whole blocks over all, reduce_float.c), each row's center and sums have
+ * the bits moments_f64 gives it alone, and without them, rows longer than its center's 256
+ * elements have its M2's bits too (shorter ones take two passes: a few ulps); near and far,
+ * where long rows from memory go NSTREAMS at once (row counts of one to four groups and a
+ * rest). */
 static bool same_bits(double a, double b) {
     return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
+}
+
+/* Equal to a few ulps of the larger, or both NaN, or both of the same infinity. */
+static bool near_value(double a, double b) {
+    if (isnan(a) || isnan(b) || isinf(a) || isinf(b))
+        return same_bits(a, b) || (isnan(a) && isnan(b));
+    return fabs(a - b) <= 1e-13 * fmax(fabs(a), fabs(b));
 }
 
 static void moments_rows_case(int64_t rows, int64_t n, int64_t pad) {
     int64_t stride = (n + pad) * 8;
     double *v = malloc((size_t)n * sizeof *v);
-    double *dev = malloc((size_t)rows * 3 * sizeof *dev), *mean = dev + rows, *dsum = mean + rows;
+    double *dev = malloc((size_t)rows * 4 * sizeof *dev), *sums = dev + rows;
     assert_true(v && dev);
     buffer b = buffer_new((rows - 1) * stride + n * 8, 8);
     for (int64_t i = 0; i < rows; i++) {
@@ -602,36 +614,32 @@ static void moments_rows_case(int64_t rows, int64_t n, int64_t pad) {
         const kb_reduce_kernels *t = levels[l].table;
         for (int ask = 0; ask < 2; ask++)
             for (int far = 0; far < 2; far++) {
-                if (!ask && n <= 32) /* short rows, at some widths: another form */
-                    continue;
-                for (int64_t i = 0; i < 3 * rows; i++)
+                for (int64_t i = 0; i < 4 * rows; i++)
                     dev[i] = -1234.5; /* so that a row left unwritten shows */
-                t->moments_rows_f64(b.data, rows, stride, n, dev, ask ? mean : NULL,
-                                    ask ? dsum : NULL, far);
+                t->moments_rows_f64(b.data, rows, stride, n, dev, ask ? sums : NULL, far);
                 for (int64_t i = 0; i < rows; i++) {
                     const double *r = (const double *)(const void *)(b.data + i * stride);
-                    double center = t->sumd_f64(r, n, false) / (double)n, d;
-                    double m2 = t->sqdev_f64(r, n, center, &d, false);
-                    if (!same_bits(dev[i], m2) ||
-                        (ask && (!same_bits(mean[i], center) || !same_bits(dsum[i], d))))
-                        fail_msg("%s moments_rows_f64 rows=%lld n=%lld far=%d means=%d row %lld: "
-                                 "M2 %a mean %a dsum %a, alone %a %a %a",
+                    double c, s1, s2;
+                    t->moments_f64(r, n, &c, &s1, &s2);
+                    double m2 = s2 - s1 * (s1 / (double)n);
+                    m2 = m2 < 0 ? 0 : m2;
+                    bool ok = ask ? same_bits(sums[3 * i], c) && same_bits(sums[3 * i + 1], s1) &&
+                                        same_bits(sums[3 * i + 2], s2) && same_bits(dev[i], -1234.5)
+                              : n > 256 ? same_bits(dev[i], m2)
+                                        : near_value(dev[i], m2);
+                    if (!ok)
+                        fail_msg("%s moments_rows_f64 rows=%lld n=%lld far=%d sums=%d row %lld: "
+                                 "M2 %a sums %a %a %a, alone %a %a %a %a",
                                  kb_simd_name(levels[l].id), (long long)rows, (long long)n, far,
-                                 ask, (long long)i, dev[i], ask ? mean[i] : 0.0,
-                                 ask ? dsum[i] : 0.0, m2, center, d);
+                                 ask, (long long)i, dev[i], ask ? sums[3 * i] : 0.0,
+                                 ask ? sums[3 * i + 1] : 0.0, ask ? sums[3 * i + 2] : 0.0, m2, c,
+                                 s1, s2);
                 }
             }
     }
     free(b.base);
     free(v);
     free(dev);
-}
-
-/* Equal to a few ulps of the larger, or both NaN, or both of the same infinity. */
-static bool near_value(double a, double b) {
-    if (isnan(a) || isnan(b) || isinf(a) || isinf(b))
-        return same_bits(a, b) || (isnan(a) && isnan(b));
-    return fabs(a - b) <= 1e-13 * fmax(fabs(a), fabs(b));
 }
 
 /* float32's rows form (moments_rows_f32) against moments_f32 row by row: each long row's M2,

@@ -329,7 +329,8 @@ static void runs_f64(void **state) {
 }
 
 /* ---- Narrow rows ---- */
-/* Rows of 2..KB_REDUCE_NARROW adjacent elements (reduce_narrow.h): sums within the run bound,
+/* Rows of 2..KB_REDUCE_NARROW adjacent elements (reduce_narrow.h): sums within the run bound
+ * (float32's with its partials in float, as the vector levels add a row's lanes),
  * squared deviations about the mean the kernel must take (the row's sum added in double in
  * order, divided by n: computed the same way here), extremes and indices exactly, and a NaN
  * anywhere in the rows reported for min, max and the arg ops (then the caller redoes them). */
@@ -380,7 +381,7 @@ static void narrow_case(bool f32, int64_t rows, int64_t n, kind k) {
                 bool ok = true;
                 switch (op) {
                     case KB_REDUCE_SUM:
-                        ok = close_sum(val[i], ref.sum, ref.sum_abs, n);
+                        ok = close_sum_of(f32, val[i], ref.sum, ref.sum_abs, n);
                         break;
                     case KB_REDUCE_VAR:
                         ok = close_sum(val[i], ref.sqdev, isfinite(ref.sqdev) ? ref.sqdev : 0, n) ||

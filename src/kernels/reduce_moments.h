@@ -188,25 +188,24 @@ static void moments_f64(const double *x, int64_t n, double *center, double *sum,
  * bits it has alone. */
 #define KB_MOMENTS_SHORT_VECTORS 4
 
-static inline vf64 moments_row_dev_f32(const float *r, int64_t n, vf64 *sq) {
-    enum { W = VF32_LANES };
-    float center = r[0];
-    vf64 c = vf64_set1(center), s = vf64_zero(), t = vf64_zero();
-    int64_t j = 0;
-    for (; j + W <= n; j += W) {
-        vf32 a = vf32_load(r + j);
-        vf64 lo = vf64_sub(vf64_widen_lo(a), c), hi = vf64_sub(vf64_widen_hi(a), c);
-        s = vf64_add(s, vf64_add(lo, hi));
-        t = vf64_add(t, vf64_fma(lo, lo, vf64_mul(hi, hi)));
+/* The short rows r[0 ..) of a float32 group: each row's deviations from its first element and
+ * their squares, added into s[q] and t[q], the rows' steps interleaved so that their chains of
+ * additions overlap (one row after another, each waited on its own: 32 cycles a row of 32). */
+static inline __attribute__((always_inline)) void
+moments_group_dev_f32(const float *const *r, int64_t n, vf64 *s, vf64 *t) {
+    enum { W = VF32_LANES, G = VF64_LANES };
+    vf64 c[G];
+    for (int q = 0; q < G; q++) {
+        c[q] = vf64_set1(r[q][0]);
+        s[q] = t[q] = vf64_zero();
     }
-    if (j < n) {
-        vf32 a = vf32_load_till_or(r + j, n - j, center);
-        vf64 lo = vf64_sub(vf64_widen_lo(a), c), hi = vf64_sub(vf64_widen_hi(a), c);
-        s = vf64_add(s, vf64_add(lo, hi));
-        t = vf64_add(t, vf64_fma(lo, lo, vf64_mul(hi, hi)));
-    }
-    *sq = t;
-    return s;
+    for (int64_t j = 0; j < n; j += W)
+        for (int q = 0; q < G; q++) {
+            vf32 a = n - j >= W ? vf32_load(r[q] + j) : vf32_load_till_or(r[q] + j, n - j, r[q][0]);
+            vf64 lo = vf64_sub(vf64_widen_lo(a), c[q]), hi = vf64_sub(vf64_widen_hi(a), c[q]);
+            s[q] = vf64_add(s[q], vf64_add(lo, hi));
+            t[q] = vf64_add(t[q], vf64_fma(lo, lo, vf64_mul(hi, hi)));
+        }
 }
 
 /* The long rows of moments_rows_f32 and moments_rows_f64: each around its center (float32: its
@@ -261,10 +260,10 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
     }
     for (int64_t i = 0; i < rows; i += G) {
         vf64 s[G], t[G];
-        for (int q = 0; q < G; q++) {
-            int64_t row = i + q < rows ? i + q : i;
-            s[q] = moments_row_dev_f32((const float *)(const void *)(x + row * stride), n, &t[q]);
-        }
+        const float *r[G];
+        for (int q = 0; q < G; q++)
+            r[q] = (const float *)(const void *)(x + (i + q < rows ? i + q : i) * stride);
+        moments_group_dev_f32(r, n, s, t);
         double s1[G], s2[G];
         vf64_store(s1, vf64_hsum_many(s));
         vf64_store(s2, vf64_hsum_many(t));

@@ -963,10 +963,11 @@ static kb_status narrow_row(const kb_reduce_plan *p, int64_t o) {
             break;
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD: {
-            double sum = r.a;
+            /* the mean as x0 + sum(x - x0) / n, which a constant row gives exactly */
+            double x0 = r.a, sum = 0;
             for (int64_t i = 1; i < n; i++)
-                sum += load(p, x + i * size);
-            double mean = sum / (double)n, dev = 0;
+                sum += load(p, x + i * size) - x0;
+            double mean = x0 + sum / (double)n, dev = 0;
             for (int64_t i = 0; i < n; i++) {
                 double d = load(p, x + i * size) - mean;
                 dev += d * d;

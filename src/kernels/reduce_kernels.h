@@ -16,9 +16,10 @@
  *   - sums: each lane adds at most 16 elements in its partial type (float32 for float32,
  *     float16 and bfloat16; float64 for float64 and int32) before its partial sum is folded
  *     into double (float32 at float32 speed, reduce_sum.h); the moments of var and std
- *     (sumd, squared deviations, moments_f32) accumulate in double from the first element,
- *     so that data exact in double, such as a constant column, gives an exact mean and a
- *     zero deviation;
+ *     (moments_f32, moments_f64, the column sums and squared deviations) accumulate in
+ *     double, around a center that a constant run or column gives exactly (its first element,
+ *     its first row, or x0 + sum(x - x0) / m), so that data exact in double, such as a
+ *     constant column, gives an exact mean and a zero deviation;
  *   - min/max return NaN if any element is NaN (NumPy's propagation);
  *   - arg kernels return the first index of the extreme, or of the first NaN; the cols
  *     forms update (best, index) only on a strict improvement, or on the first NaN while
@@ -105,8 +106,10 @@ typedef struct kb_reduce_kernels {
     /* M2, the sum of squared deviations from the mean, of each of rows rows of n elements
      * (n <= KB_REDUCE_BLOCK), stride bytes apart, or, where sums is not NULL, the sums a
      * partial is made of (kb_moments_row_out_f32, _f64): float32 as moments_f32 with the row's
-     * first element as the center, float64 as moments_f64, each row with the bits those give it
-     * (far: from memory, long rows several at once where kb_reduce_streams says so) */
+     * first element as the center, float64 as moments_f64, each row with the bits those give it,
+     * but for rows whose M2 alone is asked for and that are at most four vectors long (float32)
+     * or KB_MOMENTS_PILOT elements (float64), which take another order of the same sums (far:
+     * from memory, long rows several at once where kb_reduce_streams says so) */
     void (*moments_rows_f32)(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
                              double *sums, bool far);
     void (*moments_rows_f64)(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
@@ -170,7 +173,8 @@ typedef struct kb_reduce_kernels {
                             bool far);
 
     /* Rows of n adjacent elements (2 <= n <= KB_REDUCE_NARROW; row i at x + i * n), as the
-     * narrow mode's reference gives them (reduce_narrow.h): sums (sum, mean), extremes (min,
+     * narrow mode's reference gives them, but for the vector levels' sums, whose lanes add in
+     * the input's type first (reduce_narrow.h): sums (sum, mean), extremes (min,
      * max) or squared deviations about the row mean (var, std) into val, indices (argmin,
      * argmax) into idx. Nonzero when min, max or an arg op met a NaN, or op is not one of
      * these: the caller redoes the rows by the reference. */
@@ -179,6 +183,8 @@ typedef struct kb_reduce_kernels {
     int (*narrow_rows_f64)(kb_reduce_op op, const double *x, int64_t rows, int64_t n, double *val,
                            int64_t *idx);
 
+    /* acc[j] += the sum over rows of x[i][j], in double from the first row: the means of the
+     * first block of var and std by columns (reduce_float.c) */
     void (*sumd_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
     void (*sumd_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m, double *acc);
 } kb_reduce_kernels;
@@ -237,6 +243,9 @@ bool kb_reduce_streams(void);
 bool kb_reduce_prefetch_rows(void);
 /* Sets both instead, before or between reductions (the tests take every way). */
 void kb_reduce_memory_set(bool several, bool ahead);
+
+/* The elements whose mean centers a float64 run of var and std (moments_f64, reduce_moments.h). */
+#define KB_MOMENTS_PILOT 256
 
 /* What moments_rows_f32 and _f64 leave for row i from its center c and its sums of deviations
  * from it, s1, and of their squares, s2: its M2 in dev[i], or, where sums is not NULL, the sums

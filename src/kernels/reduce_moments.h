@@ -35,9 +35,8 @@
  *
  * The tail is loaded with the center in the lanes past n, which adds 0 to both sums. */
 
-#define KB_MOMENTS_NACC 4    /* double accumulators of each sum */
-#define KB_MOMENTS_PILOT 256 /* elements whose mean centers a float64 run */
-#define KB_MOMENTS_LINE 64   /* bytes a prefetch brings; every target's line is at least this */
+#define KB_MOMENTS_NACC 4  /* double accumulators of each sum */
+#define KB_MOMENTS_LINE 64 /* bytes a prefetch brings; every target's line is at least this */
 
 static inline vf64 moments_load_f32(const float *p) {
     return vf64_load_f32(p);
@@ -174,18 +173,22 @@ static void moments_f64(const double *x, int64_t n, double *center, double *sum,
 
 /* M2 (the sum of squared deviations from the mean) of each of rows rows of n elements, stride
  * bytes apart, into dev, or, where sums is not NULL, the sums a partial is made of
- * (kb_moments_row_out_f32/_f64): the run's forms above for rows longer than four vectors (of
- * the input's type) and whenever the sums are asked for, else VF64_LANES rows at a time, each
- * row's elements added into one vector (float32: its deviations from its first element and
- * their squares, in one pass, finished as moments_f32's callers finish; float64: the sum, then
- * the squared deviations from the mean, re-reading the row from L1), and the group's vectors
+ * (kb_moments_row_out_f32/_f64): the run's forms above whenever the sums are asked for, and for
+ * rows longer than four vectors of the input's type (float32) or than KB_MOMENTS_PILOT elements
+ * (float64, whose shorter rows take two passes, moments_rows_f64), else VF64_LANES rows at a time,
+ * each row's elements added into one vector (float32: its deviations from its first element and
+ * their squares, in one pass, finished as moments_f32's callers finish; float64: the deviations
+ * from its first element, then the squared deviations from the mean they give, re-reading the
+ * row from L1), and the group's vectors
  * across into one vector of their sums (vf64_hsum_many): one horizontal sum a row, and a kernel
  * call and a division a row, had taken most of the time of a (100000, 32) float32 std along
  * axis 1 (23% of the L3 load bandwidth, one thread, Zen 4). The lanes past n load the center,
  * deviating by nothing, or zero, adding nothing. The last group is padded with copies of its
  * first row, so that a row's result has the same bits wherever it falls. From memory (far), long
- * rows go NSTREAMS at once where the memory probe says so (moments_together), each with the
- * bits it has alone. */
+ * rows go as NSTREAMS ranges, a row of each at once, where the memory probe says so
+ * (moments_together), each with the bits it has alone; else one at a time, without prefetching:
+ * one pass keeps asking memory for the next lines, where the second of two passes over a block,
+ * from cache, had left memory idle unless the next block was prefetched. */
 #define KB_MOMENTS_SHORT_VECTORS 4
 
 /* The short rows r[0 ..) of a float32 group: each row's deviations from its first element and
@@ -217,10 +220,6 @@ static inline double moments_center_of_f32(const float *r, int64_t n) {
 static inline double moments_center_of_f64(const double *r, int64_t n) {
     return moments_center_f64(r, n);
 }
-/* Rows of at least this many bytes from memory go NSTREAMS at once; shorter ones one at a time,
- * adjacent, which the hardware prefetchers, stopping at a page's end, keep coming on their own:
- * (100000, 32) float64 along axis 1 took 1.3 times as long the other way (Zen 3, one thread). */
-#define KB_MOMENTS_STREAM_BYTES 4096
 #define DEFINE_MOMENTS_LONG_ROWS(S, T)                                                             \
     static inline __attribute__((always_inline)) void moments_long_group_##S(                      \
         const char *x, int64_t first, int64_t step, int nr, int64_t stride, int64_t n,             \
@@ -237,8 +236,7 @@ static inline double moments_center_of_f64(const double *r, int64_t n) {
     }                                                                                              \
     static void moments_long_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,      \
                                       double *dev, double *sums, bool far) {                       \
-        bool streams = far && n * (int64_t)sizeof(T) >= KB_MOMENTS_STREAM_BYTES;                   \
-        int64_t part = streams && kb_reduce_streams() ? rows / NSTREAMS : 0;                       \
+        int64_t part = far && kb_reduce_streams() ? rows / NSTREAMS : 0;                           \
         for (int64_t k = 0; k < part; k++)                                                         \
             moments_long_group_##S(x, k, part, NSTREAMS, stride, n, dev, sums);                    \
         for (int64_t i = NSTREAMS * part; i < rows; i++) {                                         \
@@ -272,13 +270,16 @@ static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_
     }
 }
 
-static inline vf64 moments_row_sum_f64(const double *r, int64_t n) {
+/* A short float64 row's deviations from its first element, added into one vector (the lanes
+ * past n load that element, adding 0): its mean is then r[0] + their sum / n, which a constant
+ * row gives exactly. */
+static inline vf64 moments_row_dev_sum_f64(const double *r, int64_t n) {
     enum { W = VF64_LANES };
-    vf64 s = vf64_zero();
+    vf64 c = vf64_set1(r[0]), s = vf64_zero();
     int64_t j = 0;
     for (; j + W <= n; j += W)
-        s = vf64_add(s, vf64_load(r + j));
-    return j < n ? vf64_add(s, vf64_load_till(r + j, n - j)) : s;
+        s = vf64_add(s, vf64_sub(vf64_load(r + j), c));
+    return j < n ? vf64_add(s, vf64_sub(vf64_load_till_or(r + j, n - j, r[0]), c)) : s;
 }
 
 static inline vf64 moments_row_sqdev_f64(const double *r, int64_t n, double mean) {
@@ -296,20 +297,7 @@ static inline vf64 moments_row_sqdev_f64(const double *r, int64_t n, double mean
     return t;
 }
 
-/* A row's sum and its squared deviations from c, each in NACC accumulators. */
-static inline __attribute__((always_inline)) double moments_sum_f64(const double *x, int64_t n) {
-    vf64 a[KB_MOMENTS_NACC];
-    for (int k = 0; k < KB_MOMENTS_NACC; k++)
-        a[k] = vf64_zero();
-    int64_t i = 0;
-    for (; i + KB_MOMENTS_NACC * VF64_LANES <= n; i += KB_MOMENTS_NACC * VF64_LANES)
-        for (int k = 0; k < KB_MOMENTS_NACC; k++)
-            a[k] = vf64_add(a[k], vf64_load(x + i + k * VF64_LANES));
-    for (; i < n; i += VF64_LANES)
-        a[0] =
-            vf64_add(a[0], n - i >= VF64_LANES ? vf64_load(x + i) : vf64_load_till(x + i, n - i));
-    return vf64_hsum(vf64_add(vf64_add(a[0], a[1]), vf64_add(a[2], a[3])));
-}
+/* A row's squared deviations from c, in NACC accumulators. */
 static inline __attribute__((always_inline)) double moments_sqdev_f64(const double *x, int64_t n,
                                                                       double c) {
     vf64 vc = vf64_set1(c), a[KB_MOMENTS_NACC];
@@ -330,9 +318,9 @@ static inline __attribute__((always_inline)) double moments_sqdev_f64(const doub
 }
 
 /* float64 rows: a row no longer than the center's KB_MOMENTS_PILOT elements, whose M2 alone is
- * asked for, takes two passes from L1 instead, the sum and then the squared deviations from the
- * mean, as (100000, 32) and (64, 64) along axis 1 took 1.5 times as long in one pass around a
- * center that costs a pass of its own there (Zen 3, one thread). */
+ * asked for, takes two passes from L1 instead, its center (then its mean) and the squared
+ * deviations from it, as (100000, 32) and (64, 64) along axis 1 took 1.5 times as long in one
+ * pass around that center (Zen 3, one thread). */
 static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
                              double *sums, bool far) {
     enum { G = VF64_LANES };
@@ -346,7 +334,7 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
         for (int64_t t = 0; t < rows; t++) {
             int64_t i = t < NSTREAMS * part ? t / NSTREAMS + t % NSTREAMS * part : t;
             const double *r = (const double *)(const void *)(x + i * stride);
-            dev[i] = moments_sqdev_f64(r, n, moments_sum_f64(r, n) / (double)n);
+            dev[i] = moments_sqdev_f64(r, n, moments_center_f64(r, n));
         }
         return;
     }
@@ -356,9 +344,12 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
             r[q] = (const double *)(const void *)(x + (i + q < rows ? i + q : i) * stride);
         vf64 v[G];
         for (int q = 0; q < G; q++)
-            v[q] = moments_row_sum_f64(r[q], n);
-        double means[G], m2[G];
-        vf64_store(means, vf64_div(vf64_hsum_many(v), vf64_set1((double)n)));
+            v[q] = moments_row_dev_sum_f64(r[q], n);
+        double means[G], m2[G], first[G];
+        for (int q = 0; q < G; q++)
+            first[q] = r[q][0];
+        vf64_store(means,
+                   vf64_add(vf64_load(first), vf64_div(vf64_hsum_many(v), vf64_set1((double)n))));
         for (int q = 0; q < G; q++)
             v[q] = moments_row_sqdev_f64(r[q], n, means[q]);
         vf64_store(m2, vf64_hsum_many(v));

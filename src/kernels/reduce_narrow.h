@@ -10,8 +10,9 @@
  * against 0.8 to 0.9 ns with n constant (Zen 4, one thread, 1000000 rows).
  *
  * The results are those of the row-at-a-time reference (reduce_float.c's narrow mode), but for
- * the sums of the vector levels: var and std take the mean of the sum in double from the first
- * element, in order, and then the squared deviations, in order. min, max, argmin and argmax
+ * the sums of the vector levels: var and std take the mean as x0 + sum(x - x0) / n in double,
+ * in order (so that a constant row gives its value exactly), and then the squared deviations
+ * from it, in order. min, max, argmin and argmax
  * compare without NaN rules and report whether a row held a NaN; the caller then redoes those
  * rows by the reference, which returns the first NaN (or its index) as the run kernels do.
  *
@@ -87,10 +88,13 @@ DEFINE_NARROW_SUMS(f32, float, VF32_LANES)
 DEFINE_NARROW_SUMS(f64, double, VF64_LANES)
 
 /* Rows whose length N is a power of two no longer than a vector: W rows at a time from N
- * vectors, folded log2(N) times, each time the even lanes of two vectors added to their odd
- * ones (vfS_evens, vfS_odds), which leaves one vector of the W rows' sums, in order; a row's
- * elements add as a tree of neighbouring pairs in the input's type. A step widens two vectors
- * where narrow_row would widen one a row. Returns the rows done, a multiple of W. */
+ * vectors, folded log2(N) times, each time the even lanes of two vectors combined by OP (add,
+ * min, max) with their odd ones (vfS_evens, vfS_odds), which leaves one vector of the W rows'
+ * results, in order; a row's elements add as a tree of neighbouring pairs in the input's type.
+ * A step widens two vectors where narrow_row would widen one a row. min and max feed each
+ * vector loaded to a NaN detector and set *nan when it saw one (the caller then redoes the
+ * rows). The last rows, fewer than W, go through a block padded with copies of the first of
+ * them, so that a row's result does not depend on where it falls. */
 static inline void narrow_store_sums_f32(double *val, vf32 a) {
     vf64_store(val, vf64_widen_lo(a));
     vf64_store(val + VF64_LANES, vf64_widen_hi(a));
@@ -98,69 +102,64 @@ static inline void narrow_store_sums_f32(double *val, vf32 a) {
 static inline void narrow_store_sums_f64(double *val, vf64 a) {
     vf64_store(val, a);
 }
-#define DEFINE_NARROW_FOLDED(S, T, W)                                                              \
-    static inline __attribute__((always_inline))                                                   \
-    int64_t narrow_folded_##S(const T *x, int64_t rows, int N, double *val) {                      \
-        int64_t i = 0;                                                                             \
-        for (; i + W <= rows; i += W) {                                                            \
-            v##S v[W];                                                                             \
-            for (int q = 0; q < N; q++)                                                            \
-                v[q] = v##S##_load(x + i * N + q * W);                                             \
-            for (int n = N; n > 1; n /= 2)                                                         \
-                for (int q = 0; q < n / 2; q++)                                                    \
-                    v[q] = v##S##_add(v##S##_evens(v[2 * q], v[2 * q + 1]),                        \
-                                      v##S##_odds(v[2 * q], v[2 * q + 1]));                        \
-            narrow_store_sums_##S(val + i, v[0]);                                                  \
+/* Whether OP's fold feeds the NaN detector. */
+enum { DETECT_add = 0, DETECT_min = 1, DETECT_max = 1 };
+#define DEFINE_NARROW_FOLDED(S, T, W, OP)                                                          \
+    static inline __attribute__((always_inline)) void narrow_fold_##OP##_##S(                      \
+        const T *x, int N, double *val, int detect, v##S *seen) {                                  \
+        v##S v[W];                                                                                 \
+        for (int q = 0; q < N; q++) {                                                              \
+            v[q] = v##S##_load(x + q * W);                                                         \
+            if (detect)                                                                            \
+                *seen = v##S##_nan_or(*seen, v[q], v[q]);                                          \
         }                                                                                          \
-        return i;                                                                                  \
-    }
-DEFINE_NARROW_FOLDED(f32, float, VF32_LANES)
-DEFINE_NARROW_FOLDED(f64, double, VF64_LANES)
-
-/* The same for min and max (OP): the extremes without NaN rules, each vector loaded fed to a
- * NaN detector, *nan set when it saw one (the caller then redoes the rows). */
-#define DEFINE_NARROW_FOLDED_EXTREME(S, T, W, OP)                                                  \
-    static inline __attribute__((always_inline))                                                   \
-    int64_t narrow_folded_##OP##_##S(const T *x, int64_t rows, int N, double *val, int *nan) {     \
+        for (int n = N; n > 1; n /= 2)                                                             \
+            for (int q = 0; q < n / 2; q++)                                                        \
+                v[q] = v##S##_##OP(v##S##_evens(v[2 * q], v[2 * q + 1]),                           \
+                                   v##S##_odds(v[2 * q], v[2 * q + 1]));                           \
+        narrow_store_sums_##S(val, v[0]);                                                          \
+    }                                                                                              \
+    static inline __attribute__((always_inline)) void narrow_folded_##OP##_##S(                    \
+        const T *x, int64_t rows, int N, double *val, int *nan) {                                  \
         v##S seen = v##S##_zero();                                                                 \
         int64_t i = 0;                                                                             \
-        for (; i + W <= rows; i += W) {                                                            \
-            v##S v[W];                                                                             \
-            for (int q = 0; q < N; q++) {                                                          \
-                v[q] = v##S##_load(x + i * N + q * W);                                             \
-                seen = v##S##_nan_or(seen, v[q], v[q]);                                            \
-            }                                                                                      \
-            for (int n = N; n > 1; n /= 2)                                                         \
-                for (int q = 0; q < n / 2; q++)                                                    \
-                    v[q] = v##S##_##OP(v##S##_evens(v[2 * q], v[2 * q + 1]),                       \
-                                       v##S##_odds(v[2 * q], v[2 * q + 1]));                       \
-            narrow_store_sums_##S(val + i, v[0]);                                                  \
+        for (; i + W <= rows; i += W)                                                              \
+            narrow_fold_##OP##_##S(x + i * N, N, val + i, DETECT_##OP, &seen);                     \
+        if (i < rows) {                                                                            \
+            T block[W * W];                                                                        \
+            double last[W];                                                                        \
+            for (int q = 0; q < W; q++)                                                            \
+                for (int j = 0; j < N; j++)                                                        \
+                    block[q * N + j] = x[(i + q < rows ? i + q : i) * N + j];                      \
+            narrow_fold_##OP##_##S(block, N, last, DETECT_##OP, &seen);                            \
+            for (int q = 0; i + q < rows; q++)                                                     \
+                val[i + q] = last[q];                                                              \
         }                                                                                          \
-        *nan |= v##S##_any_nan(seen);                                                              \
-        return i;                                                                                  \
+        if (DETECT_##OP)                                                                           \
+            *nan |= v##S##_any_nan(seen);                                                          \
     }
-DEFINE_NARROW_FOLDED_EXTREME(f32, float, VF32_LANES, min)
-DEFINE_NARROW_FOLDED_EXTREME(f32, float, VF32_LANES, max)
-DEFINE_NARROW_FOLDED_EXTREME(f64, double, VF64_LANES, min)
-DEFINE_NARROW_FOLDED_EXTREME(f64, double, VF64_LANES, max)
+DEFINE_NARROW_FOLDED(f32, float, VF32_LANES, add)
+DEFINE_NARROW_FOLDED(f32, float, VF32_LANES, min)
+DEFINE_NARROW_FOLDED(f32, float, VF32_LANES, max)
+DEFINE_NARROW_FOLDED(f64, double, VF64_LANES, add)
+DEFINE_NARROW_FOLDED(f64, double, VF64_LANES, min)
+DEFINE_NARROW_FOLDED(f64, double, VF64_LANES, max)
 #define NARROW_FOLDS(S, N) ((N & (N - 1)) == 0 && N <= W_##S)
 
-/* min or max (OP, CMP) of the rows: the folded form first where it applies, then the rest. */
+/* min or max (OP, CMP) of the rows: folded where that applies, else row by row. */
 #define NARROW_EXTREMES(T, S, N, OP, CMP)                                                          \
-    {                                                                                              \
-        int64_t done = NARROW_FOLDS(S, N) ? narrow_folded_##OP##_##S(x, rows, N, val, &nan) : 0;   \
-        x += done * N;                                                                             \
-        val += done;                                                                               \
-        rows -= done;                                                                              \
+    if (NARROW_FOLDS(S, N))                                                                        \
+        narrow_folded_##OP##_##S(x, rows, N, val, &nan);                                           \
+    else {                                                                                         \
         NARROW_EXTREME(T, N, CMP)                                                                  \
     }                                                                                              \
     return nan;
 
 #define NARROW_SUMS(T, S, N)                                                                       \
-    {                                                                                              \
-        int64_t done = NARROW_FOLDS(S, N) ? narrow_folded_##S(x, rows, N, val) : 0;                \
-        narrow_sums_##S(x + done * N, rows - done, N, val + done);                                 \
-    }                                                                                              \
+    if (NARROW_FOLDS(S, N))                                                                        \
+        narrow_folded_add_##S(x, rows, N, val, NULL);                                              \
+    else                                                                                           \
+        narrow_sums_##S(x, rows, N, val);                                                          \
     return 0;
 #else
 #define NARROW_EXTREMES(T, S, N, OP, CMP)                                                          \
@@ -224,10 +223,10 @@ DEFINE_NARROW_FOLDED_EXTREME(f64, double, VF64_LANES, max)
             case KB_REDUCE_STD:                                                                    \
                 for (int64_t i = 0; i < rows; i++) {                                               \
                     const T *r = x + i * N;                                                        \
-                    double s = r[0];                                                               \
+                    double x0 = r[0], s = 0;                                                       \
                     for (int j = 1; j < N; j++)                                                    \
-                        s += r[j];                                                                 \
-                    double mean = s / N, dev = 0;                                                  \
+                        s += r[j] - x0;                                                            \
+                    double mean = x0 + s / N, dev = 0;                                             \
                     for (int j = 0; j < N; j++) {                                                  \
                         double d = r[j] - mean;                                                    \
                         dev += d * d;                                                              \

@@ -237,7 +237,6 @@ static void store_sqrt_f64(const double *sums, int64_t n, double scale, double *
  * (reduce_moments.h): the center is the mean of the first KB_MOMENTS_PILOT elements, formed
  * as x0 + their deviations from x0 / their count; then the deviations from it, summed and
  * squared, in one pass. */
-#define KB_MOMENTS_PILOT 256
 static void moments_f64(const double *x, int64_t n, double *center, double *sum, double *sq) {
     int64_t m = n < KB_MOMENTS_PILOT ? n : KB_MOMENTS_PILOT;
     double p0 = 0, p1 = 0;

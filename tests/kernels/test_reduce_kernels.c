@@ -331,8 +331,8 @@ static void runs_f64(void **state) {
 /* ---- Narrow rows ---- */
 /* Rows of 2..KB_REDUCE_NARROW adjacent elements (reduce_narrow.h): sums within the run bound
  * (float32's with its partials in float, as the vector levels add a row's lanes),
- * squared deviations about the mean the kernel must take (the row's sum added in double in
- * order, divided by n: computed the same way here), extremes and indices exactly, and a NaN
+ * squared deviations about the mean the kernel must take (x0 + the row's deviations from x0
+ * added in double in order, divided by n: computed the same way here), extremes and indices exactly, and a NaN
  * anywhere in the rows reported for min, max and the arg ops (then the caller redoes them). */
 static void narrow_case(bool f32, int64_t rows, int64_t n, kind k) {
     int64_t size = f32 ? 4 : 8, total = rows * n;
@@ -371,12 +371,29 @@ static void narrow_case(bool f32, int64_t rows, int64_t n, kind k) {
                          (long long)n);
             if (compares && any_nan)
                 continue; /* the caller redoes these rows by the reference */
+            /* A row's result does not depend on where it falls: the same rows but the first. */
+            if (rows > 1 && (op == KB_REDUCE_SUM || op == KB_REDUCE_MIN)) {
+                double *later = malloc((size_t)rows * sizeof *later);
+                assert_non_null(later);
+                if (f32)
+                    t->narrow_rows_f32(op, (const float *)(const void *)(b.data + n * size),
+                                       rows - 1, n, later, idx);
+                else
+                    t->narrow_rows_f64(op, (const double *)(const void *)(b.data + n * size),
+                                       rows - 1, n, later, idx);
+                for (int64_t i = 1; i < rows; i++)
+                    if (memcmp(&later[i - 1], &val[i], sizeof *val) != 0)
+                        fail_msg("%s narrow_rows_%s op %d n=%lld row %lld: %a, %a a row earlier",
+                                 name, ty, (int)op, (long long)n, (long long)i, val[i],
+                                 later[i - 1]);
+                free(later);
+            }
             for (int64_t i = 0; i < rows; i++) {
                 const double *r = v + i * n;
-                double mean = r[0];
+                double mean = 0;
                 for (int64_t j = 1; j < n; j++)
-                    mean += r[j];
-                mean /= (double)n;
+                    mean += r[j] - r[0];
+                mean = r[0] + mean / (double)n;
                 run_ref ref = run_reference(r, n, mean);
                 bool ok = true;
                 switch (op) {

@@ -780,6 +780,32 @@ static void numpy_cases_that_must_hold_exactly(void **state) {
         }
 }
 
+/* a's float64 var under args, at every SIMD level and thread count (up to the tests' own), each
+ * of its n results within 2^-40 of exact[i]; what names the case in a failure. */
+static void var_holds_to_exact(const kb_array *a, const kb_reduce_args *args,
+                               const long double *exact, int64_t n, const char *what) {
+    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
+        if (!kb_simd_available((kb_simd_level)level))
+            continue;
+        assert_int_equal(kb_simd_set(level), KB_OK);
+        for (int threads = 1; threads <= max_threads(); threads++) {
+            kb_array out;
+            assert_int_equal(kb_threads_set(threads), KB_OK);
+            assert_int_equal(kb_reduce(a, args, &out), KB_OK);
+            for (int64_t i = 0; i < n; i++) {
+                double got = ((const double *)out.data)[i];
+                if (fabsl(got - exact[i]) > 0x1p-40L * exact[i])
+                    fail_msg("%s, %s, %d threads, result %lld: var %.17g, exact %.17Lg", what,
+                             kb_simd_name((kb_simd_level)level), threads, (long long)i, got,
+                             exact[i]);
+            }
+            kb_array_free(&out);
+        }
+    }
+    kb_simd_set(KB_SIMD_AUTO_REQUEST);
+    kb_threads_set(max_threads());
+}
+
 /* float64 var along axis 0 of data far from zero keeps the accuracy of the exact two-pass
  * formula, at every SIMD level and thread count (up to the tests' own, max_threads): columns
  * of 1e9 to 5e9 plus noise of about 1, some with an outlier in the first row (which a fixed
@@ -793,7 +819,7 @@ static void offset_float64_variance_stays_accurate(void **state) {
     static const int64_t shapes[][2] = {{1100, 67}, {450, 300}, {700, 64}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int64_t rows = shapes[s][0], cols = shapes[s][1];
-        kb_array a, out;
+        kb_array a;
         assert_int_equal(kb_array_new(&a, KB_F64, 2, shapes[s], KB_ORDER_C), KB_OK);
         double *x = a.data;
         test_rng r = {0x51ed2701u + s};
@@ -818,31 +844,13 @@ static void offset_float64_variance_stays_accurate(void **state) {
             exact[j] = dev / rows;
         }
         kb_reduce_args args = kb_reduce_args_axis(KB_REDUCE_VAR, 0);
-        for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
-            if (!kb_simd_available((kb_simd_level)level))
-                continue;
-            assert_int_equal(kb_simd_set(level), KB_OK);
-            for (int threads = 1; threads <= max_threads(); threads++) {
-                assert_int_equal(kb_threads_set(threads), KB_OK);
-                assert_int_equal(kb_reduce(&a, &args, &out), KB_OK);
-                const double *got = out.data;
-                for (int64_t j = 0; j < cols; j++)
-                    if (fabsl(got[j] - exact[j]) > 0x1p-40L * exact[j])
-                        fail_msg("%s, %d threads, (%lld, %lld) column %lld: var %.17g, exact "
-                                 "%.17Lg",
-                                 kb_simd_name((kb_simd_level)level), threads, (long long)rows,
-                                 (long long)cols, (long long)j, got[j], exact[j]);
-                kb_array_free(&out);
-            }
-        }
-        kb_simd_set(KB_SIMD_AUTO_REQUEST);
-        kb_threads_set(max_threads());
+        var_holds_to_exact(&a, &args, exact, cols, "columns");
         free(exact);
         kb_array_free(&a);
     }
     /* The same along a contiguous axis: four blocks of at most 4096 elements merged pairwise. */
     int64_t n = 13001;
-    kb_array a, out;
+    kb_array a;
     assert_int_equal(kb_array_new(&a, KB_F64, 1, &n, KB_ORDER_C), KB_OK);
     double *x = a.data;
     test_rng r = {0x7a11u};
@@ -855,33 +863,23 @@ static void offset_float64_variance_stays_accurate(void **state) {
         dev += (x[i] - sum / n) * (x[i] - sum / n);
     long double exact = dev / n;
     kb_reduce_args all = kb_reduce_args_all(KB_REDUCE_VAR);
-    for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
-        if (!kb_simd_available((kb_simd_level)level))
-            continue;
-        assert_int_equal(kb_simd_set(level), KB_OK);
-        assert_int_equal(kb_reduce(&a, &all, &out), KB_OK);
-        double got = *(const double *)out.data;
-        if (fabsl(got - exact) > 0x1p-40L * exact)
-            fail_msg("%s, %lld elements: var %.17g, exact %.17Lg",
-                     kb_simd_name((kb_simd_level)level), (long long)n, got, exact);
-        kb_array_free(&out);
-    }
-    kb_simd_set(KB_SIMD_AUTO_REQUEST);
+    var_holds_to_exact(&a, &all, &exact, 1, "13001 elements over all");
     kb_array_free(&a);
 }
 
 /* A float64 run is centered on the mean of each block's first 256 elements
  * (reduce_moments.h): blocks whose first elements sit far from the rest (at 1e6, the rest about
  * 0, the farthest a mean of 256 of 4096 values can be from theirs), or whose first element alone
- * does, keep the variance to 2^-40 of the exact value, along the contiguous axis of (3, 5000)
- * and over all of 12288 elements, at every level and thread count. */
+ * does, keep the variance to 2^-40 of the exact value along the contiguous axis of (3, 4096)
+ * and (3, 5000) and over all of them (whose blocks of 4096 then fall across the rows), at every
+ * level and thread count. */
 static void float64_runs_centered_off_their_mean_stay_accurate(void **state) {
     (void)state;
     static const int64_t shapes[][2] = {{3, 5000}, {3, 4096}};
     for (int far_first = 0; far_first < 2; far_first++)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             int64_t rows = shapes[s][0], cols = shapes[s][1];
-            kb_array a, out;
+            kb_array a;
             assert_int_equal(kb_array_new(&a, KB_F64, 2, shapes[s], KB_ORDER_C), KB_OK);
             double *x = a.data;
             test_rng r = {0x3c1e5u + (uint32_t)s};
@@ -907,33 +905,12 @@ static void float64_runs_centered_off_their_mean_stay_accurate(void **state) {
             long double all_exact = all_dev / (rows * cols);
             kb_reduce_args along = kb_reduce_args_axis(KB_REDUCE_VAR, 1);
             kb_reduce_args all = kb_reduce_args_all(KB_REDUCE_VAR);
-            for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
-                if (!kb_simd_available((kb_simd_level)level))
-                    continue;
-                assert_int_equal(kb_simd_set(level), KB_OK);
-                for (int threads = 1; threads <= max_threads(); threads++) {
-                    assert_int_equal(kb_threads_set(threads), KB_OK);
-                    assert_int_equal(kb_reduce(&a, &along, &out), KB_OK);
-                    for (int64_t i = 0; i < rows; i++) {
-                        double got = ((const double *)out.data)[i];
-                        if (fabsl(got - exact[i]) > 0x1p-40L * exact[i])
-                            fail_msg("%s, %d threads, (%lld, %lld) row %lld: var %.17g, exact "
-                                     "%.17Lg",
-                                     kb_simd_name((kb_simd_level)level), threads, (long long)rows,
-                                     (long long)cols, (long long)i, got, exact[i]);
-                    }
-                    kb_array_free(&out);
-                    assert_int_equal(kb_reduce(&a, &all, &out), KB_OK);
-                    double got = *(const double *)out.data;
-                    if (fabsl(got - all_exact) > 0x1p-40L * all_exact)
-                        fail_msg("%s, %d threads, (%lld, %lld) over all: var %.17g, exact %.17Lg",
-                                 kb_simd_name((kb_simd_level)level), threads, (long long)rows,
-                                 (long long)cols, got, all_exact);
-                    kb_array_free(&out);
-                }
-            }
-            kb_simd_set(KB_SIMD_AUTO_REQUEST);
-            kb_threads_set(max_threads());
+            var_holds_to_exact(&a, &along, exact, rows,
+                               far_first ? "first of a block far, rows"
+                                         : "first 256 of a block far, rows");
+            var_holds_to_exact(&a, &all, &all_exact, 1,
+                               far_first ? "first of a block far, over all"
+                                         : "first 256 of a block far, over all");
             free(exact);
             kb_array_free(&a);
         }

@@ -331,8 +331,9 @@ static void runs_f64(void **state) {
 /* ---- Narrow rows ---- */
 /* Rows of 2..KB_REDUCE_NARROW adjacent elements (reduce_narrow.h): sums within the run bound
  * (float32's with its partials in float, as the vector levels add a row's lanes),
- * squared deviations about the mean the kernel must take (x0 + the row's deviations from x0
- * added in double in order, divided by n: computed the same way here), extremes and indices exactly, and a NaN
+ * squared deviations about the mean the kernel must take (float64: x0 + the row's deviations
+ * from x0 added in double in order, divided by n; float32: the row's sum so, divided by n;
+ * computed the same way here), extremes and indices exactly, and a NaN
  * anywhere in the rows reported for min, max and the arg ops (then the caller redoes them). */
 static void narrow_case(bool f32, int64_t rows, int64_t n, kind k) {
     int64_t size = f32 ? 4 : 8, total = rows * n;
@@ -390,10 +391,10 @@ static void narrow_case(bool f32, int64_t rows, int64_t n, kind k) {
             }
             for (int64_t i = 0; i < rows; i++) {
                 const double *r = v + i * n;
-                double mean = 0;
+                double x0 = f32 ? 0 : r[0], mean = r[0] - x0;
                 for (int64_t j = 1; j < n; j++)
-                    mean += r[j] - r[0];
-                mean = r[0] + mean / (double)n;
+                    mean += r[j] - x0;
+                mean = x0 + mean / (double)n;
                 run_ref ref = run_reference(r, n, mean);
                 bool ok = true;
                 switch (op) {

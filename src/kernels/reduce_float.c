@@ -1066,7 +1066,9 @@ static bool rows_together(const kb_reduce_plan *p) {
 
 /* Rows of at most one block each (shape (N, 32) along axis 1): one run kernel call per output,
  * stored at once. The inner mode would give each row the same single block, hence the same
- * bits, but spend more on its chunk and pairwise bookkeeping than short rows cost to read. */
+ * bits (but for the var and std of rows short enough to take two passes, reduce_moments.h, and
+ * only where the results are contiguous), and spend more on its chunk and pairwise bookkeeping
+ * than short rows cost to read. */
 static kb_status reduce_rows(const kb_reduce_plan *p, const kb_reduce_kernels *k, int threads) {
     int64_t n = p->count;
     /* The batched forms below take KB_REDUCE_ROWS_BATCH rows a kernel call. */

@@ -26,8 +26,8 @@
  *    still centers on its value exactly and gives 0): a mean of m of the n values lies within
  *    sqrt(n / m - 1) standard deviations of the mean of all n, so k^2 <= 15 for a block of
  *    4096, and on data in no particular order k^2 is about 1 / m. The bound is
- * docs/reductions.md's; tests/kernels/test_reduce.c holds a block whose first 256 values sit far
- * from the rest.
+ *    docs/reductions.md's; tests/kernels/test_reduce.c holds blocks whose first 256 values sit
+ *    far from the rest.
  *
  * The deviations are subtracted on the adders and summed half on the adders, half by fused
  * multiply-adds (d * 1 + s rounds as d + s does), so that both kinds of floating-point unit

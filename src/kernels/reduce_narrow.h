@@ -95,11 +95,11 @@ DEFINE_NARROW_SUMS(f64, double, VF64_LANES)
  * vector loaded to a NaN detector and set *nan when it saw one (the caller then redoes the
  * rows). The last rows, fewer than W, go through a block padded with copies of the first of
  * them, so that a row's result does not depend on where it falls. */
-static inline void narrow_store_sums_f32(double *val, vf32 a) {
+static inline void narrow_store_results_f32(double *val, vf32 a) {
     vf64_store(val, vf64_widen_lo(a));
     vf64_store(val + VF64_LANES, vf64_widen_hi(a));
 }
-static inline void narrow_store_sums_f64(double *val, vf64 a) {
+static inline void narrow_store_results_f64(double *val, vf64 a) {
     vf64_store(val, a);
 }
 /* Whether OP's fold feeds the NaN detector. */
@@ -117,7 +117,7 @@ enum { DETECT_add = 0, DETECT_min = 1, DETECT_max = 1 };
             for (int q = 0; q < n / 2; q++)                                                        \
                 v[q] = v##S##_##OP(v##S##_evens(v[2 * q], v[2 * q + 1]),                           \
                                    v##S##_odds(v[2 * q], v[2 * q + 1]));                           \
-        narrow_store_sums_##S(val, v[0]);                                                          \
+        narrow_store_results_##S(val, v[0]);                                                       \
     }                                                                                              \
     static inline __attribute__((always_inline)) void narrow_folded_##OP##_##S(                    \
         const T *x, int64_t rows, int N, double *val, int *nan) {                                  \

@@ -16,8 +16,10 @@
  * redoes those rows by the reference, which returns the first NaN (or its index) as the run kernels
  * do.
  *
- * Sums and means at the vector levels (narrow_sums, below) go a group of VF64_LANES rows at a
- * time instead: each row's vectors added lane-wise in the input's type (a lane adds at most
+ * At the vector levels, sums, means, min and max of rows whose length is a power of two no
+ * longer than a vector are folded across a vector's worth of rows in registers (narrow_folded,
+ * below), and sums and means of other lengths (narrow_sums) go a group of VF64_LANES rows at a
+ * time: each row's vectors added lane-wise in the input's type (a lane adds at most
  * KB_REDUCE_NARROW / lanes elements, within the sum kernels' 16), and the group's row vectors
  * across into one vector of their sums in double (vf64_hsum_many, _f32), as the rows of the
  * sum kernels go (reduce_sum.h). The interleaving permutes the compiler writes for a loop

@@ -364,7 +364,7 @@ typedef struct cols_scratch {
     float *best32;
     double *best64;
     char *room[4];        /* sum, dev, best32, best64 */
-    double *hi, *lo, *m2; /* float64 var and std's running moments (moments_chunk_f64) */
+    double *hi, *lo, *m2; /* var and std's running moments (moments_chunk) */
     int64_t *index;
     kb_partial *row;
     kb_partial *stack;
@@ -395,7 +395,7 @@ static int64_t l2_piece_columns(int64_t rows, int64_t item) {
 }
 
 static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
-                       int64_t w, int64_t r0, int64_t r1, bool one_pass, cols_scratch *sc) {
+                       int64_t w, int64_t r0, int64_t r1, cols_scratch *sc) {
     bool f32 = p->in_dtype == KB_F32;
     int64_t stride = p->rin[p->nr - 1];
     int64_t nb = r1 - r0;
@@ -407,21 +407,6 @@ static void cols_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, cons
     switch (p->op) {
         case KB_REDUCE_VAR:
         case KB_REDUCE_STD:
-            if (one_pass) {
-                /* Deviations from the block's first row, in one pass (reduce_moments.h). */
-                const float *center = (const float *)(const void *)first_row;
-                memset(sc->sum, 0, (size_t)w * sizeof *sc->sum);
-                memset(sc->dev, 0, (size_t)w * sizeof *sc->dev);
-                FOR_EACH_STRETCH(p, base, r0, r1, x, n, first, {
-                    (void)first;
-                    k->moments_cols_f32(x, n, stride, w, center, sc->sum, sc->dev, p->far);
-                });
-                for (int64_t j = 0; j < w; j++) {
-                    sc->row[j] = kb_moments_partial((double)nb, center[j], sc->sum[j], sc->dev[j]);
-                    sc->dev[j] = sc->row[j].c;
-                }
-                return;
-            }
             /* From memory, float64's first pass is the column sum's kernel, which streams whole
              * rows and prefetches (reduce_sum.h): sumd_cols' tiles of register sums read a row
              * in 512-byte pieces and took 55% of a float64 4096 x 4096 std along axis 0 from
@@ -502,38 +487,48 @@ static void extremes_to_row(const kb_reduce_plan *p, int64_t w, cols_scratch *sc
     }
 }
 
-/* float64 var and std of the rows [r0, r1) of a chunk, read from memory once, into sc->row
- * as cols_block leaves a block's. The running mean of the rows so far is kept per column as
- * hi + lo, two doubles; each block of block_rows rows is summed around hi as its center
- * (moments_cols_f64): sum(d) / nb - lo is then the distance delta from the running mean to the
- * block's, to the last bit however far from zero both lie, and sum(d^2) - sum(d)^2 / nb the
- * block's own M2, which Chan's formula adds with delta^2 * n * nb / (n + nb). The first block
- * is read twice while it is in cache: its sum gives hi, its deviations around hi lo and its M2
- * (Chan, Golub and LeVeque's corrected two-pass form). The rounding of a block's M2 is a few
- * ulps of its own M2 plus nb * (delta + lo)^2, and the merge adds at least half of nb * delta^2
- * to the result (the rows before number at least nb): the error stays within a few ulps of
- * the result whatever the data, where a fixed center, as float32's first row, would lose
- * accuracy in proportion to n (center - mean)^2 / M2 (docs/reductions.md). */
-static void moments_chunk_f64(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
-                              int64_t w, int64_t r0, int64_t r1, int64_t block_rows,
-                              cols_scratch *sc) {
-    int64_t stride = p->rin[p->nr - 1];
+/* var and std of the rows [r0, r1) of a chunk, read from memory once, into sc->row as
+ * cols_block leaves a block's (and their M2 into sc->dev, which store_block's float32 stores
+ * read). The running mean of the rows so far is kept per column as hi + lo, two doubles; each
+ * block of block_rows rows is summed around a center c near hi (moments_cols_f64 around hi
+ * itself, moments_cols_f32 around hi rounded to float32): sum(d) / nb + (c - hi) - lo is then
+ * the distance delta from the running mean to the block's, to the last bit however far from
+ * zero both lie, and sum(d^2) - sum(d)^2 / nb the block's own M2, which Chan's formula adds
+ * with delta^2 * n * nb / (n + nb). The first block is read twice while it is in cache: its
+ * sum gives hi, its deviations around hi lo and its M2 (Chan, Golub and LeVeque's corrected
+ * two-pass form). The rounding of a block's M2 is a few ulps (float64) or a few float32
+ * roundings (float32's lanes) of its own M2 plus nb * (delta + lo + c - hi)^2, and the merge
+ * adds at least half of nb * delta^2 to the result (the rows before number at least nb): the
+ * error stays within that many roundings of the result whatever the data, where a fixed
+ * center, as a block's first row, would lose accuracy in proportion to
+ * n (center - mean)^2 / M2 (docs/reductions.md). */
+static void moments_chunk(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
+                          int64_t w, int64_t r0, int64_t r1, int64_t block_rows, cols_scratch *sc) {
+    bool f32 = p->in_dtype == KB_F32;
+    int64_t stride = p->rin[p->nr - 1],
+            item = f32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
     const char *first_row = base + kb_reduce_plan_roffset(p, p->nr, r0);
     double *sum = kb_alias_place(sc->room[0], first_row),
            *dev = kb_alias_place(sc->room[1], first_row);
+    /* float32's centers, in the row the extremes keep their best values in */
+    float *c32 = kb_alias_place(sc->room[2], first_row);
     double *hi = sc->hi, *lo = sc->lo, *m2 = sc->m2;
     double n = 0;
     for (int64_t b0 = r0, b1; b0 < r1; b0 = b1) {
-        b1 = b0 + block_rows < r1 ? b0 + block_rows : r1;
+        /* each block after the first as long as the rows before it, which the bound asks no
+         * more than, so that the merges, a division or two a column each, come a logarithm's
+         * worth a chunk: one per 64 rows had cost as much as reading the rows from L3 */
+        int64_t want = b0 == r0 ? block_rows : b0 - r0;
+        b1 = b0 + want < r1 ? b0 + want : r1;
         double nb = (double)(b1 - b0);
         memset(sum, 0, (size_t)w * sizeof *sum);
         memset(dev, 0, (size_t)w * sizeof *dev);
         /* The first block's two passes go a piece of its columns at a time, a piece being as
          * wide as keeps its rows in half of L2 for the second pass (whole rows when they fit);
          * the later blocks' one pass takes all the columns at once. */
-        int64_t piece = b0 > r0 ? w : l2_piece_columns(b1 - b0, (int64_t)sizeof(double));
+        int64_t piece = b0 > r0 ? w : l2_piece_columns(b1 - b0, item);
         for (int64_t j0 = 0; j0 < w; j0 += piece) {
-            int64_t pw = w - j0 < piece ? w - j0 : piece, off = j0 * (int64_t)sizeof(double);
+            int64_t pw = w - j0 < piece ? w - j0 : piece, off = j0 * item;
             if (b0 == r0) {
                 memset(hi + j0, 0, (size_t)pw * sizeof *hi);
                 FOR_EACH_STRETCH(p, base, b0, b1, x, rows, first, {
@@ -543,15 +538,25 @@ static void moments_chunk_f64(const kb_reduce_plan *p, const kb_reduce_kernels *
                 for (int64_t j = j0; j < j0 + pw; j++)
                     hi[j] /= nb;
             }
+            if (f32)
+                for (int64_t j = j0; j < j0 + pw; j++)
+                    c32[j] = (float)hi[j];
             FOR_EACH_STRETCH(p, base, b0, b1, x, rows, first, {
                 (void)first;
-                k->moments_cols_f64(x + off, rows, stride, pw, hi + j0, sum + j0, dev + j0, p->far);
+                if (f32)
+                    k->moments_cols_f32(x + off, rows, stride, pw, c32 + j0, sum + j0, dev + j0,
+                                        p->far);
+                else
+                    k->moments_cols_f64(x + off, rows, stride, pw, hi + j0, sum + j0, dev + j0,
+                                        p->far);
             });
         }
         double total = n + nb, to_mean = nb / total, to_m2 = n * nb / total;
         for (int64_t j = 0; j < w; j++) {
-            kb_partial block = kb_moments_partial(nb, hi[j], sum[j], dev[j]);
-            double shift = block.d, own = block.c;
+            double c = f32 ? (double)c32[j] : hi[j];
+            kb_partial block = kb_moments_partial(nb, c, sum[j], dev[j]);
+            /* c - hi is exact: c is hi rounded to float32 */
+            double shift = block.d + (c - hi[j]), own = block.c;
             if (b0 == r0) {
                 lo[j] = shift;
                 m2[j] = own;
@@ -567,8 +572,11 @@ static void moments_chunk_f64(const kb_reduce_plan *p, const kb_reduce_kernels *
         }
         n = total;
     }
-    for (int64_t j = 0; j < w; j++)
+    sc->dev = dev;
+    for (int64_t j = 0; j < w; j++) {
         sc->row[j] = (kb_partial){.a = n, .b = hi[j], .c = m2[j], .d = lo[j]};
+        dev[j] = m2[j];
+    }
 }
 
 /* A block's results (from cols_block) stored as the output, when the block is all the rows:
@@ -817,9 +825,9 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     if (p->op == KB_REDUCE_SUM || p->op == KB_REDUCE_MEAN)
         return reduce_cols_sum(p, k, col, &s, threads);
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
-    /* var and std take one pass over a chunk when there are columns enough for vectors:
-     * float32 the deviations from its first row (reduce_moments.h), float64 those of each block
-     * from the mean of the rows before it (moments_chunk_f64). Narrow columns keep two-pass
+    /* var and std take one pass over a chunk when there are columns enough for vectors: the
+     * deviations of each block from the mean of the rows before it (moments_chunk). Narrow
+     * columns keep two-pass
      * blocks (the mean, then the deviations from it, while the block is in cache), sized for
      * L2 and combined pairwise: two passes and a merge per block had held a float64 4096 x 4096
      * std along axis 0 to half the speed of its sum (one thread, Zen 4, from DRAM). */
@@ -872,10 +880,10 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
                 /* Extremes are exact in any order, and one-pass moments need no second look
                  * at the rows: the chunk is one block. */
                 int64_t r1 = b1 * s.block_rows < s.rows ? b1 * s.block_rows : s.rows;
-                if (one_pass && p->in_dtype == KB_F64)
-                    moments_chunk_f64(p, k, base, w, b0 * s.block_rows, r1, s.block_rows, &sc);
+                if (one_pass)
+                    moments_chunk(p, k, base, w, b0 * s.block_rows, r1, s.block_rows, &sc);
                 else
-                    cols_block(p, k, base, w, b0 * s.block_rows, r1, one_pass, &sc);
+                    cols_block(p, k, base, w, b0 * s.block_rows, r1, &sc);
                 if (direct) {
                     if (!store_block(p, k, col, span.out, w, &sc))
                         unstored = 1;
@@ -891,7 +899,7 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
             for (int64_t b = b0; b < b1; b++) {
                 int64_t r0 = b * s.block_rows;
                 int64_t r1 = r0 + s.block_rows < s.rows ? r0 + s.block_rows : s.rows;
-                cols_block(p, k, base, w, r0, r1, false, &sc);
+                cols_block(p, k, base, w, r0, r1, &sc);
                 kb_pairwise_push(&pw, sc.row);
             }
             memcpy(partials + t * s.tile, kb_pairwise_finish(&pw), (size_t)w * sizeof *partials);

@@ -96,9 +96,10 @@ typedef struct kb_reduce_kernels {
      * (reduce_moments.h) */
     void (*moments_f32)(const float *x, int64_t n, float center, double *sum, double *sq);
     /* the same by columns: sum[j] += sum over rows of (x[i][j] - center[j]), sq[j] += the sum
-     * of their squares, in double; the driver passes the block's first row as float32's
-     * centers and the mean of the rows before the block as float64's (reduce_float.c); far:
-     * the input comes from memory, prefetch the rows that follow */
+     * of their squares, in double (float32: d, d * d and their sums over a few rows in
+     * float32 lanes first, reduce_moments.h); the driver passes the mean of the rows before
+     * the block, rounded to float32 for float32 (moments_chunk, reduce_float.c); far: the
+     * input comes from memory, prefetch the rows that follow */
     void (*moments_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m,
                              const float *center, double *sum, double *sq, bool far);
     void (*moments_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,

@@ -373,14 +373,20 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
 /* The cols form: for each of m columns, sum[j] += the sum over rows of (x[i][j] - center[j])
  * and sq[j] += the sum of its squares, in one pass, R rows at a time (each pair of sums is
  * loaded and stored once per R rows) across a chunk of columns whose two sums take half of L1
- * (sum_chunk_columns); tail columns (fewer than a vector) one by one. From the caches R is 4;
- * from memory (far) it is 8, and each vector prefetches the same columns of the R rows that
- * follow, as the column sums do (reduce_sum.h): without, a float32 4096 x 4096 std along
- * axis 0 read DRAM at 28% of the load bandwidth (one thread, Zen 4), the hardware prefetchers
- * losing the rows at every chunk's jump. Eight rows add as two groups of four, and the rows
- * left over go as they would with four, so the bits do not depend on R. float32 rows are
- * centered on float32 values (the block's first row), float64 rows on double ones (the mean
- * of the rows before, reduce_float.c). */
+ * (sum_chunk_columns); tail columns (fewer than a vector) one by one in double.
+ *  - float64 (moments_cols_f64): from the caches R is 4; from memory (far) it is 8, and each
+ *    vector prefetches the same columns of the R rows that follow, as the column sums do
+ *    (reduce_sum.h): without, a float32 4096 x 4096 std along axis 0 read DRAM at 28% of the
+ *    load bandwidth (one thread, Zen 4), the hardware prefetchers losing the rows at every
+ *    chunk's jump. Eight rows add as two groups of four, and the rows left over go as they
+ *    would with four, so the bits do not depend on R.
+ *  - float32 (moments_cols_f32) in float32 lanes, as the column sums are: d = x - c, d * d and
+ *    their sums over KB_MOMENTS_COLS_F32 rows (a tree of neighbouring pairs) in float, then
+ *    added to the double sums; rows left over one at a time. Widening every element to double
+ *    had bounded it by the conversions: a float32 1024 x 1024 var along axis 0 read L3 at 25
+ *    GB/s, 0.4 of its sum's speed (Zen 3). Each lane adds at most KB_MOMENTS_COLS_F32
+ *    elements in float, and the center is the running mean of the rows before the block
+ *    (reduce_float.c), which bounds the error (docs/reductions.md). */
 #define KB_MOMENTS_ROWS 4
 #define KB_MOMENTS_ROWS_FAR 8
 
@@ -465,7 +471,71 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
         }                                                                                          \
     }
 
-DEFINE_MOMENTS_COLS(f32, float)
 DEFINE_MOMENTS_COLS(f64, double)
+
+#define KB_MOMENTS_COLS_F32 8
+
+/* Rows [i, i + R) (R at most KB_MOMENTS_COLS_F32) over nv whole float32 vectors and tail
+ * columns more into the double sums; with PF, each vector prefetches the same columns of the R
+ * rows that follow. */
+static inline __attribute__((always_inline)) void
+moments_cols_step_f32(int R, int PF, const char *x, int64_t i, int64_t stride, int64_t nv,
+                      int64_t m, const float *center, double *sum, double *sq) {
+    enum { W = VF32_LANES };
+    const float *r[KB_MOMENTS_COLS_F32];
+    UNROLL for (int q = 0; q < R; q++) r[q] = (const float *)(const void *)(x + (i + q) * stride);
+    for (int64_t v = 0; v < nv; v++) {
+        int64_t j = v * W;
+        if (PF)
+            UNROLL for (int q = 0; q < R; q++)
+                __builtin_prefetch((const char *)(r[q] + j) + R * stride, 0, 2);
+        vf32 nc = vf32_neg(vf32_load(center + j)), one = vf32_set1(1);
+        vf32 d[KB_MOMENTS_COLS_F32], e[KB_MOMENTS_COLS_F32];
+        /* x - c as x * 1 - c, on the multiply pipes: the adders have the sums and the fold */
+        UNROLL for (int q = 0; q < R; q++) d[q] = vf32_fma(vf32_load(r[q] + j), one, nc);
+        /* squares a pair at a time, then both sums as trees of neighbouring pairs */
+        UNROLL for (int q = 0; q < R; q += 2) e[q] =
+            q + 1 < R ? vf32_fma(d[q], d[q], vf32_mul(d[q + 1], d[q + 1])) : vf32_mul(d[q], d[q]);
+        UNROLL for (int w = 1; w < R; w *= 2) UNROLL for (int q = 0; q + w < R; q += 2 * w) d[q] =
+            vf32_add(d[q], d[q + w]);
+        UNROLL for (int w = 2; w < R; w *= 2) UNROLL for (int q = 0; q + w < R; q += 2 * w) e[q] =
+            vf32_add(e[q], e[q + w]);
+        sum_fold_mem_f32(sum + j, d[0]);
+        sum_fold_mem_f32(sq + j, e[0]);
+    }
+    for (int64_t j = nv * W; j < m; j++)
+        for (int q = 0; q < R; q++) {
+            double d = (double)r[q][j] - (double)center[j];
+            sum[j] += d;
+            sq[j] += d * d;
+        }
+}
+
+static inline __attribute__((always_inline)) void
+moments_cols_body_f32(int PF, const char *x, int64_t rows, int64_t stride, int64_t m,
+                      const float *center, double *sum, double *sq) {
+    enum { R = KB_MOMENTS_COLS_F32 };
+    int64_t nv = m / VF32_LANES, i = 0;
+    for (; i + 2 * R <= rows; i += R)
+        moments_cols_step_f32(R, PF, x, i, stride, nv, m, center, sum, sq);
+    for (; i + R <= rows; i += R)
+        moments_cols_step_f32(R, 0, x, i, stride, nv, m, center, sum, sq);
+    for (; i < rows; i++)
+        moments_cols_step_f32(1, 0, x, i, stride, nv, m, center, sum, sq);
+}
+
+static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
+                             const float *center, double *sum, double *sq, bool far) {
+    int64_t chunk = sum_chunk_columns(2 * sizeof(double), VF32_LANES);
+    bool ahead = far && rows > 2 * KB_MOMENTS_COLS_F32 && kb_reduce_prefetch_rows();
+    for (int64_t j0 = 0; j0 < m; j0 += chunk) {
+        const char *xj = x + j0 * (int64_t)sizeof(float);
+        int64_t w = m - j0 < chunk ? m - j0 : chunk;
+        if (ahead)
+            moments_cols_body_f32(1, xj, rows, stride, w, center + j0, sum + j0, sq + j0);
+        else
+            moments_cols_body_f32(0, xj, rows, stride, w, center + j0, sum + j0, sq + j0);
+    }
+}
 
 #endif

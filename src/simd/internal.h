@@ -84,9 +84,11 @@
  *                           a's bits as vifS lanes, and back; each lane shifted left k bits
  *                           (AVX2, AVX-512, NEON)
  *   vf32_lookup8(t, i)      lane k is t[i[k] & 7], of a table of 8 floats (AVX2, AVX-512, NEON)
- *   vf32_sub, vf32_mul, vf32_div, vf32_sqrt
+ *   vf32_mul                as vf64's
+ *   vf32_sub, vf32_div, vf32_sqrt
  *                           as vf64's (AVX2, AVX-512, NEON: the elementwise kernels' levels)
- *   vfS_neg(a), vfS_abs(a)  the sign bit flipped or cleared, NaN lanes included (SVE has vf64_neg)
+ *   vfS_neg(a), vfS_abs(a)  the sign bit flipped or cleared, NaN lanes included (SVE has
+ *                           vfS_neg only)
  *
  * simd/vmath.h adds vector math (vfS_exp, vfS_log, ...) on AVX2, AVX-512 and NEON.
  *

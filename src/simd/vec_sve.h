@@ -123,8 +123,14 @@ static inline vf64 vf64_set1(double x) {
 static inline vf64 vf64_sub(vf64 a, vf64 b) {
     return svsub_f64_x(KB_SVE_ALL64, a, b);
 }
+static inline vf32 vf32_mul(vf32 a, vf32 b) {
+    return svmul_f32_x(KB_SVE_ALL32, a, b);
+}
 static inline vf64 vf64_mul(vf64 a, vf64 b) {
     return svmul_f64_x(KB_SVE_ALL64, a, b);
+}
+static inline vf32 vf32_neg(vf32 a) {
+    return svneg_f32_x(KB_SVE_ALL32, a);
 }
 static inline vf64 vf64_neg(vf64 a) {
     return svneg_f64_x(KB_SVE_ALL64, a);

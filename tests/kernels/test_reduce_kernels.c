@@ -798,7 +798,7 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
                                                   kb_cache_far(c->rows * c->stride));
     (c->f32 ? t->sqdev_cols_f32 : t->sqdev_cols_f64)(c->x.data, c->rows, c->stride, m, c->center,
                                                      dev);
-    /* the one-pass moments, around the same centers (exact in float32) */
+    /* the one-pass moments, around the same centers (float32 values) */
     double *msum = malloc((size_t)m * sizeof *msum), *msq = malloc((size_t)m * sizeof *msq);
     float *center32 = malloc((size_t)m * sizeof *center32);
     assert_true(msum && msq && center32);
@@ -837,7 +837,11 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
         }
         if (!isfinite(msa))
             msa = 0;
-        if (!close_sum(msum[j], ms, msa, c->rows + 1) || !close_sum(msq[j], d, da, c->rows + 1))
+        /* float32's one pass keeps d = x - c, d * d and their sums over at most
+         * KB_MOMENTS_COLS_F32 rows in float32 lanes (reduce_moments.h): a few float32
+         * roundings of each term, within the partials' allowance */
+        if (!close_sum_of(c->f32, msum[j], ms, msa, c->rows + 1) ||
+            !close_sum_of(c->f32, msq[j], d, da, c->rows + 1))
             fail_msg("%s moments_cols_%s rows=%lld m=%lld stride=%lld (%s) column %lld: "
                      "got %a/%a, want %La/%La",
                      name, ty, (long long)c->rows, (long long)m, (long long)c->stride,

@@ -490,30 +490,35 @@ static void extremes_to_row(const kb_reduce_plan *p, int64_t w, cols_scratch *sc
 /* var and std of the rows [r0, r1) of a chunk, read from memory once, into sc->row as
  * cols_block leaves a block's (and their M2 into sc->dev, which store_block's float32 stores
  * read). The running mean of the rows so far is kept per column as hi + lo, two doubles; each
- * block of block_rows rows is summed around a center c near hi (moments_cols_f64 around hi
- * itself, moments_cols_f32 around hi rounded to float32): sum(d) / nb + (c - hi) - lo is then
- * the distance delta from the running mean to the block's, to the last bit however far from
- * zero both lie, and sum(d^2) - sum(d)^2 / nb the block's own M2, which Chan's formula adds
- * with delta^2 * n * nb / (n + nb). The first block is read twice while it is in cache: its
- * sum gives hi, its deviations around hi lo and its M2 (Chan, Golub and LeVeque's corrected
- * two-pass form). The rounding of a block's M2 is a few ulps (float64) or a few float32
- * roundings (float32's lanes) of its own M2 plus nb * (delta + lo + c - hi)^2, and the merge
- * adds at least half of nb * delta^2 to the result (the rows before number at least nb): the
- * error stays within that many roundings of the result whatever the data, where a fixed
+ * block after the first (each as long as all the rows before it) is summed around a center c
+ * near hi (moments_cols_f64 around hi itself, moments_cols_near_f32 around hi rounded to
+ * float32): sum(d) / nb + (c - hi) - lo is then the distance delta from the running mean to
+ * the block's, to the last bit however far from zero both lie, and sum(d^2) - sum(d)^2 / nb
+ * the block's own M2, which Chan's formula adds with delta^2 * n * nb / (n + nb). The
+ * rounding of a block's M2 is a few ulps (float64) or a few float32 roundings (float32's
+ * lanes) of its own M2 plus nb * (delta + lo + c - hi)^2, and the merge adds at least half of
+ * nb * delta^2 to the result (the rows before number at least nb): the error stays within
+ * that many roundings of the result whatever the data, where float32 lanes around a fixed
  * center, as a block's first row, would lose accuracy in proportion to
- * n (center - mean)^2 / M2 (docs/reductions.md). */
+ * n (center - mean)^2 / M2 (docs/reductions.md). The first block of float64 is read twice
+ * while it is in cache: its sum gives hi, its deviations around hi lo and its M2 (Chan, Golub
+ * and LeVeque's corrected two-pass form); float32's once, widened, around its first row
+ * (moments_cols_f32, whose d are exact in double), which gives its mean as hi + lo. */
 static void moments_chunk(const kb_reduce_plan *p, const kb_reduce_kernels *k, const char *base,
                           int64_t w, int64_t r0, int64_t r1, int64_t block_rows, cols_scratch *sc) {
     bool f32 = p->in_dtype == KB_F32;
     int64_t stride = p->rin[p->nr - 1],
             item = f32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
     const char *first_row = base + kb_reduce_plan_roffset(p, p->nr, r0);
+    const float *first32 = (const float *)(const void *)first_row;
     double *sum = kb_alias_place(sc->room[0], first_row),
            *dev = kb_alias_place(sc->room[1], first_row);
     /* float32's centers, in the row the extremes keep their best values in */
     float *c32 = kb_alias_place(sc->room[2], first_row);
     double *hi = sc->hi, *lo = sc->lo, *m2 = sc->m2;
     double n = 0;
+    /* a chunk of one block is its partial (and its M2 for the stores) as it stands */
+    bool single = r1 - r0 <= block_rows;
     for (int64_t b0 = r0, b1; b0 < r1; b0 = b1) {
         /* each block after the first as long as the rows before it, which the bound asks no
          * more than, so that the merges, a division or two a column each, come a logarithm's
@@ -523,52 +528,68 @@ static void moments_chunk(const kb_reduce_plan *p, const kb_reduce_kernels *k, c
         double nb = (double)(b1 - b0);
         memset(sum, 0, (size_t)w * sizeof *sum);
         memset(dev, 0, (size_t)w * sizeof *dev);
-        /* The first block's two passes go a piece of its columns at a time, a piece being as
-         * wide as keeps its rows in half of L2 for the second pass (whole rows when they fit);
-         * the later blocks' one pass takes all the columns at once. */
-        int64_t piece = b0 > r0 ? w : l2_piece_columns(b1 - b0, item);
-        for (int64_t j0 = 0; j0 < w; j0 += piece) {
-            int64_t pw = w - j0 < piece ? w - j0 : piece, off = j0 * item;
-            if (b0 == r0) {
-                memset(hi + j0, 0, (size_t)pw * sizeof *hi);
-                FOR_EACH_STRETCH(p, base, b0, b1, x, rows, first, {
-                    (void)first;
-                    sum_kernels(p, k)->cols(x + off, rows, stride, pw, hi + j0, p->far);
-                });
-                for (int64_t j = j0; j < j0 + pw; j++)
-                    hi[j] /= nb;
-            }
-            if (f32)
-                for (int64_t j = j0; j < j0 + pw; j++)
+        if (f32) {
+            if (b0 > r0)
+                for (int64_t j = 0; j < w; j++)
                     c32[j] = (float)hi[j];
             FOR_EACH_STRETCH(p, base, b0, b1, x, rows, first, {
                 (void)first;
-                if (f32)
-                    k->moments_cols_f32(x + off, rows, stride, pw, c32 + j0, sum + j0, dev + j0,
-                                        p->far);
-                else
+                (b0 == r0 ? k->moments_cols_f32 : k->moments_cols_near_f32)(
+                    x, rows, stride, w, b0 == r0 ? first32 : c32, sum, dev, p->far);
+            });
+        } else {
+            /* The first block's two passes go a piece of its columns at a time, a piece being
+             * as wide as keeps its rows in half of L2 for the second pass (whole rows when they
+             * fit); the later blocks' one pass takes all the columns at once. */
+            int64_t piece = b0 > r0 ? w : l2_piece_columns(b1 - b0, item);
+            for (int64_t j0 = 0; j0 < w; j0 += piece) {
+                int64_t pw = w - j0 < piece ? w - j0 : piece, off = j0 * item;
+                if (b0 == r0) {
+                    memset(hi + j0, 0, (size_t)pw * sizeof *hi);
+                    FOR_EACH_STRETCH(p, base, b0, b1, x, rows, first, {
+                        (void)first;
+                        sum_kernels(p, k)->cols(x + off, rows, stride, pw, hi + j0, p->far);
+                    });
+                    for (int64_t j = j0; j < j0 + pw; j++)
+                        hi[j] /= nb;
+                }
+                FOR_EACH_STRETCH(p, base, b0, b1, x, rows, first, {
+                    (void)first;
                     k->moments_cols_f64(x + off, rows, stride, pw, hi + j0, sum + j0, dev + j0,
                                         p->far);
-            });
+                });
+            }
+        }
+        if (single) {
+            for (int64_t j = 0; j < w; j++) {
+                sc->row[j] = kb_moments_partial(nb, f32 ? first32[j] : hi[j], sum[j], dev[j]);
+                dev[j] = sc->row[j].c;
+            }
+            sc->dev = dev;
+            return;
         }
         double total = n + nb, to_mean = nb / total, to_m2 = n * nb / total;
         for (int64_t j = 0; j < w; j++) {
-            double c = f32 ? (double)c32[j] : hi[j];
+            double c = !f32 ? hi[j] : b0 == r0 ? (double)first32[j] : (double)c32[j];
             kb_partial block = kb_moments_partial(nb, c, sum[j], dev[j]);
-            /* c - hi is exact: c is hi rounded to float32 */
-            double shift = block.d + (c - hi[j]), own = block.c;
             if (b0 == r0) {
-                lo[j] = shift;
-                m2[j] = own;
+                /* the block's mean c + block.d as hi + lo: float64's hi is its rounded mean
+                 * already; float32's c, its first row, is far from it, so the two are added,
+                 * by Knuth's two-sum */
+                double s = f32 ? c + block.d : c, tb = s - c;
+                hi[j] = s;
+                lo[j] = (c - (s - tb)) + (block.d - tb);
+                m2[j] = block.c;
                 continue;
             }
-            /* delta: the block's mean hi + shift less the running mean hi + lo; the new mean
-             * hi + lo + delta * to_mean, kept as hi + lo by Knuth's two-sum */
-            double delta = shift - lo[j], t = lo[j] + delta * to_mean;
+            /* delta: the block's mean c + block.d less the running mean hi + lo (c - hi is
+             * exact: c is hi, or hi rounded to float32); the new mean hi + lo + delta *
+             * to_mean, kept as hi + lo by Knuth's two-sum */
+            double delta = block.d + (c - hi[j]) - lo[j], t = lo[j] + delta * to_mean;
             double s = hi[j] + t, tb = s - hi[j];
             lo[j] = (hi[j] - (s - tb)) + (t - tb);
             hi[j] = s;
-            m2[j] += own + delta * delta * to_m2;
+            m2[j] += block.c + delta * delta * to_m2;
         }
         n = total;
     }

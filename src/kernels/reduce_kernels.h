@@ -96,12 +96,16 @@ typedef struct kb_reduce_kernels {
      * (reduce_moments.h) */
     void (*moments_f32)(const float *x, int64_t n, float center, double *sum, double *sq);
     /* the same by columns: sum[j] += sum over rows of (x[i][j] - center[j]), sq[j] += the sum
-     * of their squares, in double (float32: d, d * d and their sums over a few rows in
-     * float32 lanes first, reduce_moments.h); the driver passes the mean of the rows before
-     * the block, rounded to float32 for float32 (moments_chunk, reduce_float.c); far: the
-     * input comes from memory, prefetch the rows that follow */
+     * of their squares, in double; the driver passes a block's first row as float32's centers
+     * and the mean of the rows before the block as float64's (moments_chunk, reduce_float.c);
+     * far: the input comes from memory, prefetch the rows that follow */
     void (*moments_cols_f32)(const char *x, int64_t rows, int64_t stride, int64_t m,
                              const float *center, double *sum, double *sq, bool far);
+    /* float32's the same with d, d * d and their sums over a few rows in float32 lanes first
+     * (reduce_moments.h), for centers near the mean: the driver passes the mean of the rows
+     * before the block, rounded to float32 */
+    void (*moments_cols_near_f32)(const char *x, int64_t rows, int64_t stride, int64_t m,
+                                  const float *center, double *sum, double *sq, bool far);
     void (*moments_cols_f64)(const char *x, int64_t rows, int64_t stride, int64_t m,
                              const double *center, double *sum, double *sq, bool far);
     /* M2, the sum of squared deviations from the mean, of each of rows rows of n elements
@@ -207,19 +211,20 @@ typedef struct kb_reduce_kernels {
         .min_rows_f64 = min_rows_f64, .max_rows_f64 = max_rows_f64, .store_f32 = store_f32,        \
         .store_f64 = store_f64, .store_sqrt_f32 = store_sqrt_f32,                                  \
         .store_sqrt_f64 = store_sqrt_f64, .moments_f32 = moments_f32,                              \
-        .moments_cols_f32 = moments_cols_f32, .moments_cols_f64 = moments_cols_f64,                \
-        .moments_rows_f32 = moments_rows_f32, .moments_rows_f64 = moments_rows_f64,                \
-        .moments_f64 = moments_f64, .min_f32 = min_f32, .max_f32 = max_f32, .min_f64 = min_f64,    \
-        .max_f64 = max_f64, .argmin_f32 = argmin_f32, .argmax_f32 = argmax_f32,                    \
-        .argmin_f64 = argmin_f64, .argmax_f64 = argmax_f64, .sqdev_cols_f32 = sqdev_cols_f32,      \
-        .sqdev_cols_f64 = sqdev_cols_f64, .min_cols_f32 = min_cols_f32,                            \
-        .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64, .max_cols_f64 = max_cols_f64,  \
-        .argmin_cols_f32 = argmin_cols_f32, .argmax_cols_f32 = argmax_cols_f32,                    \
-        .argmin_cols_f64 = argmin_cols_f64, .argmax_cols_f64 = argmax_cols_f64,                    \
-        .sumd_cols_f32 = sumd_cols_f32, .sumd_cols_f64 = sumd_cols_f64,                            \
-        .narrow_rows_f32 = narrow_rows_f32, .narrow_rows_f64 = narrow_rows_f64,                    \
-        .argmin_rows_f32 = argmin_rows_f32, .argmax_rows_f32 = argmax_rows_f32,                    \
-        .argmin_rows_f64 = argmin_rows_f64, .argmax_rows_f64 = argmax_rows_f64,                    \
+        .moments_cols_f32 = moments_cols_f32, .moments_cols_near_f32 = moments_cols_near_f32,      \
+        .moments_cols_f64 = moments_cols_f64, .moments_rows_f32 = moments_rows_f32,                \
+        .moments_rows_f64 = moments_rows_f64, .moments_f64 = moments_f64, .min_f32 = min_f32,      \
+        .max_f32 = max_f32, .min_f64 = min_f64, .max_f64 = max_f64, .argmin_f32 = argmin_f32,      \
+        .argmax_f32 = argmax_f32, .argmin_f64 = argmin_f64, .argmax_f64 = argmax_f64,              \
+        .sqdev_cols_f32 = sqdev_cols_f32, .sqdev_cols_f64 = sqdev_cols_f64,                        \
+        .min_cols_f32 = min_cols_f32, .max_cols_f32 = max_cols_f32, .min_cols_f64 = min_cols_f64,  \
+        .max_cols_f64 = max_cols_f64, .argmin_cols_f32 = argmin_cols_f32,                          \
+        .argmax_cols_f32 = argmax_cols_f32, .argmin_cols_f64 = argmin_cols_f64,                    \
+        .argmax_cols_f64 = argmax_cols_f64, .sumd_cols_f32 = sumd_cols_f32,                        \
+        .sumd_cols_f64 = sumd_cols_f64, .narrow_rows_f32 = narrow_rows_f32,                        \
+        .narrow_rows_f64 = narrow_rows_f64, .argmin_rows_f32 = argmin_rows_f32,                    \
+        .argmax_rows_f32 = argmax_rows_f32, .argmin_rows_f64 = argmin_rows_f64,                    \
+        .argmax_rows_f64 = argmax_rows_f64,                                                        \
     }
 
 /* Each returns its level's table; a level that is not compiled has no definition. The

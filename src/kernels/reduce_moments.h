@@ -374,19 +374,22 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
  * and sq[j] += the sum of its squares, in one pass, R rows at a time (each pair of sums is
  * loaded and stored once per R rows) across a chunk of columns whose two sums take half of L1
  * (sum_chunk_columns); tail columns (fewer than a vector) one by one in double.
- *  - float64 (moments_cols_f64): from the caches R is 4; from memory (far) it is 8, and each
- *    vector prefetches the same columns of the R rows that follow, as the column sums do
- *    (reduce_sum.h): without, a float32 4096 x 4096 std along axis 0 read DRAM at 28% of the
- *    load bandwidth (one thread, Zen 4), the hardware prefetchers losing the rows at every
- *    chunk's jump. Eight rows add as two groups of four, and the rows left over go as they
- *    would with four, so the bits do not depend on R.
- *  - float32 (moments_cols_f32) in float32 lanes, as the column sums are: d = x - c, d * d and
- *    their sums over KB_MOMENTS_COLS_F32 rows (a tree of neighbouring pairs) in float, then
- *    added to the double sums; rows left over one at a time. Widening every element to double
- *    had bounded it by the conversions: a float32 1024 x 1024 var along axis 0 read L3 at 25
- *    GB/s, 0.4 of its sum's speed (Zen 3). Each lane adds at most KB_MOMENTS_COLS_F32
- *    elements in float, and the center is the running mean of the rows before the block
- *    (reduce_float.c), which bounds the error (docs/reductions.md). */
+ *  - moments_cols_f32 and _f64 widen each element to double: from the caches R is 4; from
+ *    memory (far) it is 8, and each vector prefetches the same columns of the R rows that
+ *    follow, as the column sums do (reduce_sum.h): without, a float32 4096 x 4096 std along
+ *    axis 0 read DRAM at 28% of the load bandwidth (one thread, Zen 4), the hardware
+ *    prefetchers losing the rows at every chunk's jump. Eight rows add as two groups of four,
+ *    and the rows left over go as they would with four, so the bits do not depend on R.
+ *    float32's d is exact in double, so any center will do: the driver passes a block's first
+ *    row.
+ *  - moments_cols_near_f32 keeps float32 in float32 lanes, as the column sums do: d = x - c,
+ *    d * d and their sums over KB_MOMENTS_COLS_F32 rows (a tree of neighbouring pairs) in
+ *    float, then added to the double sums; rows left over one at a time. Widening every
+ *    element had bounded the columns by the conversions: a float32 1024 x 1024 var along axis
+ *    0 read L3 at 25 GB/s, 0.4 of its sum's speed (Zen 3). Its float32 roundings of d * d grow
+ *    with n (c - mean)^2 / M2, so it wants a center near the mean: the driver passes the
+ *    running mean of the rows before the block (reduce_float.c), which bounds the error
+ *    (docs/reductions.md). */
 #define KB_MOMENTS_ROWS 4
 #define KB_MOMENTS_ROWS_FAR 8
 
@@ -471,6 +474,7 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
         }                                                                                          \
     }
 
+DEFINE_MOMENTS_COLS(f32, float)
 DEFINE_MOMENTS_COLS(f64, double)
 
 #define KB_MOMENTS_COLS_F32 8
@@ -479,8 +483,8 @@ DEFINE_MOMENTS_COLS(f64, double)
  * columns more into the double sums; with PF, each vector prefetches the same columns of the R
  * rows that follow. */
 static inline __attribute__((always_inline)) void
-moments_cols_step_f32(int R, int PF, const char *x, int64_t i, int64_t stride, int64_t nv,
-                      int64_t m, const float *center, double *sum, double *sq) {
+moments_cols_near_step_f32(int R, int PF, const char *x, int64_t i, int64_t stride, int64_t nv,
+                           int64_t m, const float *center, double *sum, double *sq) {
     enum { W = VF32_LANES };
     const float *r[KB_MOMENTS_COLS_F32];
     UNROLL for (int q = 0; q < R; q++) r[q] = (const float *)(const void *)(x + (i + q) * stride);
@@ -512,29 +516,29 @@ moments_cols_step_f32(int R, int PF, const char *x, int64_t i, int64_t stride, i
 }
 
 static inline __attribute__((always_inline)) void
-moments_cols_body_f32(int PF, const char *x, int64_t rows, int64_t stride, int64_t m,
-                      const float *center, double *sum, double *sq) {
+moments_cols_near_body_f32(int PF, const char *x, int64_t rows, int64_t stride, int64_t m,
+                           const float *center, double *sum, double *sq) {
     enum { R = KB_MOMENTS_COLS_F32 };
     int64_t nv = m / VF32_LANES, i = 0;
     for (; i + 2 * R <= rows; i += R)
-        moments_cols_step_f32(R, PF, x, i, stride, nv, m, center, sum, sq);
+        moments_cols_near_step_f32(R, PF, x, i, stride, nv, m, center, sum, sq);
     for (; i + R <= rows; i += R)
-        moments_cols_step_f32(R, 0, x, i, stride, nv, m, center, sum, sq);
+        moments_cols_near_step_f32(R, 0, x, i, stride, nv, m, center, sum, sq);
     for (; i < rows; i++)
-        moments_cols_step_f32(1, 0, x, i, stride, nv, m, center, sum, sq);
+        moments_cols_near_step_f32(1, 0, x, i, stride, nv, m, center, sum, sq);
 }
 
-static void moments_cols_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
-                             const float *center, double *sum, double *sq, bool far) {
+static void moments_cols_near_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
+                                  const float *center, double *sum, double *sq, bool far) {
     int64_t chunk = sum_chunk_columns(2 * sizeof(double), VF32_LANES);
     bool ahead = far && rows > 2 * KB_MOMENTS_COLS_F32 && kb_reduce_prefetch_rows();
     for (int64_t j0 = 0; j0 < m; j0 += chunk) {
         const char *xj = x + j0 * (int64_t)sizeof(float);
         int64_t w = m - j0 < chunk ? m - j0 : chunk;
         if (ahead)
-            moments_cols_body_f32(1, xj, rows, stride, w, center + j0, sum + j0, sq + j0);
+            moments_cols_near_body_f32(1, xj, rows, stride, w, center + j0, sum + j0, sq + j0);
         else
-            moments_cols_body_f32(0, xj, rows, stride, w, center + j0, sum + j0, sq + j0);
+            moments_cols_near_body_f32(0, xj, rows, stride, w, center + j0, sum + j0, sq + j0);
     }
 }
 

@@ -319,6 +319,12 @@ static void moments_f32(const float *x, int64_t n, float center, double *sum, do
 DEFINE_MOMENTS_COLS(f32, float)
 DEFINE_MOMENTS_COLS(f64, double)
 
+/* Without vectors there are no float32 lanes to keep: the widened form serves any center. */
+static void moments_cols_near_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
+                                  const float *center, double *sum, double *sq, bool far) {
+    moments_cols_f32(x, rows, stride, m, center, sum, sq, far);
+}
+
 /* Row by row, as the run's kernels and their callers do it (reduce_moments.h). */
 static void moments_rows_f32(const char *x, int64_t rows, int64_t stride, int64_t n, double *dev,
                              double *sums, bool far) {

@@ -811,6 +811,13 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
         t->moments_cols_f32(c->x.data, c->rows, c->stride, m, center32, msum, msq, far);
     else
         t->moments_cols_f64(c->x.data, c->rows, c->stride, m, c->center, msum, msq, far);
+    /* and float32's form in float32 lanes */
+    double *nsum = malloc((size_t)m * sizeof *nsum), *nsq = malloc((size_t)m * sizeof *nsq);
+    assert_true(nsum && nsq);
+    memcpy(nsum, c->acc0, (size_t)m * sizeof *nsum);
+    memcpy(nsq, c->acc0, (size_t)m * sizeof *nsq);
+    if (c->f32)
+        t->moments_cols_near_f32(c->x.data, c->rows, c->stride, m, center32, nsum, nsq, far);
     for (int64_t j = 0; j < m; j++) {
         long double s = c->acc0[j], sa = fabsl((long double)c->acc0[j]), d = c->acc0[j],
                     da = fabsl((long double)c->acc0[j]);
@@ -837,15 +844,20 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
         }
         if (!isfinite(msa))
             msa = 0;
-        /* float32's one pass keeps d = x - c, d * d and their sums over at most
-         * KB_MOMENTS_COLS_F32 rows in float32 lanes (reduce_moments.h): a few float32
-         * roundings of each term, within the partials' allowance */
-        if (!close_sum_of(c->f32, msum[j], ms, msa, c->rows + 1) ||
-            !close_sum_of(c->f32, msq[j], d, da, c->rows + 1))
+        if (!close_sum(msum[j], ms, msa, c->rows + 1) || !close_sum(msq[j], d, da, c->rows + 1))
             fail_msg("%s moments_cols_%s rows=%lld m=%lld stride=%lld (%s) column %lld: "
                      "got %a/%a, want %La/%La",
                      name, ty, (long long)c->rows, (long long)m, (long long)c->stride,
                      kind_names[c->k], (long long)j, msum[j], msq[j], ms, d);
+        /* moments_cols_near_f32 keeps d = x - c, d * d and their sums over at most
+         * KB_MOMENTS_COLS_F32 rows in float32 lanes (reduce_moments.h): a few float32
+         * roundings of each term, within the partials' allowance */
+        if (c->f32 && (!close_sum_of(true, nsum[j], ms, msa, c->rows + 1) ||
+                       !close_sum_of(true, nsq[j], d, da, c->rows + 1)))
+            fail_msg("%s moments_cols_near_f32 rows=%lld m=%lld stride=%lld (%s) column %lld: "
+                     "got %a/%a, want %La/%La",
+                     name, (long long)c->rows, (long long)m, (long long)c->stride, kind_names[c->k],
+                     (long long)j, nsum[j], nsq[j], ms, d);
         if (!close_sum(sumd[j], s, sa, c->rows + 1))
             fail_msg("%s sumd_cols_%s rows=%lld m=%lld stride=%lld (%s) column %lld: got %a, "
                      "want %La",
@@ -857,6 +869,8 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
     free(dev);
     free(msum);
     free(msq);
+    free(nsum);
+    free(nsq);
     free(center32);
 }
 

@@ -510,7 +510,7 @@ moments_merge_block(bool F32, int64_t w, double n, double nb, const float *c32, 
 }
 
 /* var and std of the rows [r0, r1) of a chunk, read from memory once, into sc->row as
- * cols_block leaves a block's (and their M2 into sc->dev, which store_block's float32 stores
+ * cols_block leaves a block's (and their M2 into sc->dev, which store_block's vector stores
  * read). The running mean of the rows so far is kept per column as hi + lo, two doubles; each
  * block after the first (each as long as all the rows before it) is summed around a center c
  * near hi (moments_cols_f64 around hi itself, moments_cols_near_f32 around hi rounded to
@@ -617,7 +617,8 @@ static void moments_chunk(const kb_reduce_plan *p, const kb_reduce_kernels *k, c
 
 /* A block's results (from cols_block) stored as the output, when the block is all the rows:
  * extremes in the input's type (min, max) or int64 (argmin, argmax); var and std divided,
- * and rooted for std, by the vector stores where the output is contiguous. False when a value cannot be stored. */
+ * and rooted for std, by the vector stores where the output is contiguous. False when a value
+ * cannot be stored. */
 static bool store_block(const kb_reduce_plan *p, const kb_reduce_kernels *k, int col, char *out,
                         int64_t w, const cols_scratch *sc) {
     int64_t step = p->kout[col];
@@ -865,10 +866,10 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     int parallel = threads > 1 && p->nout * p->count >= KB_REDUCE_PARALLEL_MIN;
     /* var and std take one pass over a chunk when there are columns enough for vectors: the
      * deviations of each block from the mean of the rows before it (moments_chunk). Narrow
-     * columns keep two-pass
-     * blocks (the mean, then the deviations from it, while the block is in cache), sized for
-     * L2 and combined pairwise: two passes and a merge per block had held a float64 4096 x 4096
-     * std along axis 0 to half the speed of its sum (one thread, Zen 4, from DRAM). */
+     * columns keep two-pass blocks (the mean, then the deviations from it, while the block is
+     * in cache), sized for L2 and combined pairwise: two passes and a merge per block had held
+     * a float64 4096 x 4096 std along axis 0 to half the speed of its sum (one thread, Zen 4,
+     * from DRAM). */
     bool moments = p->op == KB_REDUCE_VAR || p->op == KB_REDUCE_STD;
     bool one_pass = moments && s.columns >= KB_REDUCE_ONE_PASS_COLUMNS;
     if (one_pass) {
@@ -915,8 +916,8 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
             int64_t b0 = chunk * s.chunk_blocks, b1 = b0 + s.chunk_blocks;
             b1 = b1 < s.blocks ? b1 : s.blocks;
             if (!moments || one_pass) {
-                /* Extremes are exact in any order, and one-pass moments need no second look
-                 * at the rows: the chunk is one block. */
+                /* Extremes are exact in any order, and one-pass moments merge their blocks as
+                 * they read them: the chunk goes at once. */
                 int64_t r1 = b1 * s.block_rows < s.rows ? b1 * s.block_rows : s.rows;
                 if (one_pass)
                     moments_chunk(p, k, base, w, b0 * s.block_rows, r1, s.block_rows, &sc);

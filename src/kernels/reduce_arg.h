@@ -398,6 +398,44 @@ DEFINE_ARG(f64, double, argmax, gt, max, >, -INFINITY)
  * ranges of them, a row of each at once (NAME##_body), where the memory probe finds that faster
  * (kb_reduce_streams). One run kernel call per row had cost 16 ns a row of 32 float32 (Zen 4). */
 #define DEFINE_ARG_ROWS(S, T, NAME, HOP)                                                           \
+    /* The first position of a row of F full vectors and, with TAIL, a tail of tail elements (at   \
+     * most four vectors in all) that holds best, its extreme: each lane keeps the first vector    \
+     * that holds best, the least lane wins; the tail's lanes past n hold the row's first          \
+     * element, which can only tie with position 0. F and TAIL are constants where it is called,   \
+     * so that the loop unrolls and its position vectors are constants. */                         \
+    static inline __attribute__((always_inline))                                                   \
+    int64_t NAME##_short_at_##S(const T *r, int F, int TAIL, int64_t tail, T best) {               \
+        v##S b = v##S##_set1(best);                                                                \
+        vi##S at = vi##S##_set1(4 * W_##S);                                                        \
+        if (TAIL)                                                                                  \
+            at = vi##S##_select(at, v##S##_eq(v##S##_load_till_or(r + F * W_##S, tail, r[0]), b),  \
+                                vi##S##_add(vi##S##_iota(), vi##S##_set1(F * W_##S)));             \
+        UNROLL for (int k = F - 1; k >= 0; k--) at =                                               \
+            vi##S##_select(at, v##S##_eq(v##S##_load(r + k * W_##S), b),                           \
+                           vi##S##_add(vi##S##_iota(), vi##S##_set1(k * W_##S)));                  \
+        return vi##S##_min_where(v##S##_eq(b, b), at);                                             \
+    }                                                                                              \
+    /* The same for any row of at most four vectors (full whole ones and tail elements more). */   \
+    static inline int64_t NAME##_short_any_##S(const T *r, int64_t full, int64_t tail, T best) {   \
+        switch (full * 2 + (tail != 0)) {                                                          \
+            case 1:                                                                                \
+                return NAME##_short_at_##S(r, 0, 1, tail, best);                                   \
+            case 2:                                                                                \
+                return NAME##_short_at_##S(r, 1, 0, tail, best);                                   \
+            case 3:                                                                                \
+                return NAME##_short_at_##S(r, 1, 1, tail, best);                                   \
+            case 4:                                                                                \
+                return NAME##_short_at_##S(r, 2, 0, tail, best);                                   \
+            case 5:                                                                                \
+                return NAME##_short_at_##S(r, 2, 1, tail, best);                                   \
+            case 6:                                                                                \
+                return NAME##_short_at_##S(r, 3, 0, tail, best);                                   \
+            case 7:                                                                                \
+                return NAME##_short_at_##S(r, 3, 1, tail, best);                                   \
+            default:                                                                               \
+                return NAME##_short_at_##S(r, 4, 0, tail, best);                                   \
+        }                                                                                          \
+    }                                                                                              \
     static void NAME##_rows_##S(const char *x, int64_t rows, int64_t stride, int64_t n,            \
                                 int64_t *out, bool far) {                                          \
         int64_t full = n / W_##S, tail = n % W_##S;                                                \
@@ -416,31 +454,28 @@ DEFINE_ARG(f64, double, argmax, gt, max, >, -INFINITY)
                 out[i] = NAME##_##S(ROW(T, x, i, stride), n);                                      \
             return;                                                                                \
         }                                                                                          \
-        for (int64_t i = 0; i < rows; i++) {                                                       \
-            const T *r = ROW(T, x, i, stride);                                                     \
-            v##S v[4];                                                                             \
-            v[0] = full ? v##S##_load(r) : v##S##_load_till_or(r, tail, r[0]);                     \
-            int nv = 1;                                                                            \
-            for (int64_t k = 1; k < full; k++)                                                     \
-                v[nv++] = v##S##_load(r + k * W_##S);                                              \
-            if (full && tail)                                                                      \
-                v[nv++] = v##S##_load_till_or(r + full * W_##S, tail, r[0]);                       \
-            v##S a = v[0];                                                                         \
-            int nan = v##S##_any_nan(a);                                                           \
-            for (int k = 1; k < nv; k++) {                                                         \
-                nan |= v##S##_any_nan(v[k]);                                                       \
-                a = v##S##_##HOP(a, v[k]);                                                         \
-            }                                                                                      \
-            if (nan) {                                                                             \
-                out[i] = NAME##_##S(r, n);                                                         \
+        int64_t i = 0;                                                                             \
+        for (; i + W_##S <= rows; i += W_##S) {                                                    \
+            /* a group of W rows: their extremes as one vector (HOP##_rows' form), then each       \
+             * row's first position that holds its own */                                          \
+            v##S a[W_##S], bad = v##S##_zero();                                                    \
+            for (int q = 0; q < W_##S; q++)                                                        \
+                a[q] = HOP##_row_vector_##S(ROW(T, x, i + q, stride), full, tail, &bad);           \
+            if (v##S##_any_nan(bad)) {                                                             \
+                for (int q = 0; q < W_##S; q++)                                                    \
+                    out[i + q] = NAME##_##S(ROW(T, x, i + q, stride), n);                          \
                 continue;                                                                          \
             }                                                                                      \
-            v##S best = v##S##_set1(v##S##_h##HOP(a));                                             \
-            vi##S at = vi##S##_set1(4 * W_##S);                                                    \
-            for (int k = nv - 1; k >= 0; k--)                                                      \
-                at = vi##S##_select(at, v##S##_eq(v[k], best),                                     \
-                                    vi##S##_add(vi##S##_iota(), vi##S##_set1(k * W_##S)));         \
-            out[i] = vi##S##_min_where(v##S##_eq(best, best), at);                                 \
+            T ext[W_##S];                                                                          \
+            v##S##_store(ext, v##S##_h##HOP##_many(a));                                            \
+            for (int q = 0; q < W_##S; q++)                                                        \
+                out[i + q] = NAME##_short_any_##S(ROW(T, x, i + q, stride), full, tail, ext[q]);   \
+        }                                                                                          \
+        for (; i < rows; i++) {                                                                    \
+            const T *r = ROW(T, x, i, stride);                                                     \
+            v##S bad = v##S##_zero(), a = HOP##_row_vector_##S(r, full, tail, &bad);               \
+            out[i] = v##S##_any_nan(bad) ? NAME##_##S(r, n)                                        \
+                                         : NAME##_short_any_##S(r, full, tail, v##S##_h##HOP(a));  \
         }                                                                                          \
     }
 

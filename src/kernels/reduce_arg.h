@@ -390,13 +390,16 @@ DEFINE_ARG(f64, double, argmin, lt, min, <, INFINITY)
 DEFINE_ARG(f64, double, argmax, gt, max, >, -INFINITY)
 
 /* ---- argmin and argmax of many short rows (shape (N, 32) along axis 1), as reduce_rows.h takes
- * their min and max: a row of at most four vectors is loaded whole (the tail's lanes past n
- * filled with the row's first element), folded to its extreme, and then compared against it
- * vector by vector; each lane keeps the first position that holds it, and the least lane wins.
- * A fill lane can only tie with position 0, which is less. A row with NaN goes to the run
- * kernel, and so do longer rows: from memory (and from L3 for rows of a page or more) NSTREAMS
- * ranges of them, a row of each at once (NAME##_body), where the memory probe finds that faster
- * (kb_reduce_streams). One run kernel call per row had cost 16 ns a row of 32 float32 (Zen 4). */
+ * their min and max: rows of at most four vectors go a group of W (a vector's lanes) at a time,
+ * each loaded whole (the tail's lanes past n filled with the row's first element) and folded
+ * lane-wise, the group's extremes across at once (vfS_hmax_many, HOP##_rows' form); each row is
+ * then compared against its extreme vector by vector; each lane keeps the first position that
+ * holds it, and the least lane wins. A fill lane can only tie with position 0, which is less.
+ * A group with NaN goes row by row to the run kernel, and so do longer rows: from memory (and
+ * from L3 for rows of a page or more) NSTREAMS ranges of them, a row of each at once
+ * (NAME##_body), where the memory probe finds that faster (kb_reduce_streams). One run kernel
+ * call per row had cost 16 ns a row of 32 float32 (Zen 4); a horizontal extreme per row and a
+ * position search looping over the row's vectors 9.5 ns (Zen 3), now 6.8 ns. */
 #define DEFINE_ARG_ROWS(S, T, NAME, HOP)                                                           \
     /* The first position of a row of F full vectors and, with TAIL, a tail of tail elements (at   \
      * most four vectors in all) that holds best, its extreme: each lane keeps the first vector    \

@@ -813,48 +813,57 @@ static void var_holds_to(const kb_array *a, const kb_reduce_args *args, const lo
     kb_threads_set(max_threads());
 }
 
-/* float64 var along axis 0 of data far from zero keeps the accuracy of the exact two-pass
- * formula, at every SIMD level and thread count (up to the tests' own, max_threads): columns
- * of 1e9 to 5e9 plus noise of about 1, some with an outlier in the first row (which a fixed
- * center taken from the first row would pay for in proportion to n (center - mean)^2 / M2),
- * some drifting down the rows (block means far apart). Chan's merge of blocks whose means are
- * rounded near 1e9 loses the difference of two means to that rounding; partial means kept as
- * b + d, and the running mean of moments_chunk_f64, keep it (docs/reductions.md). */
-static void offset_float64_variance_stays_accurate(void **state) {
-    (void)state;
-    /* several blocks each (489, 109 and 512 rows a block) */
-    static const int64_t shapes[][2] = {{1100, 67}, {450, 300}, {700, 64}};
+/* var along axis 0 of columns of base to 5 base plus noise of about 1, some with outlier added
+ * to their first row (which a fixed center taken from the first row would pay for in proportion
+ * to n (center - mean)^2 / M2), some drifting down the rows (block means far apart), in dtype,
+ * within rel of the exact variance at every SIMD level and thread count (up to the tests' own,
+ * max_threads); several blocks each. */
+static void offset_columns_hold(kb_dtype dtype, double base, double outlier, uint32_t seed,
+                                long double rel, const char *what) {
+    static const int64_t shapes[][2] = {{1100, 67}, {450, 300}, {3000, 64}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int64_t rows = shapes[s][0], cols = shapes[s][1];
         kb_array a;
-        assert_int_equal(kb_array_new(&a, KB_F64, 2, shapes[s], KB_ORDER_C), KB_OK);
-        double *x = a.data;
-        test_rng r = {0x51ed2701u + s};
+        assert_int_equal(kb_array_new(&a, dtype, 2, shapes[s], KB_ORDER_C), KB_OK);
+        test_rng r = {seed + (uint32_t)s};
         for (int64_t i = 0; i < rows; i++)
             for (int64_t j = 0; j < cols; j++) {
-                double v = 1e9 * (double)(1 + j % 5) + (2 * test_rng_unit(&r) - 1) * (1 + j % 3);
+                double v = base * (double)(1 + j % 5) + (2 * test_rng_unit(&r) - 1) * (1 + j % 3);
                 if (j % 2 == 1 && i == 0)
-                    v += 1e5;
+                    v += outlier;
                 if (j % 4 == 2)
                     v += 1e-3 * (double)i;
-                x[i * cols + j] = v;
+                set_value(&a, i * cols + j, v);
             }
+        int64_t item = (int64_t)kb_dtype_size(dtype);
         long double *exact = malloc((size_t)cols * sizeof *exact);
         assert_non_null(exact);
         for (int64_t j = 0; j < cols; j++) {
             long double sum = 0, dev = 0;
             for (int64_t i = 0; i < rows; i++)
-                sum += x[i * cols + j];
+                sum += value_at(dtype, (const char *)a.data + (i * cols + j) * item);
             long double mean = sum / rows;
-            for (int64_t i = 0; i < rows; i++)
-                dev += (x[i * cols + j] - mean) * (x[i * cols + j] - mean);
+            for (int64_t i = 0; i < rows; i++) {
+                long double e =
+                    value_at(dtype, (const char *)a.data + (i * cols + j) * item) - mean;
+                dev += e * e;
+            }
             exact[j] = dev / rows;
         }
         kb_reduce_args args = kb_reduce_args_axis(KB_REDUCE_VAR, 0);
-        var_holds_to(&a, &args, exact, cols, 0x1p-40L, "columns");
+        var_holds_to(&a, &args, exact, cols, rel, what);
         free(exact);
         kb_array_free(&a);
     }
+}
+
+/* float64 var along axis 0 of data far from zero (1e9, an outlier of 1e5) keeps the accuracy
+ * of the exact two-pass formula: Chan's merge of blocks whose means are rounded near 1e9 loses
+ * the difference of two means to that rounding; partial means kept as b + d, and the running
+ * mean of moments_chunk, keep it (docs/reductions.md). */
+static void offset_float64_variance_stays_accurate(void **state) {
+    (void)state;
+    offset_columns_hold(KB_F64, 1e9, 1e5, 0x51ed2701u, 0x1p-40L, "float64 columns");
     /* The same along a contiguous axis: four blocks of at most 4096 elements merged pairwise. */
     int64_t n = 13001;
     kb_array a;
@@ -876,43 +885,12 @@ static void offset_float64_variance_stays_accurate(void **state) {
 
 /* float32 var along axis 0 keeps its deviations and their squares in float32 lanes around
  * the running mean of the rows before each block (moments_chunk, reduce_moments.h): columns of
- * 1e3 to 5e3 plus noise of about 1, some with an outlier of 100 in the first row (a center
- * taken from the first row would cost the float32 roundings of d^2 in proportion to
- * n (center - mean)^2 / M2, 3e4 times here), some drifting down the rows, keep within the
- * documented 80 float32 roundings of the exact variance at every level and thread count. */
+ * 1e3 to 5e3 with an outlier of 100 in the first row (a center taken from the first row would
+ * cost the float32 roundings of d^2 in proportion to n (center - mean)^2 / M2, 3e4 times here)
+ * keep within the documented 80 float32 roundings of the exact variance. */
 static void float32_columns_centered_off_their_mean_stay_accurate(void **state) {
     (void)state;
-    static const int64_t shapes[][2] = {{1100, 67}, {450, 300}, {3000, 64}};
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        int64_t rows = shapes[s][0], cols = shapes[s][1];
-        kb_array a;
-        assert_int_equal(kb_array_new(&a, KB_F32, 2, shapes[s], KB_ORDER_C), KB_OK);
-        float *x = a.data;
-        test_rng r = {0x2f3a9u + (uint32_t)s};
-        for (int64_t i = 0; i < rows; i++)
-            for (int64_t j = 0; j < cols; j++) {
-                double v = 1e3 * (double)(1 + j % 5) + (2 * test_rng_unit(&r) - 1) * (1 + j % 3);
-                if (j % 2 == 1 && i == 0)
-                    v += 100;
-                if (j % 4 == 2)
-                    v += 1e-3 * (double)i;
-                x[i * cols + j] = (float)v;
-            }
-        long double *exact = malloc((size_t)cols * sizeof *exact);
-        assert_non_null(exact);
-        for (int64_t j = 0; j < cols; j++) {
-            long double sum = 0, dev = 0;
-            for (int64_t i = 0; i < rows; i++)
-                sum += x[i * cols + j];
-            for (int64_t i = 0; i < rows; i++)
-                dev += (x[i * cols + j] - sum / rows) * (x[i * cols + j] - sum / rows);
-            exact[j] = dev / rows;
-        }
-        kb_reduce_args args = kb_reduce_args_axis(KB_REDUCE_VAR, 0);
-        var_holds_to(&a, &args, exact, cols, 80 * 0x1p-24L, "float32 columns");
-        free(exact);
-        kb_array_free(&a);
-    }
+    offset_columns_hold(KB_F32, 1e3, 100, 0x2f3a9u, 80 * 0x1p-24L, "float32 columns");
 }
 
 /* A float64 run is centered on the mean of each block's first 256 elements

@@ -13,6 +13,7 @@
  * chunks (cols sums: a chunk's rows add into one row of double sums, and the chunks' rows add
  * in order), and the chunking depends only on the shape, so any thread count gives the same
  * bits. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,8 @@ _Static_assert(KB_REDUCE_GROUP_CHUNKS >= 1, "a group of blocks holds a chunk at 
 #define KB_REDUCE_SPAN_BYTES_PER_COLUMN 128
 /* Rows summed per kernel call in the rows mode: its sums stay on the stack, in L1. */
 #define KB_REDUCE_ROWS_BATCH 256
-/* float32 var and std along a kept axis take one pass from this many columns: four vectors of
- * the widest target, so that the one-pass kernel's one-by-one tail columns stay a small part. */
+/* var and std along a kept axis take one pass from this many columns: four vectors of the
+ * widest target, so that the one-pass kernels' one-by-one tail columns stay a small part. */
 #define KB_REDUCE_ONE_PASS_COLUMNS 64
 /* ... and their chunks are this many times longer than the two-pass ones: a chunk's rows of
  * partial results (32 bytes a column) and their merges, with a division each, cost 35% of a
@@ -487,6 +488,21 @@ static void extremes_to_row(const kb_reduce_plan *p, int64_t w, cols_scratch *sc
     }
 }
 
+/* Whether float32 lanes held a block's sums of nb rows (moments_cols_near_f32): every column's
+ * sum of squared deviations finite and either at least nb * 2^-100, so that squares that
+ * underflowed (below 2^-126, float32's least normal) are too few and small to matter to the
+ * bound, or 0 with a sum of 0 (deviations all 0: a constant column). Deviations of about 2^61
+ * or more (whose squares can overflow float32), or an infinite or NaN value, fail it; moments_chunk
+ * then reads the block again widened to double, which holds any finite data (docs/reductions.md).
+ */
+static bool float_lanes_held(int64_t w, double nb, const double *sum, const double *sq) {
+    double least = nb * 0x1p-100;
+    bool held = true;
+    for (int64_t j = 0; j < w; j++)
+        held &= (sq[j] >= least && sq[j] <= DBL_MAX) || (sq[j] == 0 && sum[j] == 0);
+    return held;
+}
+
 /* A block's sums around its centers (F32: c32, hi rounded to float32; else hi itself), of nb
  * rows after n, merged into the running moments hi + lo and m2 (moments_chunk): delta, the
  * block's mean c + sum / nb less the running mean hi + lo (c - hi is exact); the new mean
@@ -559,6 +575,14 @@ static void moments_chunk(const kb_reduce_plan *p, const kb_reduce_kernels *k, c
                 (b0 == r0 ? k->moments_cols_f32 : k->moments_cols_near_f32)(
                     x, rows, stride, w, b0 == r0 ? first32 : c32, sum, dev, p->far);
             });
+            if (b0 > r0 && !float_lanes_held(w, nb, sum, dev)) {
+                memset(sum, 0, (size_t)w * sizeof *sum);
+                memset(dev, 0, (size_t)w * sizeof *dev);
+                FOR_EACH_STRETCH(p, base, b0, b1, x, rows, first, {
+                    (void)first;
+                    k->moments_cols_f32(x, rows, stride, w, c32, sum, dev, p->far);
+                });
+            }
         } else {
             /* The first block's two passes go a piece of its columns at a time, a piece being
              * as wide as keeps its rows in half of L2 for the second pass (whole rows when they
@@ -873,7 +897,8 @@ static kb_status reduce_cols(const kb_reduce_plan *p, const kb_reduce_kernels *k
     bool moments = p->op == KB_REDUCE_VAR || p->op == KB_REDUCE_STD;
     bool one_pass = moments && s.columns >= KB_REDUCE_ONE_PASS_COLUMNS;
     if (one_pass) {
-        /* A chunk is one block read once: longer chunks, fewer rows of partials to merge. */
+        /* A chunk is read once (moments_chunk): longer chunks, fewer rows of partials to
+         * merge. */
         s.chunk_blocks *= KB_REDUCE_ONE_PASS_CHUNK_BLOCKS;
         s.chunk_blocks = s.chunk_blocks < s.blocks ? s.chunk_blocks : s.blocks;
         s.chunks = (s.blocks + s.chunk_blocks - 1) / s.chunk_blocks;

@@ -17,9 +17,11 @@
  *     float16 and bfloat16; float64 for float64 and int32) before its partial sum is folded
  *     into double (float32 at float32 speed, reduce_sum.h); the moments of var and std
  *     (moments_f32, moments_f64, the column sums and squared deviations) accumulate in
- *     double, around a center that a constant run or column gives exactly (its first element,
- *     its first row, or x0 + sum(x - x0) / m), so that data exact in double, such as a
- *     constant column, gives an exact mean and a zero deviation;
+ *     double, but for moments_cols_near_f32, which adds float32 deviations and squares over
+ *     a few rows first (as the sums do their partials; the scalar level widens instead),
+ *     around a center that a constant run or column gives exactly (its first element, its
+ *     first row, x0 + sum(x - x0) / m, or the mean of the rows before), so that data exact in
+ *     double, such as a constant column, gives an exact mean and a zero deviation;
  *   - min/max return NaN if any element is NaN (NumPy's propagation);
  *   - arg kernels return the first index of the extreme, or of the first NaN; the cols
  *     forms update (best, index) only on a strict improvement, or on the first NaN while

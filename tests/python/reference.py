@@ -69,6 +69,13 @@ def numpy_result(op, a, axis, keepdims):
             return np.asarray(getattr(np, op)(a, axis=axis, keepdims=keepdims))
 
 
+def _reduces_contiguous(a, axis):
+    """Whether axis (None, an int or a tuple) reduces an axis of a, longer than 1, whose
+    elements are adjacent in memory."""
+    axes = range(a.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    return any(a.shape[i] > 1 and abs(a.strides[i]) == a.itemsize for i in axes)
+
+
 def check(op, a, axis, keepdims, got, ddof=0):
     """Asserts that kbench's `got` is op(a) as NumPy defines it: NumPy's dtype and shape, the
     exact value where no rounding is involved, else within kbench's error bound of an exact
@@ -109,16 +116,18 @@ def check(op, a, axis, keepdims, got, ddof=0):
             var = dev / max(n - ddof, 0) if n - ddof > 0 else dev / 0.0
             meansq = np.sum(wide * wide, axis=axis, keepdims=keepdims) / max(n, 1)
             # One pass by blocks, merged with Chan's formula (docs/reductions.md): within
-            # 2^-36 of the scale, then rounded to the result's type; float32 columns keep
-            # their deviations and squares in float32 lanes, within 80 float32 roundings.
-            lanes = 80 * 2.0**-24 if a.dtype.name == "float32" else 0
-            var_tol = (2.0**-36 * meansq * max(n, 1) / max(n - ddof, 1)
-                       + (2 * unit + lanes) * np.abs(var))
+            # 2^-36 of the scale, then rounded to the result's type; float32 along a kept
+            # contiguous axis keeps its deviations and squares in float32 lanes, within 80
+            # float32 roundings of the variance (40 of the standard deviation).
+            lanes_path = a.dtype.name == "float32" and not _reduces_contiguous(a, axis)
+            lanes = 80 * 2.0**-24 if lanes_path else 0
+            spread = 2.0**-36 * meansq * max(n, 1) / max(n - ddof, 1)
             if op == "var":
-                ref, tol = var, var_tol
+                ref, tol = var, spread + (2 * unit + lanes) * np.abs(var)
             else:
                 ref = np.sqrt(var)
-                tol = np.sqrt(var_tol) + 2 * unit * np.abs(ref)
+                tol = (np.sqrt(spread + 2 * unit * np.abs(var))
+                       + (2 * unit + lanes / 2) * np.abs(ref))
     name = got.dtype.name
     ref = np.asarray(ref, dtype=np.longdouble)
     tol = np.asarray(tol, dtype=np.longdouble) + TINY.get(name, 0.0)

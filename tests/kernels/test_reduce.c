@@ -834,7 +834,7 @@ static void results_hold_to(const kb_array *a, const kb_reduce_args *args, const
  * max_threads); several blocks each. */
 static void offset_columns_hold(kb_dtype dtype, double base, double outlier, uint32_t seed,
                                 long double rel, const char *what) {
-    static const int64_t shapes[][2] = {{1100, 67}, {450, 300}, {20000, 64}};
+    static const int64_t shapes[][2] = {{1100, 67}, {450, 300}, {9000, 64}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int64_t rows = shapes[s][0], cols = shapes[s][1];
         kb_array a;

@@ -22,6 +22,7 @@
 #include "kbench/threads.h"
 #include "kernels/reduce_kernels.h"
 #include "test_util.h"
+#include "test_levels.h"
 
 /* Cross-built aarch64 tests run under qemu, where long double is software quad precision and
  * the reference is some fifty times slower: fewer random cases there. */
@@ -432,7 +433,7 @@ static void run_cases(int trials, int max_extent, int64_t max_elements, bool flo
         }
         kb_array first = {0};
         for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
-            if (!kb_simd_available((kb_simd_level)level))
+            if (!test_level_runs((kb_simd_level)level))
                 continue;
             assert_int_equal(kb_simd_set(level), KB_OK);
             int counts[2] = {1, max_threads()};
@@ -508,7 +509,7 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
                     kb_reduce_args args = axis < 0 ? kb_reduce_args_all((kb_reduce_op)op)
                                                    : kb_reduce_args_axis((kb_reduce_op)op, axis);
                     for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
-                        if (!kb_simd_available((kb_simd_level)level))
+                        if (!test_level_runs((kb_simd_level)level))
                             continue;
                         kb_simd_set(level);
                         char where[160];
@@ -581,7 +582,7 @@ static void inputs_from_memory_match_reference(void **state) {
         else
             ((float *)a.data)[nan_at] = NAN;
         for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
-            if (!kb_simd_available((kb_simd_level)level))
+            if (!test_level_runs((kb_simd_level)level))
                 continue;
             kb_simd_set(level);
             /* Both ways of reading memory (kb_reduce_memory_set): rows one at a time and the
@@ -637,7 +638,7 @@ static void arg_over_all_from_memory_finds_the_place(void **state) {
         assert_int_equal(kb_array_new(&a, dtypes[d], 1, shape, KB_ORDER_C), KB_OK);
         fill_random(&a, 0);
         for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
-            if (!kb_simd_available((kb_simd_level)level))
+            if (!test_level_runs((kb_simd_level)level))
                 continue;
             kb_simd_set(level);
             for (int way = CASE_DIVISOR > 1; way < 2; way++) {
@@ -705,7 +706,7 @@ static void narrow_columns_from_memory_match_reference(void **state) {
         fill_random(&a, 0);
         assert_int_equal(kb_array_view(&g, dtypes[d], 3, grouped, NULL, a.data, 0), KB_OK);
         for (int level = KB_SIMD_LEVEL_COUNT - 1; level >= 0; level--) {
-            if (!kb_simd_available((kb_simd_level)level))
+            if (!test_level_runs((kb_simd_level)level))
                 continue;
             kb_simd_set(level);
             for (int way = CASE_DIVISOR > 1; way < 2; way++) {
@@ -805,7 +806,7 @@ static void numpy_cases_that_must_hold_exactly(void **state) {
 static void results_hold_to(const kb_array *a, const kb_reduce_args *args, const long double *exact,
                             int64_t n, long double rel, const char *what) {
     for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
-        if (!kb_simd_available((kb_simd_level)level))
+        if (!test_level_runs((kb_simd_level)level))
             continue;
         assert_int_equal(kb_simd_set(level), KB_OK);
         for (int threads = 1; threads <= max_threads(); threads++) {
@@ -1000,7 +1001,7 @@ static void small_calls_match_planned_path(void **state) {
     static const kb_dtype types[] = {KB_F32, KB_F64};
     static const kb_reduce_op ops[] = {KB_REDUCE_SUM, KB_REDUCE_MEAN};
     for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
-        if (!kb_simd_available((kb_simd_level)level))
+        if (!test_level_runs((kb_simd_level)level))
             continue;
         assert_int_equal(kb_simd_set(level), KB_OK);
         for (size_t t = 0; t < 2; t++)

@@ -32,6 +32,7 @@
 #include "core/dispatch.h"
 #include "kernels/reduce_kernels.h"
 #include "test_util.h"
+#include "test_levels.h"
 
 typedef struct level {
     kb_simd_level id;
@@ -1301,7 +1302,7 @@ int main(void) {
     char names[128] = "";
     for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
         kb_simd_level id = (kb_simd_level)l;
-        if (!kb_simd_available(id))
+        if (!test_level_runs(id))
             continue;
         kb_simd_level runs = kb_simd_table_level(KB_SIMD_FAMILY_REDUCE, id);
         const char *label = kb_simd_name(id);

@@ -126,11 +126,25 @@ static void size_blocks(kb_impl *impls, int n, const kb_bench_settings *s, int p
         if (need > 0 && (fewest == 0 || need < fewest))
             fewest = need;
     }
+    /* and, where a baseline's process takes turns with them, all scaled alike until each
+     * multi-thread block lasts KB_MEASURE_THREADED_BLOCK_NS (measure.h) */
+    bool processes = false;
+    for (int i = 0; i < n; i++)
+        processes |= in_phase(&impls[i], phase) && impls[i].baseline;
+    double scale = 1;
     for (int i = 0; i < n; i++) {
         int64_t need = samples_needed(&impls[i], s);
         int64_t block = fewest > 0 ? llround((double)need / (double)fewest) : 0;
         impls[i].block = block < 1 ? 1 : block;
+        if (processes && in_phase(&impls[i], phase) && impls[i].threads_used > 1 &&
+            impls[i].sample_ns > 0) {
+            double f = KB_MEASURE_THREADED_BLOCK_NS / ((double)impls[i].block * impls[i].sample_ns);
+            scale = f > scale ? f : scale;
+        }
     }
+    if (scale > 1)
+        for (int i = 0; i < n; i++)
+            impls[i].block = (int64_t)ceil((double)impls[i].block * scale);
 }
 
 static void trace(const kb_measure_env *env, kb_measure_step step, int impl) {
@@ -166,13 +180,21 @@ static kb_status push_block(kb_impl *m, int64_t start_ns, int64_t first, bool wa
 /* How many untimed calls start a hot block of m after `last` ran (NULL: unknown): one, or
  * KB_MEASURE_REFILL_CALLS when m's working set lies beyond the L2 caches of the cores m runs on
  * but within the last-level cache and the block before read other memory (a baseline's copy of
- * the input, in another process, or anything before the first round). */
+ * the input, in another process, or anything before the first round); then, for a
+ * multi-thread m, at least as many as last KB_MEASURE_SPREAD_NS (measure.h). */
 static int64_t warm_calls(const kb_impl *last, const kb_impl *m) {
     int64_t set = m->c.working_set_bytes > 0 ? m->c.working_set_bytes : m->c.bytes_per_call;
     int threads = m->threads_used > 0 ? m->threads_used : 1;
     bool other_memory = last == NULL || last->baseline || m->baseline;
     bool refill = set > kb_cache_l2_bytes() * threads && set < kb_cache_llc_bytes();
-    return other_memory && refill ? KB_MEASURE_REFILL_CALLS : 1;
+    int64_t calls = other_memory && refill ? KB_MEASURE_REFILL_CALLS : 1;
+    /* and, with several threads after another process, calls for KB_MEASURE_SPREAD_NS */
+    if (other_memory && threads > 1 && m->calls > 0 && m->sample_ns > 0) {
+        double spread = ceil(KB_MEASURE_SPREAD_NS / (m->sample_ns / (double)m->calls));
+        if (spread > (double)calls)
+            calls = spread < 1e9 ? (int64_t)spread : 1000000000;
+    }
+    return calls;
 }
 
 /* Ends the wait of this process's OpenMP workers for more work, before another process's

@@ -33,6 +33,20 @@ typedef enum kb_measure_step {
  * holds every line read), the others cost only their time. */
 #define KB_MEASURE_REFILL_CALLS 4
 
+/* How long the untimed calls that start a hot block of a multi-thread implementation last, at
+ * least, after another implementation's block, and how long its blocks of samples last, at
+ * least (measure.c's warm_calls and size_blocks). A scheduler may pack the threads of a
+ * process that sleeps onto one CPU, and spread them again only once they have run for a while:
+ * the Linux guests kbench has run on here (kernel parameter sched_vcpu_pack) did so within
+ * about 5 ms. Interleaved in blocks of one sample, kbench's float32 1024x1024 max along axis 1
+ * at two threads took 61-95 us where it takes 29 alone, PyTorch's 130-700 us where it takes 46
+ * (`perf sched timehist`: both threads of either process took turns on one CPU while the other
+ * was idle); with these, 28.7 and 38.9 us (docs/measurement.md). The longer blocks keep the
+ * warm-up to a third of the time, and make fewer rounds: 16 two-thread cases with PyTorch took
+ * 8.6 s instead of 22. */
+#define KB_MEASURE_SPREAD_NS 5000000
+#define KB_MEASURE_THREADED_BLOCK_NS 10000000
+
 /* How the groups of one run are measured. */
 typedef struct kb_measure_env {
     const kb_bench_settings *settings;

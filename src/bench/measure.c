@@ -116,8 +116,10 @@ static bool in_phase(const kb_impl *m, int phase) {
  * round, the others proportionally more, so that all of them finish together and each still
  * gets its own time budget. Rounded, so that implementations of similar speed take one each
  * (A B C A B C ...), and fixed for the repetition, so that noise in the samples does not
- * reshuffle the order; with one implementation ten times faster than the rest, A x10 B C. */
-static void size_blocks(kb_impl *impls, int n, const kb_bench_settings *s, int phase) {
+ * reshuffle the order; with one implementation ten times faster than the rest, A x10 B C.
+ * With spread (processes taking turns, hot caches), all are scaled alike until each
+ * multi-thread block lasts KB_MEASURE_THREADED_BLOCK_NS (measure.h): fewer, longer rounds. */
+static void size_blocks(kb_impl *impls, int n, const kb_bench_settings *s, int phase, bool spread) {
     int64_t fewest = 0;
     for (int i = 0; i < n; i++) {
         if (!in_phase(&impls[i], phase))
@@ -126,17 +128,12 @@ static void size_blocks(kb_impl *impls, int n, const kb_bench_settings *s, int p
         if (need > 0 && (fewest == 0 || need < fewest))
             fewest = need;
     }
-    /* and, where a baseline's process takes turns with them, all scaled alike until each
-     * multi-thread block lasts KB_MEASURE_THREADED_BLOCK_NS (measure.h) */
-    bool processes = false;
-    for (int i = 0; i < n; i++)
-        processes |= in_phase(&impls[i], phase) && impls[i].baseline;
     double scale = 1;
     for (int i = 0; i < n; i++) {
         int64_t need = samples_needed(&impls[i], s);
         int64_t block = fewest > 0 ? llround((double)need / (double)fewest) : 0;
         impls[i].block = block < 1 ? 1 : block;
-        if (processes && in_phase(&impls[i], phase) && impls[i].threads_used > 1 &&
+        if (spread && need > 0 && in_phase(&impls[i], phase) && impls[i].threads_used > 1 &&
             impls[i].sample_ns > 0) {
             double f = KB_MEASURE_THREADED_BLOCK_NS / ((double)impls[i].block * impls[i].sample_ns);
             scale = f > scale ? f : scale;
@@ -145,6 +142,15 @@ static void size_blocks(kb_impl *impls, int n, const kb_bench_settings *s, int p
     if (scale > 1)
         for (int i = 0; i < n; i++)
             impls[i].block = (int64_t)ceil((double)impls[i].block * scale);
+}
+
+/* Whether the phase's blocks take turns with another process's (a baseline that can still
+ * run) with hot caches: then multi-thread implementations spread their threads first. */
+static bool spread_threads(const kb_impl *impls, int n, const kb_measure_env *env, int phase) {
+    bool other_process = false;
+    for (int i = 0; i < n; i++)
+        other_process |= in_phase(&impls[i], phase) && impls[i].baseline && !impls[i].failed;
+    return other_process && !env->flush;
 }
 
 static void trace(const kb_measure_env *env, kb_measure_step step, int impl) {
@@ -180,19 +186,19 @@ static kb_status push_block(kb_impl *m, int64_t start_ns, int64_t first, bool wa
 /* How many untimed calls start a hot block of m after `last` ran (NULL: unknown): one, or
  * KB_MEASURE_REFILL_CALLS when m's working set lies beyond the L2 caches of the cores m runs on
  * but within the last-level cache and the block before read other memory (a baseline's copy of
- * the input, in another process, or anything before the first round); then, for a
- * multi-thread m, at least as many as last KB_MEASURE_SPREAD_NS (measure.h). */
-static int64_t warm_calls(const kb_impl *last, const kb_impl *m) {
+ * the input, in another process, or anything before the first round); then, with spread
+ * (size_blocks) and a multi-thread m, at least as many as last KB_MEASURE_SPREAD_NS. */
+static int64_t warm_calls(const kb_impl *last, const kb_impl *m, bool spread) {
     int64_t set = m->c.working_set_bytes > 0 ? m->c.working_set_bytes : m->c.bytes_per_call;
     int threads = m->threads_used > 0 ? m->threads_used : 1;
     bool other_memory = last == NULL || last->baseline || m->baseline;
     bool refill = set > kb_cache_l2_bytes() * threads && set < kb_cache_llc_bytes();
     int64_t calls = other_memory && refill ? KB_MEASURE_REFILL_CALLS : 1;
     /* and, with several threads after another process, calls for KB_MEASURE_SPREAD_NS */
-    if (other_memory && threads > 1 && m->calls > 0 && m->sample_ns > 0) {
-        double spread = ceil(KB_MEASURE_SPREAD_NS / (m->sample_ns / (double)m->calls));
-        if (spread > (double)calls)
-            calls = spread < 1e9 ? (int64_t)spread : 1000000000;
+    if (spread && other_memory && threads > 1 && m->calls > 0 && m->sample_ns > 0) {
+        double apart = ceil(KB_MEASURE_SPREAD_NS / (m->sample_ns / (double)m->calls));
+        if (apart > (double)calls)
+            calls = apart < 1e9 ? (int64_t)apart : 1000000000;
     }
     return calls;
 }
@@ -260,7 +266,7 @@ static bool leaves_caches_as(const kb_impl *last, const kb_impl *m) {
  * the last thing run (*last) left the caches as that call would; with cold caches every sample
  * starts after a flush. Sets *done when no implementation needs samples. */
 static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *env, int phase,
-                                  const kb_impl **last, bool *done) {
+                                  bool spread, const kb_impl **last, bool *done) {
     *done = true;
     for (int i = 0; i < n; i++) {
         kb_impl *m = &impls[i];
@@ -272,7 +278,8 @@ static kb_status round_of_samples(kb_impl *impls, int n, const kb_measure_env *e
         place(env, m);
         *done = false;
         int64_t block = m->block < need ? m->block : need;
-        int64_t warm = !env->flush && !leaves_caches_as(*last, m) ? warm_calls(*last, m) : 0;
+        int64_t warm =
+            !env->flush && !leaves_caches_as(*last, m) ? warm_calls(*last, m, spread) : 0;
         if (m->baseline && *last && !(*last)->baseline && (*last)->threads_used > 1)
             release_workers();
         *last = m;
@@ -324,13 +331,14 @@ static kb_status phase_rounds(kb_impl *impls, int n, const kb_measure_env *env, 
                     kb_impl_fail(&impls[i], NULL);
             }
         }
-        size_blocks(impls, n, s, phase);
+        bool spread = spread_threads(impls, n, env, phase);
+        size_blocks(impls, n, s, phase, spread);
         /* Calibration and the warm-ups above ran every implementation: none may be taken
          * for the last one run. */
         const kb_impl *last = NULL;
         bool done = false;
         while (!done) {
-            kb_status st = round_of_samples(impls, n, env, phase, &last, &done);
+            kb_status st = round_of_samples(impls, n, env, phase, spread, &last, &done);
             if (st != KB_OK)
                 return st;
         }

@@ -33,16 +33,17 @@ typedef enum kb_measure_step {
  * holds every line read), the others cost only their time. */
 #define KB_MEASURE_REFILL_CALLS 4
 
-/* How long the untimed calls that start a hot block of a multi-thread implementation last, at
- * least, after another implementation's block, and how long its blocks of samples last, at
- * least (measure.c's warm_calls and size_blocks). A scheduler may pack the threads of a
+/* Where a baseline's process takes turns with the others and caches are hot: how long the
+ * untimed calls that start a multi-thread implementation's block last, at least, after another
+ * process's block (or the start), and how long its blocks of samples last, at least (measure.c's
+ * warm_calls and size_blocks). A scheduler may pack the threads of a
  * process that sleeps onto one CPU, and spread them again only once they have run for a while:
  * the Linux guests kbench has run on here (kernel parameter sched_vcpu_pack) did so within
  * about 5 ms. Interleaved in blocks of one sample, kbench's float32 1024x1024 max along axis 1
  * at two threads took 61-95 us where it takes 29 alone, PyTorch's 130-700 us where it takes 46
  * (`perf sched timehist`: both threads of either process took turns on one CPU while the other
- * was idle); with these, 28.7 and 38.9 us (docs/measurement.md). The longer blocks keep the
- * warm-up to a third of the time, and make fewer rounds: 16 two-thread cases with PyTorch took
+ * was idle); with these, 28.7 and 38.9 us in one run (docs/measurement.md). The longer blocks keep
+ * the warm-up to a third of the time, and make fewer rounds: 16 two-thread cases with PyTorch took
  * 8.6 s instead of 22. */
 #define KB_MEASURE_SPREAD_NS 5000000
 #define KB_MEASURE_THREADED_BLOCK_NS 10000000
@@ -101,7 +102,8 @@ int kb_measure_baselines_planned(const kb_bench_plan *plan, int first, int end,
 /* Measures the group of cases [first, end) of the plan: one setup, each implementation
  * calibrated, then interleaved rounds until every implementation has at least min_samples
  * samples that add up to at least min_time (a round takes one sample of the implementation
- * with the fewest still to take, and proportionally more of the others); all that
+ * with the fewest still to take, and proportionally more of the others; beside a baseline's
+ * process, as many more as make each multi-thread block KB_MEASURE_THREADED_BLOCK_NS); all that
  * `repetitions` times; one teardown. With hot caches, each implementation's block of samples
  * follows an untimed call of the same implementation, unless what ran just before left the
  * caches as that call would (its own sample, or a sample of another of the group's own

@@ -372,19 +372,19 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
 
 /* The cols form: for each of m columns, sum[j] += the sum over rows of (x[i][j] - center[j])
  * and sq[j] += the sum of its squares, in one pass, R rows at a time (each pair of sums is
- * loaded and stored once per R rows) across a chunk of columns whose two sums take half of L2
- * (moments_chunk_columns); tail columns (fewer than a vector) one by one in double.
- * Half of L2, not of L1 as the column sums' float partials: the sums are loaded and stored
- * once per R rows, which L2 serves while the rows stream in, and a chunk as wide as the
- * driver's span (reduce_float.c) reads whole rows, sequential pages that the prefetchers
- * follow, rather than a piece of 1024 columns of every row, one pass over the rows per piece:
- * float32 4096 x 4096 var along axis 0 from memory took 0.85-0.93 of the time of chunks that
- * fit half of L1 (one thread, Zen 3, 512 KiB L2).
+ * loaded and stored once per R rows) across all m columns; tail columns (fewer than a vector)
+ * one by one in double. The columns are not cut into chunks whose sums stay in L1, as the
+ * column sums' float partials are: these sums are loaded and stored once per R rows, which L2
+ * serves while the rows stream in, and the driver's span (reduce_float.c, a quarter of what L2
+ * would hold of these sums) already bounds m. Whole rows of the span are sequential pages, which
+ * the prefetchers follow; chunks of 1024 columns (half of a 32 KiB L1) had read a 4096-column
+ * span in four passes over its rows: float32 4096 x 4096 var along axis 0 from memory took
+ * 0.86-0.89 of that time without them (one and two threads, Zen 3, docs/performance.md).
  *  - moments_cols_f32 and _f64 widen each element to double: from the caches R is 4; from
  *    memory (far) it is 8, and each vector prefetches the same columns of the R rows that
  *    follow, as the column sums do (reduce_sum.h): without, a float32 4096 x 4096 std along
  *    axis 0 read DRAM at 28% of the load bandwidth (one thread, Zen 4), the hardware
- *    prefetchers losing the rows at every chunk's jump. Eight rows add as two groups of four,
+ *    prefetchers losing the rows at each jump to the next ones. Eight rows add as two groups of four,
  *    and the rows left over go as they would with four, so the bits do not depend on R.
  *    float32's d is exact in double, so any center will do: the driver passes a block's first
  *    row.
@@ -398,14 +398,6 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
  *    (docs/reductions.md). */
 #define KB_MOMENTS_ROWS 4
 #define KB_MOMENTS_ROWS_FAR 8
-
-/* Columns of a cols chunk whose double sums and sums of squares (16 bytes a column) take half
- * of L2, read at run time, in whole vectors of w lanes. */
-static inline int64_t moments_chunk_columns(int w) {
-    int64_t c = kb_cache_l2_bytes() / 2 / (2 * (int64_t)sizeof(double));
-    c -= c % 64;
-    return c < w ? w : c;
-}
 
 #define DEFINE_MOMENTS_COLS(S, T)                                                                  \
     /* Rows [i, i + R) (R a multiple of KB_MOMENTS_ROWS) over nv whole vectors and tail columns    \
@@ -472,20 +464,12 @@ static inline int64_t moments_chunk_columns(int w) {
                                                                                                    \
     static void moments_cols_##S(const char *x, int64_t rows, int64_t stride, int64_t m,           \
                                  const T *center, double *sum, double *sq, bool far) {             \
-        int64_t chunk = moments_chunk_columns(VF64_LANES);                                         \
-        for (int64_t j0 = 0; j0 < m; j0 += chunk) {                                                \
-            const char *xj = x + j0 * (int64_t)sizeof(T);                                          \
-            int64_t w = m - j0 < chunk ? m - j0 : chunk;                                           \
-            if (far && rows > KB_MOMENTS_ROWS_FAR && kb_reduce_prefetch_rows())                    \
-                moments_cols_body_##S(KB_MOMENTS_ROWS_FAR, 1, xj, rows, stride, w, center + j0,    \
-                                      sum + j0, sq + j0);                                          \
-            else if (far && rows > KB_MOMENTS_ROWS_FAR) /* with no rows ahead, no prefetch */      \
-                moments_cols_body_##S(KB_MOMENTS_ROWS_FAR, 0, xj, rows, stride, w, center + j0,    \
-                                      sum + j0, sq + j0);                                          \
-            else                                                                                   \
-                moments_cols_body_##S(KB_MOMENTS_ROWS, 0, xj, rows, stride, w, center + j0,        \
-                                      sum + j0, sq + j0);                                          \
-        }                                                                                          \
+        if (far && rows > KB_MOMENTS_ROWS_FAR && kb_reduce_prefetch_rows())                        \
+            moments_cols_body_##S(KB_MOMENTS_ROWS_FAR, 1, x, rows, stride, m, center, sum, sq);    \
+        else if (far && rows > KB_MOMENTS_ROWS_FAR) /* with no rows ahead, no prefetch */          \
+            moments_cols_body_##S(KB_MOMENTS_ROWS_FAR, 0, x, rows, stride, m, center, sum, sq);    \
+        else                                                                                       \
+            moments_cols_body_##S(KB_MOMENTS_ROWS, 0, x, rows, stride, m, center, sum, sq);        \
     }
 
 DEFINE_MOMENTS_COLS(f32, float)
@@ -544,16 +528,10 @@ moments_cols_near_body_f32(int PF, const char *x, int64_t rows, int64_t stride, 
 
 static void moments_cols_near_f32(const char *x, int64_t rows, int64_t stride, int64_t m,
                                   const float *center, double *sum, double *sq, bool far) {
-    int64_t chunk = moments_chunk_columns(VF32_LANES);
-    bool ahead = far && rows > 2 * KB_MOMENTS_COLS_F32 && kb_reduce_prefetch_rows();
-    for (int64_t j0 = 0; j0 < m; j0 += chunk) {
-        const char *xj = x + j0 * (int64_t)sizeof(float);
-        int64_t w = m - j0 < chunk ? m - j0 : chunk;
-        if (ahead)
-            moments_cols_near_body_f32(1, xj, rows, stride, w, center + j0, sum + j0, sq + j0);
-        else
-            moments_cols_near_body_f32(0, xj, rows, stride, w, center + j0, sum + j0, sq + j0);
-    }
+    if (far && rows > 2 * KB_MOMENTS_COLS_F32 && kb_reduce_prefetch_rows())
+        moments_cols_near_body_f32(1, x, rows, stride, m, center, sum, sq);
+    else
+        moments_cols_near_body_f32(0, x, rows, stride, m, center, sum, sq);
 }
 
 #endif

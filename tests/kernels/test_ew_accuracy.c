@@ -23,7 +23,6 @@
 #include "kbench/simd.h"
 #include "kernels/ew.h"
 #include "ulp.h"
-#include "test_levels.h"
 
 typedef long double (*reference_fn)(long double a, long double b);
 
@@ -237,7 +236,7 @@ static double measure(const function *f, bool f32, kb_simd_level level, int64_t 
 
 /* The levels whose elementwise table is their own, that this CPU runs. */
 static bool own_level(kb_simd_level level) {
-    return test_level_runs(level) &&
+    return kb_simd_available(level) &&
            kb_simd_table_level(KB_SIMD_FAMILY_ELEMENTWISE, level) == level;
 }
 

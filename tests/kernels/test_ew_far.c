@@ -18,7 +18,6 @@
 
 #include "kbench/simd.h"
 #include "kernels/ew.h"
-#include "test_levels.h"
 
 static const kb_ew_op ops[] = {
     KB_EW_ADD,    KB_EW_SUB,   KB_EW_MUL,  KB_EW_DIV,    KB_EW_MAXIMUM,    KB_EW_MINIMUM,
@@ -82,7 +81,7 @@ static void loops_beyond_the_caches_equal_plain_loops(void **state) {
     static const kb_reach reaches[] = {KB_REACH_FAR, KB_REACH_BEYOND};
     int bad = 0, levels = 0, distinct[2] = {0, 0};
     for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
-        if (!test_level_runs((kb_simd_level)l))
+        if (!kb_simd_available((kb_simd_level)l))
             continue;
         levels++;
         for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)

@@ -1,8 +1,8 @@
 /* kb_reduce against an independent reference: a slow loop over every output and its reduced
  * elements in logical order, accumulating in long double, written from NumPy's definitions.
  * Random shapes, axes, keepdims, dtypes and views (slices, negative and zero strides,
- * Fortran order), at every available SIMD level and at 1 and 2 threads, which must agree
- * bit for bit. */
+ * Fortran order), at every available SIMD level (or the one KB_TEST_LEVEL names) and at 1 and 2
+ * threads, which must agree bit for bit. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

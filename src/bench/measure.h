@@ -36,15 +36,16 @@ typedef enum kb_measure_step {
 /* Where a baseline's process takes turns with the others and caches are hot: how long the
  * untimed calls that start a multi-thread implementation's block last, at least, after another
  * process's block (or the start), and how long its blocks of samples last, at least (measure.c's
- * warm_calls and size_blocks). A scheduler may pack the threads of a
- * process that sleeps onto one CPU, and spread them again only once they have run for a while:
- * the Linux guests kbench has run on here (kernel parameter sched_vcpu_pack) did so within
- * about 5 ms. Interleaved in blocks of one sample, kbench's float32 1024x1024 max along axis 1
- * at two threads took 61-95 us where it takes 29 alone, PyTorch's 130-700 us where it takes 46
- * (`perf sched timehist`: both threads of either process took turns on one CPU while the other
- * was idle); with these, 28.7 and 38.9 us in one run (docs/measurement.md). The longer blocks keep
- * the warm-up to a third of the time, and make fewer rounds: 16 two-thread cases with PyTorch took
- * 8.6 s instead of 22. */
+ * warm_calls and size_blocks). A scheduler may pack the threads of a process that slept onto
+ * one CPU, and spread them again only once they have run for a while: on the Linux guests
+ * kbench has run on here (kernel parameter sched_vcpu_pack), two threads back from 50 ms asleep
+ * ran apart within 5 ms in two tries of four, within 20 ms and not within 100 ms in the others.
+ * Interleaved in blocks of one sample, kbench's float32 1024x1024 max along axis 1 at two
+ * threads took 61-95 us where it takes 29 alone, PyTorch's 130-700 us where it takes 46 (`perf
+ * sched timehist`: both threads of either process took turns on one CPU while the other was
+ * idle); with these, 28.7 and 38.9 us in one run (docs/measurement.md). The longer blocks keep
+ * the warm-up to a third of the time, and make fewer rounds: 16 two-thread cases with PyTorch
+ * took 8.6 s instead of 22. */
 #define KB_MEASURE_SPREAD_NS 5000000
 #define KB_MEASURE_THREADED_BLOCK_NS 10000000
 

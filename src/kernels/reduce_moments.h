@@ -384,8 +384,9 @@ static void moments_rows_f64(const char *x, int64_t rows, int64_t stride, int64_
  *    memory (far) it is 8, and each vector prefetches the same columns of the R rows that
  *    follow, as the column sums do (reduce_sum.h): without, a float32 4096 x 4096 std along
  *    axis 0 read DRAM at 28% of the load bandwidth (one thread, Zen 4), the hardware
- *    prefetchers losing the rows at each jump to the next ones. Eight rows add as two groups of four,
- *    and the rows left over go as they would with four, so the bits do not depend on R.
+ *    prefetchers losing the rows at each jump to the next ones. Eight rows add as two
+ *    groups of four, and the rows left over go as they would with four, so the bits do not
+ *    depend on R.
  *    float32's d is exact in double, so any center will do: the driver passes a block's first
  *    row.
  *  - moments_cols_near_f32 keeps float32 in float32 lanes, as the column sums do: d = x - c,

@@ -506,7 +506,7 @@ static bool float_lanes_held(int64_t w, double nb, const double *sum, const doub
 /* A block's sums around its centers (F32: c32, hi rounded to float32; else hi itself), of nb
  * rows after n, merged into the running moments hi + lo and m2 (moments_chunk): delta, the
  * block's mean c + sum / nb less the running mean hi + lo (c - hi is exact); the new mean
- * hi + lo + delta * nb / (n + nb), kept as hi + lo by Knuth's two-sum; M2 grows by the block's
+ * hi + lo + delta * nb / (n + nb), kept as hi + lo (kb_two_sum); M2 grows by the block's
  * own and Chan's delta^2 * n * nb / (n + nb). A loop of plain arithmetic over arrays, which
  * the compiler turns into vectors: one column at a time, its division and two-sum had cost
  * 17% of a float32 1024 x 1024 var along axis 0. */
@@ -517,10 +517,8 @@ moments_merge_block(bool F32, int64_t w, double n, double nb, const float *c32, 
     for (int64_t j = 0; j < w; j++) {
         double c = F32 ? (double)c32[j] : hi[j];
         kb_partial block = kb_moments_partial(nb, c, sum[j], dev[j]);
-        double delta = block.d + (c - hi[j]) - lo[j], t = lo[j] + delta * to_mean;
-        double s = hi[j] + t, tb = s - hi[j];
-        lo[j] = (hi[j] - (s - tb)) + (t - tb);
-        hi[j] = s;
+        double delta = block.d + (c - hi[j]) - lo[j];
+        hi[j] = kb_two_sum(hi[j], lo[j] + delta * to_mean, &lo[j]);
         m2[j] += block.c + delta * delta * to_m2;
     }
 }
@@ -619,11 +617,14 @@ static void moments_chunk(const kb_reduce_plan *p, const kb_reduce_kernels *k, c
                 double c = f32 ? (double)first32[j] : hi[j];
                 kb_partial block = kb_moments_partial(nb, c, sum[j], dev[j]);
                 /* the block's mean c + block.d as hi + lo: float64's hi is its rounded mean
-                 * already; float32's c, its first row, is far from it, so the two are added,
-                 * by Knuth's two-sum */
-                double s = f32 ? c + block.d : c, tb = s - c;
-                hi[j] = s;
-                lo[j] = (c - (s - tb)) + (block.d - tb);
+                 * already; float32's c, its first row, is far from it, so the two are added
+                 * exactly */
+                if (f32) {
+                    hi[j] = kb_two_sum(c, block.d, &lo[j]);
+                } else {
+                    hi[j] = c;
+                    lo[j] = block.d;
+                }
                 m2[j] = block.c;
             }
         else if (f32)

@@ -18,7 +18,7 @@ void kb_partial_merge(kb_reduce_op op, kb_partial *acc, const kb_partial *later)
             /* Chan, Golub and LeVeque's pairwise update, on means held as b + d: two means
              * near 1e9 rounded to double would lose their difference (about 1e-7 each) where
              * it matters, in the term delta^2 that adds the spread between the parts. The
-             * new mean is b + t kept exactly as a sum of two doubles (Knuth's two-sum). */
+             * new mean is kept exactly as a sum of two doubles (kb_two_sum). */
             double n = acc->a + later->a;
             if (later->a == 0)
                 return;
@@ -28,10 +28,7 @@ void kb_partial_merge(kb_reduce_op op, kb_partial *acc, const kb_partial *later)
             }
             double delta = (later->b - acc->b) + (later->d - acc->d);
             acc->c += later->c + delta * delta * (acc->a * later->a / n);
-            double t = acc->d + delta * (later->a / n);
-            double s = acc->b + t, tb = s - acc->b;
-            acc->d = (acc->b - (s - tb)) + (t - tb);
-            acc->b = s;
+            acc->b = kb_two_sum(acc->b, acc->d + delta * (later->a / n), &acc->d);
             acc->a = n;
             return;
         }

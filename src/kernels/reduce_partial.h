@@ -25,6 +25,14 @@ static inline kb_partial kb_moments_partial(double n, double center, double s1, 
     return (kb_partial){.a = n, .b = center, .c = m2 < 0 ? 0 : m2, .d = d};
 }
 
+/* a + b rounded, and in *err what the rounding lost, so that the two add up to a + b exactly
+ * (Knuth's two-sum): how the means of var and std partials are kept as b + d. */
+static inline double kb_two_sum(double a, double b, double *err) {
+    double s = a + b, bb = s - a;
+    *err = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
 /* Folds `later` (the partial of the elements after those of `acc`) into acc. */
 void kb_partial_merge(kb_reduce_op op, kb_partial *acc, const kb_partial *later);
 

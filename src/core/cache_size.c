@@ -78,10 +78,12 @@ static int64_t cache_size(int64_t *cached, int level, int name, int64_t least, i
 #define _SC_LEVEL2_CACHE_SIZE (-1)
 #endif
 
+/* The sizes once read (or set by kb_cache_sizes_set); 0 until then. */
+static int64_t l1d_cached, l2_cached, llc_cached;
+
 int64_t kb_cache_l1d_bytes(void) {
-    static int64_t cached;
     /* 32 KiB: every x86 core of the last decade has at least that, most Arm cores 64 KiB. */
-    return cache_size(&cached, 1, _SC_LEVEL1_DCACHE_SIZE, 8 * 1024, 32 * 1024);
+    return cache_size(&l1d_cached, 1, _SC_LEVEL1_DCACHE_SIZE, 8 * 1024, 32 * 1024);
 }
 
 #ifndef _SC_LEVEL3_CACHE_SIZE
@@ -89,14 +91,20 @@ int64_t kb_cache_l1d_bytes(void) {
 #endif
 
 int64_t kb_cache_llc_bytes(void) {
-    static int64_t cached;
     /* Without an L3, the L2 is the last level. */
-    return cache_size(&cached, 3, _SC_LEVEL3_CACHE_SIZE, kb_cache_l2_bytes(), kb_cache_l2_bytes());
+    return cache_size(&llc_cached, 3, _SC_LEVEL3_CACHE_SIZE, kb_cache_l2_bytes(),
+                      kb_cache_l2_bytes());
 }
 
 int64_t kb_cache_l2_bytes(void) {
-    static int64_t cached;
     /* 1 MiB is a mid-range core's (Zen 4, Neoverse V1/V2, recent Xeons have 1-2 MiB) and errs
      * on the small side. */
-    return cache_size(&cached, 2, _SC_LEVEL2_CACHE_SIZE, 64 * 1024, 1 << 20);
+    return cache_size(&l2_cached, 2, _SC_LEVEL2_CACHE_SIZE, 64 * 1024, 1 << 20);
+}
+
+void kb_cache_sizes_set(int64_t l2, int64_t llc) {
+    if (l2 > 0)
+        __atomic_store_n(&l2_cached, l2, __ATOMIC_RELAXED);
+    if (llc > 0)
+        __atomic_store_n(&llc_cached, llc, __ATOMIC_RELAXED);
 }

@@ -13,6 +13,12 @@ int64_t kb_cache_l2_bytes(void);
 /* The last-level cache as cpu0 sees it (L3, shared by the cores of its complex), else its L2. */
 int64_t kb_cache_llc_bytes(void);
 
+/* Sets the L2 and last-level sizes that the functions above return, in place of the machine's
+ * (a size of 0 or less leaves that one as it is). For tests: under emulation and in the sanitizer
+ * build, which run kernels a hundred times slower, the kernels for inputs from memory are tested
+ * on inputs of a few MiB (test_cache_sizes in tests/test_util.h). */
+void kb_cache_sizes_set(int64_t l2, int64_t llc);
+
 /* Whether data of this many bytes comes from memory rather than the caches: at least half the
  * last-level cache. Half: the last level is shared with the other cores (and, in a VM, other
  * guests) and holds the kernel's other data too. Kernels that stream such data prefetch

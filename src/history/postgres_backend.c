@@ -1,12 +1,86 @@
-/* The history's PostgreSQL backend, through libpq: a server the whole team writes to. */
+/* The history's PostgreSQL backend, through libpq: a server the whole team writes to. libpq is
+ * loaded (dlopen) when the first PostgreSQL store is opened, not linked: with the twenty
+ * libraries it brings (TLS, Kerberos, LDAP, ...) it took 8 ms of every kbench command's start
+ * (11 ms in the sanitizer build), where most commands never open a history. */
+#include <dlfcn.h>
 #include <libpq-fe.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "history/backend.h"
+
+/* libpq's soname since PostgreSQL 8.2; the unversioned name where only the development link
+ * is installed. */
+static const char *const libpq_names[] = {"libpq.so.5", "libpq.so"};
+
+/* The libpq functions this backend calls, with libpq-fe.h's types: pq.PQexec(...). */
+static struct {
+    __typeof__(PQclear) *PQclear;
+    __typeof__(PQconnectdb) *PQconnectdb;
+    __typeof__(PQerrorMessage) *PQerrorMessage;
+    __typeof__(PQexec) *PQexec;
+    __typeof__(PQexecPrepared) *PQexecPrepared;
+    __typeof__(PQfinish) *PQfinish;
+    __typeof__(PQgetisnull) *PQgetisnull;
+    __typeof__(PQgetvalue) *PQgetvalue;
+    __typeof__(PQntuples) *PQntuples;
+    __typeof__(PQprepare) *PQprepare;
+    __typeof__(PQresultErrorField) *PQresultErrorField;
+    __typeof__(PQresultErrorMessage) *PQresultErrorMessage;
+    __typeof__(PQresultStatus) *PQresultStatus;
+    __typeof__(PQsetNoticeProcessor) *PQsetNoticeProcessor;
+    __typeof__(PQstatus) *PQstatus;
+    __typeof__(PQtransactionStatus) *PQtransactionStatus;
+} pq;
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+static char pq_error[256]; /* why loading failed; empty when it did not */
+
+static void pq_load(void) {
+    void *lib = NULL;
+    for (size_t i = 0; !lib && i < sizeof libpq_names / sizeof *libpq_names; i++) {
+        lib = dlopen(libpq_names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!lib && i == 0) /* the soname's failure is the one to report */
+            snprintf(pq_error, sizeof pq_error, "%s", dlerror());
+    }
+    if (!lib)
+        return;
+    pq_error[0] = '\0';
+    /* dlsym's object pointer into the function pointer of the same name (POSIX allows it) */
+#define PQ_SYMBOL(name)                                                                            \
+    if (!pq_error[0] && !(*(void **)&pq.name = dlsym(lib, #name)))                                 \
+        snprintf(pq_error, sizeof pq_error, "%s", dlerror());
+    PQ_SYMBOL(PQclear)
+    PQ_SYMBOL(PQconnectdb)
+    PQ_SYMBOL(PQerrorMessage)
+    PQ_SYMBOL(PQexec)
+    PQ_SYMBOL(PQexecPrepared)
+    PQ_SYMBOL(PQfinish)
+    PQ_SYMBOL(PQgetisnull)
+    PQ_SYMBOL(PQgetvalue)
+    PQ_SYMBOL(PQntuples)
+    PQ_SYMBOL(PQprepare)
+    PQ_SYMBOL(PQresultErrorField)
+    PQ_SYMBOL(PQresultErrorMessage)
+    PQ_SYMBOL(PQresultStatus)
+    PQ_SYMBOL(PQsetNoticeProcessor)
+    PQ_SYMBOL(PQstatus)
+    PQ_SYMBOL(PQtransactionStatus)
+#undef PQ_SYMBOL
+}
+
+/* libpq's functions in pq, or a failure naming what is missing and how to install it. */
+static kb_status pq_ready(void) {
+    pthread_once(&pq_once, pq_load);
+    if (!pq_error[0])
+        return KB_OK;
+    return kb_fail(KB_EUNSUPPORTED,
+                   "postgresql: cannot load libpq (%s); install it (Debian: apt install libpq5)",
+                   pq_error);
+}
 
 /* The key of the advisory lock that makes migrations wait for each other ("kbhist"). */
 #define MIGRATION_LOCK "7013291630326644"
@@ -20,9 +94,9 @@ typedef struct pg {
 /* Fails with the server's message for result (NULL: the connection's), keeping its SQLSTATE
  * for retryable. */
 static kb_status fail(pg *p, const PGresult *result, const char *what) {
-    const char *state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : NULL;
+    const char *state = result ? pq.PQresultErrorField(result, PG_DIAG_SQLSTATE) : NULL;
     snprintf(p->sqlstate, sizeof p->sqlstate, "%s", state ? state : "");
-    const char *message = result ? PQresultErrorMessage(result) : PQerrorMessage(p->conn);
+    const char *message = result ? pq.PQresultErrorMessage(result) : pq.PQerrorMessage(p->conn);
     /* libpq's messages end in a newline and may run over several lines: the first says it. */
     size_t n = strcspn(message, "\n");
     return kb_fail(KB_EIO, "postgresql: %s: %.*s", what, (int)n, message);
@@ -32,35 +106,38 @@ static kb_status fail(pg *p, const PGresult *result, const char *what) {
 static void ignore_notice(void *arg, const char *message) {}
 
 static kb_status pg_open(const char *target, void **out) {
+    kb_status loaded = pq_ready();
+    if (loaded != KB_OK)
+        return loaded;
     pg *p = calloc(1, sizeof *p);
     if (!p)
         return kb_fail(KB_ENOMEM, "out of memory");
-    p->conn = PQconnectdb(target);
-    if (!p->conn || PQstatus(p->conn) != CONNECTION_OK) {
+    p->conn = pq.PQconnectdb(target);
+    if (!p->conn || pq.PQstatus(p->conn) != CONNECTION_OK) {
         kb_status st = p->conn ? fail(p, NULL, "cannot connect")
                                : kb_fail(KB_ENOMEM, "postgresql: out of memory");
-        PQfinish(p->conn);
+        pq.PQfinish(p->conn);
         free(p);
         return st;
     }
-    PQsetNoticeProcessor(p->conn, ignore_notice, NULL);
+    pq.PQsetNoticeProcessor(p->conn, ignore_notice, NULL);
     *out = p;
     return KB_OK;
 }
 
 static void pg_close(void *db) {
     pg *p = db;
-    PQfinish(p->conn);
+    pq.PQfinish(p->conn);
     free(p);
 }
 
 static kb_status pg_exec(void *db, const char *sql) {
     pg *p = db;
-    PGresult *r = PQexec(p->conn, sql);
-    ExecStatusType status = PQresultStatus(r);
+    PGresult *r = pq.PQexec(p->conn, sql);
+    ExecStatusType status = pq.PQresultStatus(r);
     kb_status st =
         status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK ? KB_OK : fail(p, r, "exec");
-    PQclear(r);
+    pq.PQclear(r);
     return st;
 }
 
@@ -75,8 +152,8 @@ static kb_status pg_commit(void *db) {
 
 static void pg_rollback(void *db) {
     pg *p = db;
-    if (PQtransactionStatus(p->conn) != PQTRANS_IDLE)
-        PQclear(PQexec(p->conn, "ROLLBACK"));
+    if (pq.PQtransactionStatus(p->conn) != PQTRANS_IDLE)
+        pq.PQclear(pq.PQexec(p->conn, "ROLLBACK"));
 }
 
 /* Serialization failure, deadlock, a unique key a concurrent transaction took first. */
@@ -133,10 +210,10 @@ static kb_status pg_prepare(void *db, const char *sql, kb_stmt **out) {
     text[used] = '\0';
     s->p = p;
     snprintf(s->name, sizeof s->name, "kb%d", p->statements++);
-    PGresult *r = PQprepare(p->conn, s->name, text, 0, NULL);
+    PGresult *r = pq.PQprepare(p->conn, s->name, text, 0, NULL);
     free(text);
-    kb_status st = PQresultStatus(r) == PGRES_COMMAND_OK ? KB_OK : fail(p, r, "prepare");
-    PQclear(r);
+    kb_status st = pq.PQresultStatus(r) == PGRES_COMMAND_OK ? KB_OK : fail(p, r, "prepare");
+    pq.PQclear(r);
     if (st != KB_OK) {
         free_stmt(s);
         return st;
@@ -190,13 +267,13 @@ static kb_status pg_bind_blob(kb_stmt *s, int i, const void *v, size_t n) {
 static kb_status pg_step(kb_stmt *s, bool *row) {
     *row = false;
     if (!s->result) {
-        s->result = PQexecPrepared(s->p->conn, s->name, s->nparams, (const char *const *)s->values,
-                                   s->lengths, s->formats, 0);
-        ExecStatusType status = PQresultStatus(s->result);
+        s->result = pq.PQexecPrepared(s->p->conn, s->name, s->nparams,
+                                      (const char *const *)s->values, s->lengths, s->formats, 0);
+        ExecStatusType status = pq.PQresultStatus(s->result);
         if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
             return fail(s->p, s->result, "execute");
         s->row = -1;
-        s->nrows = PQntuples(s->result);
+        s->nrows = pq.PQntuples(s->result);
     }
     if (s->row + 1 < s->nrows) {
         s->row++;
@@ -206,7 +283,7 @@ static kb_status pg_step(kb_stmt *s, bool *row) {
 }
 
 static const char *pg_column_text(kb_stmt *s, int i) {
-    return PQgetisnull(s->result, s->row, i) ? NULL : PQgetvalue(s->result, s->row, i);
+    return pq.PQgetisnull(s->result, s->row, i) ? NULL : pq.PQgetvalue(s->result, s->row, i);
 }
 
 static int64_t pg_column_int(kb_stmt *s, int i) {
@@ -220,7 +297,7 @@ static double pg_column_double(kb_stmt *s, int i) {
 }
 
 static void pg_reset(kb_stmt *s) {
-    PQclear(s->result);
+    pq.PQclear(s->result);
     s->result = NULL;
     for (int i = 0; i < s->nparams; i++) {
         free(s->values[i]);
@@ -235,7 +312,7 @@ static void pg_finalize(kb_stmt *s) {
     /* In a failed transaction the server refuses this too; the name is never used again. */
     char sql[32];
     snprintf(sql, sizeof sql, "DEALLOCATE %s", s->name);
-    PQclear(PQexec(s->p->conn, sql));
+    pq.PQclear(pq.PQexec(s->p->conn, sql));
     free_stmt(s);
 }
 

@@ -212,9 +212,37 @@ static bool reduces_a_contiguous_axis(const kb_reduce_args *args, const kb_array
     return false;
 }
 
+/* What one output must be: the reference, and the scale of its terms that the tolerance allows
+ * for (computed once per output, however many levels are checked against it). */
+typedef struct expectation {
+    reference r;
+    long double scale;
+} expectation;
+
+static expectation expectation_of(const kb_reduce_args *args, const kb_array *in, const char **el,
+                                  int64_t n) {
+    expectation x = {reference_of(args, in->dtype, el, n), 0};
+    for (int64_t i = 0; i < n; i++) {
+        long double v = fabsl(value_at(in->dtype, el[i]));
+        if (args->op == KB_REDUCE_VAR || args->op == KB_REDUCE_STD)
+            v *= v;
+        x.scale += v;
+    }
+    if (args->op == KB_REDUCE_MEAN)
+        x.scale /= n;
+    if (args->op == KB_REDUCE_VAR || args->op == KB_REDUCE_STD)
+        x.scale /= n > args->ddof ? n - args->ddof : 1;
+    if (args->op == KB_REDUCE_STD)
+        x.scale = sqrtl(x.scale);
+    if (args->op == KB_REDUCE_PROD)
+        x.scale = fabsl(x.r.value);
+    return x;
+}
+
 static void check_output(const kb_reduce_args *args, const kb_array *in, const kb_array *out,
-                         const char *got, const char **el, int64_t n, const char *where) {
-    reference r = reference_of(args, in->dtype, el, n);
+                         const char *got, const expectation *x, const char *where) {
+    reference r = x->r;
+    long double scale = x->scale;
     kb_dtype od = out->dtype;
     bool integer_result =
         !kb_dtype_is_float(od) && args->op != KB_REDUCE_ARGMIN && args->op != KB_REDUCE_ARGMAX;
@@ -255,24 +283,9 @@ static void check_output(const kb_reduce_args *args, const kb_array *in, const k
             fail_msg("%s: got %Lg, expected %Lg", where, g, r.value);
         return;
     }
-    /* Scale of the terms: the tolerance covers rounding of the terms' magnitude. */
-    long double scale = 0;
-    for (int64_t i = 0; i < n; i++) {
-        long double v = fabsl(value_at(in->dtype, el[i]));
-        if (args->op == KB_REDUCE_VAR || args->op == KB_REDUCE_STD)
-            v *= v;
-        scale += v;
-    }
-    if (args->op == KB_REDUCE_MEAN)
-        scale /= n;
-    if (args->op == KB_REDUCE_VAR || args->op == KB_REDUCE_STD)
-        scale /= n > args->ddof ? n - args->ddof : 1;
-    if (args->op == KB_REDUCE_STD)
-        scale = sqrtl(scale);
-    if (args->op == KB_REDUCE_PROD)
-        scale = fabsl(r.value);
-    /* Accumulation in double is far below the output's own rounding (one half ulp), so
-     * allow one ulp of the output type plus 2^-40 of the scale. */
+    /* The tolerance covers rounding of the terms' magnitude (scale). Accumulation in double is far
+     * below the output's own rounding (one half ulp), so allow one ulp of the output type plus
+     * 2^-40 of the scale. */
     long double tol = eps_of(od) * fabsl(r.value) + 0x1p-40L * scale + 1e-300L;
     if (kb_dtype_is_float(od) && od != KB_F64)
         tol += eps_of(od) * 1e-30L; /* subnormal results */
@@ -289,9 +302,22 @@ static void check_output(const kb_reduce_args *args, const kb_array *in, const k
         fail_msg("%s: got %.17Lg, expected %.17Lg (tolerance %Lg)", where, g, r.value, tol);
 }
 
-/* Checks every output of out = reduce(in) against the reference. */
+/* The expectations of every output of one reduction of one input, kept by a test that checks
+ * several levels' results against them (under emulation the long double reference is software
+ * quad precision and takes most of the test's time): empty until check_all fills it. */
+typedef struct expectations {
+    expectation *of; /* per output, in the order check_all visits them */
+} expectations;
+
+static void expectations_free(expectations *memo) {
+    free(memo->of);
+    memo->of = NULL;
+}
+
+/* Checks every output of out = reduce(in) against the reference: memo's expectations, computed
+ * into it first when it is empty (memo NULL: computed and dropped). */
 static void check_all(const kb_reduce_args *args, const kb_array *in, const kb_array *out,
-                      const char *where) {
+                      const char *where, expectations *memo) {
     bool reduced[KB_MAX_DIMS] = {0};
     for (int i = 0; i < in->ndim; i++)
         reduced[i] = args->naxes == -1;
@@ -309,6 +335,11 @@ static void check_all(const kb_reduce_args *args, const kb_array *in, const kb_a
         for (int i = 0; i < in->ndim; i++)
             if (!reduced[i])
                 nout *= in->shape[i];
+    }
+    bool known = memo && memo->of;
+    if (memo && !known) {
+        memo->of = malloc((size_t)nout * sizeof *memo->of);
+        assert_non_null(memo->of);
     }
     for (int64_t o = 0; o < nout; o++) {
         /* Gather this output's elements in logical C order. */
@@ -332,7 +363,10 @@ static void check_all(const kb_reduce_args *args, const kb_array *in, const kb_a
             else if (args->keepdims)
                 out_idx[od++] = 0;
         }
-        check_output(args, in, out, kb_array_at(out, out_idx), el, count, where);
+        expectation x = known ? memo->of[o] : expectation_of(args, in, el, count);
+        if (memo && !known)
+            memo->of[o] = x;
+        check_output(args, in, out, kb_array_at(out, out_idx), &x, where);
         for (int i = in->ndim - 1; i >= 0; i--) {
             if (reduced[i])
                 continue;
@@ -432,6 +466,7 @@ static void run_cases(int trials, int max_extent, int64_t max_elements, bool flo
             continue;
         }
         kb_array first = {0};
+        expectations memo = {0};
         for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
             if (!test_level_runs((kb_simd_level)level))
                 continue;
@@ -448,7 +483,7 @@ static void run_cases(int trials, int max_extent, int64_t max_elements, bool flo
                          kb_reduce_op_name(args.op), kb_dtype_name(dtype), view.ndim, args.naxes,
                          kb_simd_name((kb_simd_level)level), threads);
                 if (threads == 1) {
-                    check_all(&args, &view, &out, where);
+                    check_all(&args, &view, &out, where, &memo);
                     kb_array_free(&first);
                     first = out;
                 } else {
@@ -460,6 +495,7 @@ static void run_cases(int trials, int max_extent, int64_t max_elements, bool flo
                 }
             }
         }
+        expectations_free(&memo);
         kb_array_free(&first);
         kb_array_free(&base);
     }
@@ -477,13 +513,14 @@ static void large_float_views_match_reference(void **state) {
 }
 
 /* a reduced at one thread against the reference, and at the most threads to the same bits. */
-static void check_threads(const kb_array *a, const kb_reduce_args *args, const char *where) {
+static void check_threads(const kb_array *a, const kb_reduce_args *args, const char *where,
+                          expectations *memo) {
     kb_array out1, out2;
     kb_threads_set(1);
     assert_int_equal(kb_reduce(a, args, &out1), KB_OK);
     kb_threads_set(max_threads());
     assert_int_equal(kb_reduce(a, args, &out2), KB_OK);
-    check_all(args, a, &out1, where);
+    check_all(args, a, &out1, where, memo);
     size_t bytes = (size_t)kb_array_size(&out1) * kb_dtype_size(out1.dtype);
     if (memcmp(out1.data, out2.data, bytes) != 0)
         fail_msg("%s: 2 threads differ from 1", where);
@@ -508,6 +545,7 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
                 for (int axis = -1; axis < 2; axis++) {
                     kb_reduce_args args = axis < 0 ? kb_reduce_args_all((kb_reduce_op)op)
                                                    : kb_reduce_args_axis((kb_reduce_op)op, axis);
+                    expectations memo = {0};
                     for (int level = 0; level < KB_SIMD_LEVEL_COUNT; level++) {
                         if (!test_level_runs((kb_simd_level)level))
                             continue;
@@ -517,8 +555,9 @@ static void shapes_that_cross_blocks_and_chunks(void **state) {
                                  (long long)shapes[s][0], (long long)shapes[s][1],
                                  kb_dtype_name(a.dtype), kb_reduce_op_name((kb_reduce_op)op), axis,
                                  kb_simd_name((kb_simd_level)level));
-                        check_threads(&a, &args, where);
+                        check_threads(&a, &args, where, &memo);
                     }
+                    expectations_free(&memo);
                 }
             }
             kb_array_free(&a);
@@ -545,7 +584,7 @@ static void check_from_memory(const kb_array *a, kb_reduce_op op, int axis, int 
     snprintf(where + at, sizeof where - (size_t)at, " %s %s axis=%d level=%s way=%d",
              kb_dtype_name(a->dtype), kb_reduce_op_name(op), axis,
              kb_simd_name((kb_simd_level)level), way);
-    check_threads(a, &args, where);
+    check_threads(a, &args, where, NULL);
     if (axis < 0 && max_threads() > 1) {
         /* three threads take other spans of chunks than one and two (reduce_inner) */
         kb_array out1, out3;
@@ -1101,6 +1140,7 @@ static void errors_follow_numpy(void **state) {
 }
 
 int main(void) {
+    test_cache_sizes();
     kb_threads_set(max_threads());
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(small_random_views_match_reference),

@@ -720,6 +720,13 @@ static void moments_rows(void **state) {
 }
 
 /* ---- Cols ---- */
+/* A column's sums in long double from the accumulator before the call: of the elements (s), of
+ * their magnitudes (sa), of the squared deviations from the center (d, da), of the deviations and
+ * their magnitudes (ms, msa); da and msa 0 where not finite. */
+typedef struct cols_reference {
+    long double s, sa, d, da, ms, msa;
+} cols_reference;
+
 typedef struct cols_case {
     bool f32;
     int64_t rows, m, stride, first;
@@ -729,6 +736,7 @@ typedef struct cols_case {
     double *acc0, *center; /* sums: accumulators before the call, centers */
     double *best0;         /* min/max/arg: accumulators before the call */
     int64_t *index0;       /* arg: indices before the call */
+    cols_reference *ref;   /* per column, for check_cols_sums (computed once for every level) */
 } cols_case;
 
 static double pick_accumulator(void) {
@@ -770,6 +778,26 @@ static cols_case cols_new(bool f32, int64_t rows, int64_t m, bool adjacent, int6
         c.best0[j] = f32 ? (double)(float)pick_accumulator() : pick_accumulator();
         c.index0[j] = -1 - j;
     }
+    c.ref = malloc((size_t)m * sizeof *c.ref);
+    assert_non_null(c.ref);
+    for (int64_t j = 0; j < m; j++) {
+        long double a = c.acc0[j];
+        cols_reference r = {a, fabsl(a), a, fabsl(a), a, fabsl(a)};
+        for (int64_t i = 0; i < rows; i++) {
+            long double x = c.v[i * m + j], e = x - c.center[j];
+            r.s += x;
+            r.sa += fabsl(x);
+            r.d += e * e;
+            r.da += e * e;
+            r.ms += e;
+            r.msa += fabsl(e);
+        }
+        if (!isfinite(r.da))
+            r.da = 0;
+        if (!isfinite(r.msa))
+            r.msa = 0;
+        c.ref[j] = r;
+    }
     return c;
 }
 
@@ -780,6 +808,7 @@ static void cols_free(cols_case *c) {
     free(c->center);
     free(c->best0);
     free(c->index0);
+    free(c->ref);
 }
 
 static void check_cols_sums(const level *lv, const cols_case *c) {
@@ -820,31 +849,14 @@ static void check_cols_sums(const level *lv, const cols_case *c) {
     if (c->f32)
         t->moments_cols_near_f32(c->x.data, c->rows, c->stride, m, center32, nsum, nsq, far);
     for (int64_t j = 0; j < m; j++) {
-        long double s = c->acc0[j], sa = fabsl((long double)c->acc0[j]), d = c->acc0[j],
-                    da = fabsl((long double)c->acc0[j]);
-        for (int64_t i = 0; i < c->rows; i++) {
-            long double x = c->v[i * m + j], e = x - c->center[j];
-            s += x;
-            sa += fabsl(x);
-            d += e * e;
-            da += e * e;
-        }
-        if (!isfinite(da))
-            da = 0;
+        long double s = c->ref[j].s, sa = c->ref[j].sa, d = c->ref[j].d, da = c->ref[j].da;
         if (!close_sum_of(c->f32, sum[j], s, sa, c->rows + 1) ||
             !close_sum(dev[j], d, da, c->rows + 1))
             fail_msg("%s sum/sqdev_cols_%s rows=%lld m=%lld stride=%lld (%s) column %lld: "
                      "got %a/%a, want %La/%La",
                      name, ty, (long long)c->rows, (long long)m, (long long)c->stride,
                      kind_names[c->k], (long long)j, sum[j], dev[j], s, d);
-        long double ms = c->acc0[j], msa = fabsl((long double)c->acc0[j]);
-        for (int64_t i = 0; i < c->rows; i++) {
-            long double e = (long double)c->v[i * m + j] - c->center[j];
-            ms += e;
-            msa += fabsl(e);
-        }
-        if (!isfinite(msa))
-            msa = 0;
+        long double ms = c->ref[j].ms, msa = c->ref[j].msa;
         if (!close_sum(msum[j], ms, msa, c->rows + 1) || !close_sum(msq[j], d, da, c->rows + 1))
             fail_msg("%s moments_cols_%s rows=%lld m=%lld stride=%lld (%s) column %lld: "
                      "got %a/%a, want %La/%La",
@@ -1299,6 +1311,7 @@ static void stores_round_once(void **state) {
 }
 
 int main(void) {
+    test_cache_sizes();
     char names[128] = "";
     for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
         kb_simd_level id = (kb_simd_level)l;

@@ -11,7 +11,7 @@
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 PYTHON ?= $(shell command -v python3)
-FUZZ_SECONDS ?= 20
+FUZZ_SECONDS ?= 10
 CMAKE_COMMON = -DPython3_EXECUTABLE=$(PYTHON) -DKB_FUZZ_SECONDS=$(FUZZ_SECONDS)
 CTEST = ctest --output-on-failure -j $(JOBS)
 # The virtual environment with the kbench Python package that make run's runner uses.

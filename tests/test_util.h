@@ -20,8 +20,6 @@
 
 #include <cmocka.h>
 
-#include "core/cache_size.h"
-
 /* ---- Temporary directories ----
  *
  * A fresh directory under $TMPDIR (or /tmp), removed with everything in it. Tests of code that
@@ -173,34 +171,6 @@ static inline double test_rng_open_unit(test_rng *r) {
 /* Standard normal (Box-Muller). */
 static inline double test_rng_normal(test_rng *r) {
     return sqrt(-2 * log(test_rng_open_unit(r))) * cos(2 * M_PI * test_rng_open_unit(r));
-}
-
-/* ---- Cache sizes ----
- *
- * KB_TEST_CACHE_SIZES="L2,LLC" (tests/CMakeLists.txt sets it under emulation and in the sanitizer
- * build, where kernels run tens of times slower) has the kernels size their work by these cache
- * sizes (kb_parse_cache_size's forms, "256K,2M") instead of the machine's, so that the tests of
- * inputs from memory, sized from kb_cache_llc_bytes, take the same paths on arrays of a few MiB.
- * A test calls it first, before anything reads the sizes. */
-static inline void test_cache_sizes(void) {
-    const char *sizes = getenv("KB_TEST_CACHE_SIZES");
-    if (!sizes || !*sizes)
-        return;
-    char l2[32];
-    const char *comma = strchr(sizes, ',');
-    size_t n = comma ? (size_t)(comma - sizes) : 0;
-    if (!comma || n >= sizeof l2) {
-        fprintf(stderr, "KB_TEST_CACHE_SIZES=%s: expected L2,LLC\n", sizes);
-        exit(1);
-    }
-    memcpy(l2, sizes, n);
-    l2[n] = '\0';
-    int64_t l2_bytes = kb_parse_cache_size(l2), llc_bytes = kb_parse_cache_size(comma + 1);
-    if (l2_bytes <= 0 || llc_bytes < l2_bytes) {
-        fprintf(stderr, "KB_TEST_CACHE_SIZES=%s: expected L2,LLC sizes, LLC at least L2\n", sizes);
-        exit(1);
-    }
-    kb_cache_sizes_set(l2_bytes, llc_bytes);
 }
 
 #endif

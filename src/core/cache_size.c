@@ -1,4 +1,5 @@
-/* The per-core cache sizes kernels size their blocks by, read once at run time. */
+/* The per-core cache sizes kernels size their blocks by, read once at run time (or set, for
+ * tests). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

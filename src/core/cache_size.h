@@ -15,8 +15,8 @@ int64_t kb_cache_llc_bytes(void);
 
 /* Sets the L2 and last-level sizes that the functions above return, in place of the machine's
  * (a size of 0 or less leaves that one as it is). For tests: under emulation and in the sanitizer
- * build, which run kernels a hundred times slower, the kernels for inputs from memory are tested
- * on inputs of a few MiB (test_cache_sizes in tests/test_util.h). */
+ * build, which run kernels tens of times slower, the kernels for inputs from memory are tested
+ * on inputs of a few MiB (tests/test_cache_sizes.h). */
 void kb_cache_sizes_set(int64_t l2, int64_t llc);
 
 /* Whether data of this many bytes comes from memory rather than the caches: at least half the

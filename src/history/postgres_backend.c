@@ -13,9 +13,9 @@
 #include "core/internal.h"
 #include "history/backend.h"
 
-/* libpq's soname since PostgreSQL 8.2; the unversioned name where only the development link
- * is installed. */
-static const char *const libpq_names[] = {"libpq.so.5", "libpq.so"};
+/* libpq's soname since PostgreSQL 8.2, the interface of libpq-fe.h; found where the dynamic
+ * loader looks (ld.so.conf, LD_LIBRARY_PATH). */
+#define LIBPQ_SONAME "libpq.so.5"
 
 /* The libpq functions this backend calls, with libpq-fe.h's types: pq.PQexec(...). */
 static struct {
@@ -40,19 +40,20 @@ static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
 static char pq_error[256]; /* why loading failed; empty when it did not */
 
 static void pq_load(void) {
-    void *lib = NULL;
-    for (size_t i = 0; !lib && i < sizeof libpq_names / sizeof *libpq_names; i++) {
-        lib = dlopen(libpq_names[i], RTLD_NOW | RTLD_LOCAL);
-        if (!lib && i == 0) /* the soname's failure is the one to report */
-            snprintf(pq_error, sizeof pq_error, "%s", dlerror());
-    }
-    if (!lib)
-        return;
-    pq_error[0] = '\0';
-    /* dlsym's object pointer into the function pointer of the same name (POSIX allows it) */
-#define PQ_SYMBOL(name)                                                                            \
-    if (!pq_error[0] && !(*(void **)&pq.name = dlsym(lib, #name)))                                 \
+    void *lib = dlopen(LIBPQ_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
         snprintf(pq_error, sizeof pq_error, "%s", dlerror());
+        return;
+    }
+    /* dlsym's object pointer copied into the function pointer of the same name */
+#define PQ_SYMBOL(name)                                                                            \
+    if (!pq_error[0]) {                                                                            \
+        void *f = dlsym(lib, #name);                                                               \
+        if (f)                                                                                     \
+            memcpy(&pq.name, &f, sizeof pq.name);                                                  \
+        else                                                                                       \
+            snprintf(pq_error, sizeof pq_error, "%s", dlerror());                                  \
+    }
     PQ_SYMBOL(PQclear)
     PQ_SYMBOL(PQconnectdb)
     PQ_SYMBOL(PQerrorMessage)
@@ -70,6 +71,8 @@ static void pq_load(void) {
     PQ_SYMBOL(PQstatus)
     PQ_SYMBOL(PQtransactionStatus)
 #undef PQ_SYMBOL
+    if (pq_error[0])
+        dlclose(lib);
 }
 
 /* libpq's functions in pq, or a failure naming what is missing and how to install it. */

@@ -31,6 +31,7 @@
 #include "kbench/simd.h"
 #include "core/dispatch.h"
 #include "kernels/reduce_kernels.h"
+#include "test_cache_sizes.h"
 #include "test_util.h"
 #include "test_levels.h"
 
@@ -736,7 +737,8 @@ typedef struct cols_case {
     double *acc0, *center; /* sums: accumulators before the call, centers */
     double *best0;         /* min/max/arg: accumulators before the call */
     int64_t *index0;       /* arg: indices before the call */
-    cols_reference *ref;   /* per column, for check_cols_sums (computed once for every level) */
+    cols_reference *ref;   /* per column, for check_cols_sums: cols_reference_fill, once for
+                            * every level */
 } cols_case;
 
 static double pick_accumulator(void) {
@@ -778,13 +780,19 @@ static cols_case cols_new(bool f32, int64_t rows, int64_t m, bool adjacent, int6
         c.best0[j] = f32 ? (double)(float)pick_accumulator() : pick_accumulator();
         c.index0[j] = -1 - j;
     }
-    c.ref = malloc((size_t)m * sizeof *c.ref);
-    assert_non_null(c.ref);
+    return c;
+}
+
+/* c's references for check_cols_sums, once its values are final. */
+static void cols_reference_fill(cols_case *c) {
+    int64_t m = c->m;
+    c->ref = malloc((size_t)m * sizeof *c->ref);
+    assert_non_null(c->ref);
     for (int64_t j = 0; j < m; j++) {
-        long double a = c.acc0[j];
+        long double a = c->acc0[j];
         cols_reference r = {a, fabsl(a), a, fabsl(a), a, fabsl(a)};
-        for (int64_t i = 0; i < rows; i++) {
-            long double x = c.v[i * m + j], e = x - c.center[j];
+        for (int64_t i = 0; i < c->rows; i++) {
+            long double x = c->v[i * m + j], e = x - c->center[j];
             r.s += x;
             r.sa += fabsl(x);
             r.d += e * e;
@@ -796,9 +804,8 @@ static cols_case cols_new(bool f32, int64_t rows, int64_t m, bool adjacent, int6
             r.da = 0;
         if (!isfinite(r.msa))
             r.msa = 0;
-        c.ref[j] = r;
+        c->ref[j] = r;
     }
-    return c;
 }
 
 static void cols_free(cols_case *c) {
@@ -1008,6 +1015,7 @@ static void check_cols_extremes(const level *lv, const cols_case *c, bool arg, b
 static void cols_case_run(bool f32, int64_t rows, int64_t m, bool adjacent, kind k,
                           nan_place place) {
     cols_case c = cols_new(f32, rows, m, adjacent, 0, k, place);
+    cols_reference_fill(&c);
     for (int l = 0; l < nlevels; l++) {
         check_cols_sums(&levels[l], &c);
         check_cols_ranges(&levels[l], &levels[l].table->sum[f32 ? KB_SUM_F32 : KB_SUM_F64],
@@ -1075,6 +1083,7 @@ static void cols(bool f32) {
         static const kind kinds[] = {NANS, REAL, TIES, SPECIAL};
         cols_case c = cols_new(f32, rows, m, false, stride, kinds[rep], NAN_ONE);
         assert_true(kb_cache_far(rows * stride));
+        cols_reference_fill(&c);
         for (int64_t j = 0; j < m; j++) /* a NaN to start from sends the call to scalar */
             if (isnan(c.best0[j]))
                 c.best0[j] = 0;

@@ -207,13 +207,16 @@ def check_real_regression(tmp):
         d = json.loads(r.stdout) if r.stdout else {"change_points": []}
         found = [(c["run"], c["direction"], round(c["change"], 2), c["commit_after"])
                  for c in d["change_points"]]
-        # The regression is the one found; an improvement before it is allowed: under load the
-        # first runs can be slower (medians 1.5x in six runs of the sanitizer build), and then
-        # the data do hold one.
-        regressions = [f for f in found if f[1] == "regression"]
-        check(r.returncode == 1 and len(regressions) == 1 and regressions[0][0] == 21
-              and regressions[0][2] > 0.5 and regressions[0][3] == commit(20)
-              and all(f[0] < 21 for f in found if f[1] == "improvement"),
+        # The step is found at run 21. Before it, the load of the tests beside this one can shift
+        # the level, and the data then do hold a change point: the first runs slower (medians
+        # 1.5x in six runs of the sanitizer build), an improvement after them; or five runs in a
+        # row 1.25x the others (a fresh clone's make test, ctest -j2), a regression of 23%. So before the step, improvements and regressions smaller than the
+        # least the step must show (50%; it is 4x) are allowed; after it, nothing.
+        step = [f for f in found if f[0] == 21]
+        others = [f for f in found if f[0] != 21]
+        check(r.returncode == 1 and len(step) == 1 and step[0][1] == "regression"
+              and step[0][2] > 0.5 and step[0][3] == commit(20)
+              and all(f[0] < 21 and (f[1] == "improvement" or f[2] < 0.5) for f in others),
               f"real regression from {source[0]}: {found} ({r.stderr!r}), medians "
               f"{[round(p['median']) for p in points]}")
     r = kbench("detect", "--db", db, "--input", path)

@@ -210,8 +210,9 @@ def check_real_regression(tmp):
         # The step is found at run 21. Before it, the load of the tests beside this one can shift
         # the level, and the data then do hold a change point: the first runs slower (medians
         # 1.5x in six runs of the sanitizer build), an improvement after them; or five runs in a
-        # row 1.25x the others (a fresh clone's make test, ctest -j2), a regression of 23%. So before the step, improvements and regressions smaller than the
-        # least the step must show (50%; it is 4x) are allowed; after it, nothing.
+        # row 1.25x the others (a fresh clone's make test, ctest -j2), a regression of 23%. So
+        # before the step, improvements and regressions smaller than the least the step must
+        # show (50%; it is 4x) are allowed; after it, nothing.
         step = [f for f in found if f[0] == 21]
         others = [f for f in found if f[0] != 21]
         check(r.returncode == 1 and len(step) == 1 and step[0][1] == "regression"

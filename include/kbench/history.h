@@ -23,9 +23,9 @@ typedef struct kb_history kb_history;
  * "postgres://..." (PostgreSQL, a libpq connection URI). The file of a SQLite store and its
  * directory are created when missing; the schema is brought to the current version, each
  * migration once, whoever else opens the store at the same time. KB_EINVAL for a URL of no
- * known kind, KB_EUNSUPPORTED for PostgreSQL in a build without libpq or where libpq (libpq.so.5, loaded
- * when the first PostgreSQL store is opened) cannot be loaded, KB_EIO when the store
- * cannot be opened or migrated. *out is NULL on failure. */
+ * known kind, KB_EUNSUPPORTED for PostgreSQL in a build without libpq or where libpq (libpq.so.5,
+ * loaded when the first PostgreSQL store is opened) cannot be loaded, KB_EIO when the store cannot
+ * be opened or migrated. *out is NULL on failure. */
 kb_status kb_history_open(const char *url, kb_history **out);
 
 /* Closes the store; NULL allowed. */

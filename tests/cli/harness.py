@@ -1,12 +1,14 @@
 """Helpers shared by the end-to-end tests (tests/cli) and the Python tests (tests/baselines): one
-tally of checks, running the kbench under test, the key tables of the docs with the values they
-name in kbench's JSON, the form of the numbers in that JSON, results files edited (scaled), and
-installing the build for a program of a user's.
+tally of checks, running the kbench under test, the share of generated cases a sanitizer build
+checks, the key tables of the docs with the values they name in kbench's JSON, the form of the
+numbers in that JSON, results files edited (scaled), and installing the build for a program of
+a user's.
 
 Every script in tests/cli is run as `python3 test_X.py path/to/kbench` (tests/CMakeLists.txt
 puts this folder on PYTHONPATH for them and for tests/baselines)."""
 
 import os
+import random
 import re
 import subprocess
 import sys
@@ -75,6 +77,25 @@ def kbench(*args, env=None, timeout=300):
     p = subprocess.run([sys.argv[1], *args], env=full, capture_output=True, text=True,
                        errors="replace", timeout=timeout)
     return Outcome(p.returncode, p.stdout, p.stderr)
+
+
+# ---- Cases under the sanitizers ------------------------------------------------------------
+
+# The sanitizer build runs these tests for memory errors, leaks and undefined behaviour, and
+# each process it starts pays AddressSanitizer's start and LeakSanitizer's scan at exit (about
+# 40 ms where a Release kbench takes 2). The tests that generate hundreds of like cases check
+# about one in KB_TEST_SAMPLE_ONE_IN of them there (tests/CMakeLists.txt sets it), the same ones
+# in every run; the Release build checks every case.
+SAMPLE_ONE_IN = max(1, int(os.environ.get("KB_TEST_SAMPLE_ONE_IN", "1")))
+
+
+def sampled(cases):
+    """cases, or about one in SAMPLE_ONE_IN of them, chosen by a fixed pseudo-random sequence
+    (not by a stride, which would follow the period of a product of lists)."""
+    cases = list(cases)
+    pick = random.Random(20261128)
+    chosen = [case for case in cases if pick.randrange(SAMPLE_ONE_IN) == 0]
+    return chosen or cases[:1]
 
 
 # ---- Results files edited ----------------------------------------------------------------

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from expr_functions import NUMPY_FUNCTIONS
-from harness import count, fail, finish, kbench
+from harness import count, fail, finish, kbench, sampled
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64"]
@@ -67,42 +67,44 @@ def main():
             np.save(path, a)
             arrays[t] = (a, path)
 
-        # numpy.result_type, pair by pair (add's type is the promoted type).
-        for s in DTYPES:
-            for t in DTYPES:
-                (a, pa), (b, pb) = arrays[s], arrays[t]
-                want = np.result_type(a, b)
-                with tempfile.TemporaryDirectory() as out_dir:
-                    out = os.path.join(out_dir, "r.npy")
-                    code, _, err = kbench("eval", "x + y",
-                                          "x=" + pa, "y=" + pb, "-o", out)
-                    count()
-                    if code != 0:
-                        fail(f"result_type({s}, {t}): kbench failed: {err.strip()}")
-                    elif np.load(out).dtype != want:
-                        fail(f"result_type({s}, {t}) = {want}, kbench {np.load(out).dtype}")
-
+        # numpy.result_type, pair by pair (add's type is the promoted type), then each check
+        # of a value and its dtype: (expression, NumPy's names, kbench's arguments).
+        pairs = [(s, t) for s in DTYPES for t in DTYPES]
+        checks = []
         # Python scalars (weak) beside each dtype, including ints beyond the type's bounds.
         for t in DTYPES:
             a, p = arrays[t]
             for scalar in ["2", "2.5", "True", "300", "-1", "70000", "1e300"]:
                 for op in ["+", "*", ">"]:
-                    check(f"x {op} {scalar}", {"x": a}, ["x=" + p])
-            check("x * alpha", {"x": a, "alpha": 0.5}, ["x=" + p, "alpha=0.5"])
-            check("x * k", {"x": a, "k": 3}, ["x=" + p, "k=3"])
-
+                    checks.append((f"x {op} {scalar}", {"x": a}, ["x=" + p]))
+            checks.append(("x * alpha", {"x": a, "alpha": 0.5}, ["x=" + p, "alpha=0.5"]))
+            checks.append(("x * k", {"x": a, "k": 3}, ["x=" + p, "k=3"]))
         # Every operator and function on each dtype.
         for t in DTYPES:
             a, p = arrays[t]
             for op in OPERATORS:
-                check(f"x {op} x", {"x": a}, ["x=" + p])
-            check("(-x)", {"x": a}, ["x=" + p])
-            check("~x", {"x": a}, ["x=" + p])
+                checks.append((f"x {op} x", {"x": a}, ["x=" + p]))
+            checks.append(("(-x)", {"x": a}, ["x=" + p]))
+            checks.append(("~x", {"x": a}, ["x=" + p]))
             for f in FUNCTIONS:
-                check(f"{f}(x)", {"x": a}, ["x=" + p])
-            check("where(x, x, 2.5)", {"x": a, "where": np.where}, ["x=" + p])
-            check("clip(x, 1, 300)", {"x": a, "clip": np.clip}, ["x=" + p])
-            check("maximum(x, 2)", {"x": a, "maximum": np.maximum}, ["x=" + p])
+                checks.append((f"{f}(x)", {"x": a}, ["x=" + p]))
+            checks.append(("where(x, x, 2.5)", {"x": a, "where": np.where}, ["x=" + p]))
+            checks.append(("clip(x, 1, 300)", {"x": a, "clip": np.clip}, ["x=" + p]))
+            checks.append(("maximum(x, 2)", {"x": a, "maximum": np.maximum}, ["x=" + p]))
+
+        for s, t in sampled(pairs):
+            (a, pa), (b, pb) = arrays[s], arrays[t]
+            want = np.result_type(a, b)
+            with tempfile.TemporaryDirectory() as out_dir:
+                out = os.path.join(out_dir, "r.npy")
+                code, _, err = kbench("eval", "x + y", "x=" + pa, "y=" + pb, "-o", out)
+                count()
+                if code != 0:
+                    fail(f"result_type({s}, {t}): kbench failed: {err.strip()}")
+                elif np.load(out).dtype != want:
+                    fail(f"result_type({s}, {t}) = {want}, kbench {np.load(out).dtype}")
+        for expr, env, files in sampled(checks):
+            check(expr, env, files)
     return finish("expr promotion")
 
 

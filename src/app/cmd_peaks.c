@@ -48,7 +48,7 @@ int kb_cmd_peaks(int argc, char **argv) {
         {KB_OPTION_FLAG, 0, "refresh", .target = &refresh,
          .help = "measure again even when the cache holds this machine's peaks"},
         {KB_OPTION_FLAG, 0, "quick", .target = &quick,
-         .help = "short measurements (a second or two; for tests, not for numbers)"},
+         .help = "short measurements (seconds, not a minute; for tests, not for numbers)"},
         {KB_OPTION_INT, 0, "threads", "N", &threads, .min = 1, .max = 4096,
          .expected = "an integer from 1 to 4096",
          .help = "the all-cores thread count (default: the usable cores)"},

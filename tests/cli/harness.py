@@ -89,13 +89,22 @@ def kbench(*args, env=None, timeout=300):
 SAMPLE_ONE_IN = max(1, int(os.environ.get("KB_TEST_SAMPLE_ONE_IN", "1")))
 
 
-def sampled(cases):
+def sampled(cases, groups=None):
     """cases, or about one in SAMPLE_ONE_IN of them, chosen by a fixed pseudo-random sequence
-    (not by a stride, which would follow the period of a product of lists)."""
+    (not by a stride, which would follow the period of a product of lists); groups(case), when
+    given, names the groups a case belongs to (an op and a dtype, say), and the first case of
+    each group that the choice left out is kept too, so that every group is still checked."""
     cases = list(cases)
     pick = random.Random(20261128)
-    chosen = [case for case in cases if pick.randrange(SAMPLE_ONE_IN) == 0]
-    return chosen or cases[:1]
+    keep = [pick.randrange(SAMPLE_ONE_IN) == 0 for _ in cases]
+    if groups:
+        covered = {g for case, kept in zip(cases, keep) if kept for g in groups(case)}
+        for i, case in enumerate(cases):
+            missing = [g for g in groups(case) if g not in covered]
+            if missing:
+                keep[i] = True
+                covered.update(missing)
+    return [case for case, kept in zip(cases, keep) if kept]
 
 
 # ---- Results files edited ----------------------------------------------------------------

@@ -26,6 +26,11 @@ warnings.simplefilter("ignore")
 np.seterr(all="ignore")
 
 
+def dtypes_of(env):
+    """The dtypes of an expression's arrays (its names include functions and scalars too)."""
+    return [str(v.dtype) for v in env.values() if isinstance(v, np.ndarray)]
+
+
 def numpy_result(expr, env):
     try:
         return np.asarray(eval(expr, {**FUNCTIONS, "np": np}, env)), None
@@ -42,20 +47,20 @@ def check(expr, env, files):
         count()
         if error is not None:
             if code != 1:
-                fail(f"{expr} with {[str(v.dtype) for v in env.values()]}: NumPy raised "
+                fail(f"{expr} with {dtypes_of(env)}: NumPy raised "
                      f"{type(error).__name__} ({error}), kbench exit {code}")
             return
         if code != 0:
-            fail(f"{expr} with {[str(v.dtype) for v in env.values()]}: kbench failed: "
+            fail(f"{expr} with {dtypes_of(env)}: kbench failed: "
                  f"{err.strip()}; NumPy gave {ref.dtype}")
             return
         got = np.load(out)
         if got.dtype != ref.dtype:
-            fail(f"{expr} with {[str(v.dtype) for v in env.values()]}: {got.dtype}, NumPy "
+            fail(f"{expr} with {dtypes_of(env)}: {got.dtype}, NumPy "
                  f"{ref.dtype}")
         elif not np.allclose(got.astype(np.float64), ref.astype(np.float64), rtol=1e-3,
                              equal_nan=True):
-            fail(f"{expr} with {[str(v.dtype) for v in env.values()]}: {got}, NumPy {ref}")
+            fail(f"{expr} with {dtypes_of(env)}: {got}, NumPy {ref}")
 
 
 def main():

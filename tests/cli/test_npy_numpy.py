@@ -371,10 +371,12 @@ def main():
                     version = VERSIONS[(k + s) % len(VERSIONS)]
                     jobs.append((len(jobs), dtype, byteorder, fortran, version, shape,
                                  workdir))
-        # (dtype, version) and (shape, version) pairs all met
+        # (dtype, version) and (shape, version) pairs all met, and each dtype in each order and
+        # layout, in a sample too
+        jobs = sampled(jobs, groups=lambda j: [("dtype", j[1], j[4]), ("shape", j[5], j[4]),
+                                               ("layout", j[1], j[2], j[3])])
         assert len({(j[1], j[4]) for j in jobs}) == len(DTYPES) * len(VERSIONS)
         assert len({(j[5], j[4]) for j in jobs}) == len(SHAPES) * len(VERSIONS)
-        jobs = sampled(jobs)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             list(pool.map(check_file, jobs))
         count(len(jobs))
@@ -391,7 +393,8 @@ def main():
                        f"1-d Fortran {shape}")
             count()
 
-        pairs = sampled((src, dst) for src in DTYPES for dst in DTYPES if src != dst)
+        pairs = sampled(((src, dst) for src in DTYPES for dst in DTYPES if src != dst),
+                        groups=lambda pair: [("from", pair[0]), ("to", pair[1])])
         for src, dst in pairs:
             check_conversion(workdir, f"{src.name}_to_{dst.name}", conversion_sources(src, dst),
                              dst)

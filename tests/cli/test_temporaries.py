@@ -9,6 +9,7 @@ Usage: python3 test_temporaries.py path/to/kbench
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -72,25 +73,27 @@ def check_interrupted(label, args, env, tmp, out_dir, output, complete, delays):
                 check(data == OLD or complete(data), f"{what}: interrupted, the output is partial")
 
 
-def scenario_dirs(root, name):
-    """A scenario's own TMPDIR, output directory and cache directory, under root/name: the
-    scenarios run side by side, and each checks that its directories are left as they were."""
-    dirs = [root / name / d for d in ("tmp", "out", "cache")]
-    for d in dirs:
+def scenario_dirs(root, name, peaks):
+    """A scenario's own TMPDIR, output directory and copy of the peaks cache, under root/name:
+    the scenarios run side by side, and each checks that its directories are left as they
+    were."""
+    tmp, out_dir, cache = (root / name / d for d in ("tmp", "out", "cache"))
+    for d in (tmp, out_dir):
         d.mkdir(parents=True)
-    return dirs
+    shutil.copytree(peaks, cache)
+    return tmp, out_dir, cache
 
 
-def run_interrupted(root, baseline):
-    """run, with or without a NumPy baseline, interrupted before, during and after its cases.
-    Without a roofline, which would measure peaks first (peaks_interrupted covers them)."""
+def run_interrupted(root, peaks, baseline):
+    """run, with or without a NumPy baseline, interrupted before, during and after its cases
+    and its update of the cached peaks' history."""
     name = "run --baseline numpy" if baseline else "run"
-    tmp, out_dir, cache = scenario_dirs(root, "run-numpy" if baseline else "run")
+    tmp, out_dir, cache = scenario_dirs(root, "run-numpy" if baseline else "run", peaks)
     env = environment(tmp, KB_CACHE_DIR=str(cache))
     results = out_dir / "results.json"
     case = ["-f", "reduce/sum/f32/1024x1024/axis=0/simd=auto/threads=1",
             "-f", "reduce/sum/f32/4096x4096/axis=1/simd=auto/threads=1"]
-    run = ["run", "quick", *case, "--no-roofline", "--min-time", "0.3", "-q", "-o", str(results)]
+    run = ["run", "quick", *case, "--quick-peaks", "--min-time", "0.3", "-q", "-o", str(results)]
     is_json = lambda data: data.startswith(b"{") and data.rstrip().endswith(b"}")
     if baseline:
         check_interrupted(name, run + ["--baseline", "numpy"], env, tmp, out_dir, results, is_json,
@@ -99,9 +102,9 @@ def run_interrupted(root, baseline):
         check_interrupted(name, run, env, tmp, out_dir, results, is_json, (0.2, 0.7, 1.5))
 
 
-def copy_interrupted(root):
+def copy_interrupted(root, peaks):
     """npy copy of 64 MB: the signal lands before, during or after the write."""
-    tmp, out_dir, cache = scenario_dirs(root, "copy")
+    tmp, out_dir, cache = scenario_dirs(root, "copy", peaks)
     env = environment(tmp, KB_CACHE_DIR=str(cache))
     source = root / "copy" / "big.npy"
     header = "{'descr': '<f4', 'fortran_order': False, 'shape': (16777216,), }"
@@ -115,13 +118,11 @@ def copy_interrupted(root):
                       copy, whole, (0.0, 0.02, 0.05, 0.1, 0.2))
 
 
-def peaks_interrupted(root):
+def peaks_interrupted(root, peaks):
     """peaks --refresh rewrites its cache entry: interrupted, the entry is as it was, or
     (interrupted after the rename) the new one, whole."""
-    tmp, _, cache = scenario_dirs(root, "peaks")
+    tmp, _, cache = scenario_dirs(root, "peaks", peaks)
     env = environment(tmp, KB_CACHE_DIR=str(cache))
-    r = kbench("peaks", "--quick", env={"KB_CACHE_DIR": str(cache)})
-    check(r.returncode == 0, f"peaks --quick: {r.stderr}")
     cached = {p.name: p.read_bytes() for p in cache.iterdir()}
     for sig in (signal.SIGINT, signal.SIGTERM):
         for delay in (0.2, 0.8, 1.5):
@@ -135,11 +136,11 @@ def peaks_interrupted(root):
             cached = now
 
 
-def numexpr_refusal(root):
+def numexpr_refusal(root, peaks):
     """numexpr computes no argmax: its input file must not stay behind (bug 2). Without a
     roofline: a bound from one quick measurement (a sanitizer build's load curve read 5.9 GB/s
     at 3.36 MiB once) can call the case impossible, and the run then fails."""
-    tmp, _, cache = scenario_dirs(root, "numexpr")
+    tmp, _, cache = scenario_dirs(root, "numexpr", peaks)
     r = kbench("run", "quick", "-f", "reduce/argmax/f32/1024x1024/axis=0/simd=auto/threads=1",
                "--baseline", "numexpr", "--no-roofline", "--min-time", "0.01", "-q",
                env={"TMPDIR": str(tmp), "KB_CACHE_DIR": str(cache)})
@@ -150,12 +151,19 @@ def numexpr_refusal(root):
 def main():
     with tempfile.TemporaryDirectory() as root:
         root = Path(root)
+        # A peaks cache first, copied into each scenario's, so that run measures no peaks.
+        peaks = root / "measured-peaks"
+        peaks.mkdir()
+        r = kbench("peaks", "--quick", env={"KB_CACHE_DIR": str(peaks)})
+        check(r.returncode == 0, f"peaks --quick: {r.stderr}")
         # Side by side, each in its own directories: most of each scenario is waiting for the
         # moment of its signal. Slower with the others beside it, a command meets each signal
         # at an earlier point of its work, which the checks hold at any point.
-        scenarios = [lambda: peaks_interrupted(root), lambda: run_interrupted(root, False),
-                     lambda: run_interrupted(root, True), lambda: copy_interrupted(root),
-                     lambda: numexpr_refusal(root)]
+        scenarios = [lambda: peaks_interrupted(root, peaks),
+                     lambda: run_interrupted(root, peaks, False),
+                     lambda: run_interrupted(root, peaks, True),
+                     lambda: copy_interrupted(root, peaks),
+                     lambda: numexpr_refusal(root, peaks)]
         with ThreadPoolExecutor(max_workers=len(scenarios)) as pool:
             for future in [pool.submit(s) for s in scenarios]:
                 future.result()

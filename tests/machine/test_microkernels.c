@@ -14,7 +14,9 @@
 #include <cmocka.h>
 
 #include "core/dispatch.h"
+#include "kbench/memory.h"
 #include "kbench/peaks.h"
+#include "machine/peaks/bandwidth_arena.h"
 #include "machine/peaks/bandwidth_kernels.h"
 
 static const int64_t sizes[] = {0, 1, 7, 31, 33, 37, 64, 100, 1000};
@@ -249,6 +251,52 @@ static void timed_drivers_run(void **state) {
     assert_int_equal(kb_bw_measure(KB_BW_LOAD, KB_SIMD_SCALAR, 1, -1, &tiny, &p), KB_EINVAL);
 }
 
+/* The arrays a `kbench peaks` keeps across its measurements (bandwidth_arena.c): a request no
+ * larger than what a slot holds gets the same memory back, unfilled; a larger one a new array
+ * filled with the value given; each thread and index has its own; measurements through an
+ * arena count their working sets as kb_bw_measure does, a large one and then a small one. */
+static void arena_keeps_arrays(void **state) {
+    (void)state;
+    kb_bw_arena *arena = kb_bw_arena_new(2);
+    assert_non_null(arena);
+    double *a = kb_bw_arena_array(arena, 0, 1, 1024, 2.0);
+    assert_non_null(a);
+    for (int i = 0; i < 128; i++)
+        assert_true(a[i] == 2.0);
+    a[0] = 5.0;
+    assert_ptr_equal(kb_bw_arena_array(arena, 0, 1, 512, 7.0), a);
+    assert_true(a[0] == 5.0 && a[1] == 2.0);
+    double *b = kb_bw_arena_array(arena, 0, 1, 4096, 3.0);
+    assert_non_null(b);
+    for (int i = 0; i < 512; i++)
+        assert_true(b[i] == 3.0);
+    assert_int_equal((uintptr_t)b % KB_ALIGNMENT, 0);
+    double *c = kb_bw_arena_array(arena, 1, 1, 1024, 4.0),
+           *d = kb_bw_arena_array(arena, 0, 2, 64, 6.0);
+    assert_true(c && d && c != b && d != b && c[0] == 4.0 && d[0] == 6.0 && b[0] == 3.0);
+    assert_null(kb_bw_arena_array(arena, 2, 0, 64, 1.0));
+    assert_null(kb_bw_arena_array(arena, 0, 3, 64, 1.0));
+    kb_bw_arena_free(arena);
+    kb_bw_arena_free(NULL);
+    assert_null(kb_bw_arena_new(0));
+
+    const kb_measure_settings tiny = {0.001, 2};
+    for (int threads = 1; threads <= test_threads() && threads <= 2; threads++) {
+        kb_bw_arena *team = kb_bw_arena_new(threads);
+        assert_non_null(team);
+        kb_bw_peak p;
+        assert_int_equal(
+            kb_bw_measure_in(team, KB_BW_TRIAD, KB_SIMD_SCALAR, threads, 100000, &tiny, &p), KB_OK);
+        assert_int_equal(p.working_set_bytes, threads == 1 ? 99840 : 98304);
+        assert_rate_sane(&p.bytes_per_second, 2);
+        assert_int_equal(kb_bw_measure_in(team, KB_BW_LOAD, kb_simd_best(), threads, 8, &tiny, &p),
+                         KB_OK);
+        assert_int_equal(p.working_set_bytes, 512 * threads);
+        assert_rate_sane(&p.bytes_per_second, 2);
+        kb_bw_arena_free(team);
+    }
+}
+
 static void working_sets_follow_the_caches(void **state) {
     /* 48 KiB L1d and 2 MiB L2 per core, 32 MiB L3 per 16 logical CPUs, 32 of them. */
     kb_cache c[KB_CACHE_LEVEL_COUNT] = {
@@ -364,6 +412,7 @@ int main(void) {
         cmocka_unit_test(bandwidth_kernels_refuse_bad_arguments),
         cmocka_unit_test(fma_kernels_count_and_compute),
         cmocka_unit_test(timed_drivers_run),
+        cmocka_unit_test(arena_keeps_arrays),
         cmocka_unit_test(working_sets_follow_the_caches),
         cmocka_unit_test(curve_working_sets),
         cmocka_unit_test(names),

@@ -1,8 +1,10 @@
 /* Bandwidth measurements: the load, copy and triad kernels run and timed on each thread. */
+#include <omp.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "kbench/memory.h"
+#include "machine/peaks/bandwidth_arena.h"
 #include "machine/peaks/bandwidth_kernels.h"
 #include "machine/peaks/measure_settings.h"
 #include "machine/peaks/rate.h"
@@ -99,9 +101,10 @@ kb_status kb_bw_run(kb_bw_kernel kernel, kb_simd_level level, int64_t n, int64_t
 typedef struct bw_context {
     const kb_bw_kernels *kernels;
     kb_bw_kernel kernel;
-    int64_t n;      /* elements per array and thread */
-    kb_reach reach; /* where the working set is: how the kernels treat memory */
-    int streams;    /* load's parts read at once */
+    int64_t n;          /* elements per array and thread */
+    kb_reach reach;     /* where the working set is: how the kernels treat memory */
+    int streams;        /* load's parts read at once */
+    kb_bw_arena *arena; /* where each thread's arrays are kept, or NULL: its own */
 } bw_context;
 
 /* Array i starts i x 1344 bytes (21 cache lines) into its allocation, as STREAM offsets its
@@ -134,7 +137,18 @@ static bool bw_prepare(void *context, void **state) {
     static const double fill[3] = {1.0, 2.0, 0.5};
     for (int i = 0; i < kb_bw_array_count(ctx->kernel); i++) {
         size_t stagger = (size_t)i * KB_BW_STAGGER_BYTES;
-        s->allocation[i] = kb_aligned_alloc((size_t)ctx->n * sizeof(double) + stagger);
+        size_t bytes = (size_t)ctx->n * sizeof(double) + stagger;
+        if (ctx->arena) {
+            void *kept = kb_bw_arena_array(ctx->arena, omp_get_thread_num(), i, bytes, fill[i]);
+            if (!kept) {
+                bw_finish(context, s);
+                *state = NULL;
+                return false;
+            }
+            s->array[i] = (double *)(void *)((char *)kept + stagger);
+            continue;
+        }
+        s->allocation[i] = kb_aligned_alloc(bytes);
         if (!s->allocation[i]) {
             bw_finish(context, s);
             *state = NULL;
@@ -160,6 +174,12 @@ static double bw_run(void *context, void *state, int64_t count) {
 kb_status kb_bw_measure(kb_bw_kernel kernel, kb_simd_level level, int threads,
                         int64_t working_set_bytes, const kb_measure_settings *settings,
                         kb_bw_peak *out) {
+    return kb_bw_measure_in(NULL, kernel, level, threads, working_set_bytes, settings, out);
+}
+
+kb_status kb_bw_measure_in(kb_bw_arena *arena, kb_bw_kernel kernel, kb_simd_level level,
+                           int threads, int64_t working_set_bytes,
+                           const kb_measure_settings *settings, kb_bw_peak *out) {
     memset(out, 0, sizeof *out);
     kb_measure_settings s;
     kb_status st = kb_measure_settings_resolve(settings, &s);
@@ -192,7 +212,8 @@ kb_status kb_bw_measure(kb_bw_kernel kernel, kb_simd_level level, int threads,
     bool beyond_l2 = n * (int64_t)sizeof(double) > kb_cache_l2_bytes();
     int layouts = kernel == KB_BW_LOAD && k->streams > 1 && beyond_l2 ? 2 : 1;
     for (int layout = 0; layout < layouts; layout++) {
-        bw_context ctx = {k, kernel, n, kb_cache_reach(working_set_bytes), layout ? k->streams : 1};
+        bw_context ctx = {
+            k, kernel, n, kb_cache_reach(working_set_bytes), layout ? k->streams : 1, arena};
         kb_team_job job = {threads, s, &ctx, bw_prepare, bw_run, bw_finish};
         double rates[KB_MEASURE_MAX_REPETITIONS];
         st = kb_team_time(&job, rates);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "core/internal.h"
+#include "machine/peaks/bandwidth_arena.h"
 #include "machine/peaks/peaks_threads.h"
 #include "machine/peaks/working_sets.h"
 #include "util/internal.h"
@@ -39,7 +40,7 @@ static void progress(const kb_peaks_options *o, const char *format, ...) {
 /* A kernel's curve: each working set measured once, the level figures' own measurements
  * reused where a level's working set is a point of the curve. */
 static kb_status measure_curve(const kb_peaks_options *o, const kb_peaks *p, kb_bw_kernel kernel,
-                               kb_peak_set *set) {
+                               kb_bw_arena *arena, kb_peak_set *set) {
     int64_t sizes[KB_BW_CURVE_MAX_POINTS];
     kb_bw_curve *curve = &set->curves[kernel];
     curve->count = kb_bw_curve_working_sets(kernel, p->caches, p->logical_cpus, set->threads,
@@ -60,8 +61,8 @@ static kb_status measure_curve(const kb_peaks_options *o, const kb_peaks *p, kb_
             progress(o, "bandwidth curve, %s %s (%d of %d), %d thread%s", kb_bw_kernel_name(kernel),
                      size, i + 1, curve->count, set->threads, kb_plural(set->threads));
             kb_bw_peak peak;
-            kb_status st =
-                kb_bw_measure(kernel, p->bandwidth_simd, set->threads, sizes[i], s, &peak);
+            kb_status st = kb_bw_measure_in(arena, kernel, p->bandwidth_simd, set->threads,
+                                            sizes[i], s, &peak);
             if (st != KB_OK)
                 return st;
             point->working_set_bytes = peak.working_set_bytes;
@@ -72,8 +73,10 @@ static kb_status measure_curve(const kb_peaks_options *o, const kb_peaks *p, kb_
     return KB_OK;
 }
 
-static kb_status measure_set(const kb_peaks_options *o, const kb_measure_settings *s, kb_peaks *p,
-                             kb_peak_set *set) {
+/* The level figures and the curves of every kernel at a thread count, each thread's arrays
+ * kept from one measurement to the next in arena (bandwidth_arena.c). */
+static kb_status measure_bandwidth(const kb_peaks_options *o, const kb_measure_settings *s,
+                                   kb_peaks *p, kb_peak_set *set, kb_bw_arena *arena) {
     const char *unit = set->threads == 1 ? "thread" : "threads";
     for (int k = 0; k < KB_BW_KERNEL_COUNT; k++)
         for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
@@ -84,15 +87,26 @@ static kb_status measure_set(const kb_peaks_options *o, const kb_measure_setting
             progress(o, "bandwidth %s %s (%s), %d %s", kb_bw_kernel_name((kb_bw_kernel)k),
                      kb_mem_level_name((kb_mem_level)l), size, set->threads, unit);
             kb_bw_peak *peak = &set->bandwidth[k][l];
-            kb_status st =
-                kb_bw_measure((kb_bw_kernel)k, p->bandwidth_simd, set->threads, ws, s, peak);
+            kb_status st = kb_bw_measure_in(arena, (kb_bw_kernel)k, p->bandwidth_simd, set->threads,
+                                            ws, s, peak);
             if (st != KB_OK)
                 return st;
             kb_peak_history_add(&peak->history, p->measured_at, peak->bytes_per_second.best);
         }
     kb_status st = KB_OK;
     for (int k = 0; k < KB_BW_KERNEL_COUNT && st == KB_OK; k++)
-        st = measure_curve(o, p, (kb_bw_kernel)k, set);
+        st = measure_curve(o, p, (kb_bw_kernel)k, arena, set);
+    return st;
+}
+
+static kb_status measure_set(const kb_peaks_options *o, const kb_measure_settings *s, kb_peaks *p,
+                             kb_peak_set *set) {
+    const char *unit = set->threads == 1 ? "thread" : "threads";
+    kb_bw_arena *arena = kb_bw_arena_new(set->threads);
+    if (!arena)
+        return kb_fail(KB_ENOMEM, "out of memory for the bandwidth measurements");
+    kb_status st = measure_bandwidth(o, s, p, set, arena);
+    kb_bw_arena_free(arena);
     if (st != KB_OK)
         return st;
     for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)

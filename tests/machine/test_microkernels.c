@@ -289,10 +289,28 @@ static void arena_keeps_arrays(void **state) {
             kb_bw_measure_in(team, KB_BW_TRIAD, KB_SIMD_SCALAR, threads, 100000, &tiny, &p), KB_OK);
         assert_int_equal(p.working_set_bytes, threads == 1 ? 99840 : 98304);
         assert_rate_sane(&p.bytes_per_second, 2);
+        /* Each thread's three arrays were taken from the arena, filled with 1, 2 and 0.5 (the
+         * second and third 1344 and 2688 bytes in, STREAM's stagger), and the triad wrote
+         * 2 + 3 * 0.5 into the first: asked for again, smaller, they come back as they are. */
+        for (int t = 0; t < threads; t++) {
+            const char *kept[3];
+            for (int i = 0; i < 3; i++)
+                kept[i] = kb_bw_arena_array(team, t, i, 8, 9.0);
+            assert_true(kept[0] && kept[1] && kept[2]);
+            double first, second, third;
+            memcpy(&first, kept[0], sizeof first);
+            memcpy(&second, kept[1] + 1344, sizeof second);
+            memcpy(&third, kept[2] + 2688, sizeof third);
+            assert_true(first == 2 + KB_BW_TRIAD_SCALAR * 0.5 && second == 2.0 && third == 0.5);
+        }
         assert_int_equal(kb_bw_measure_in(team, KB_BW_LOAD, kb_simd_best(), threads, 8, &tiny, &p),
                          KB_OK);
         assert_int_equal(p.working_set_bytes, 512 * threads);
         assert_rate_sane(&p.bytes_per_second, 2);
+        /* more threads than the arena serves */
+        assert_int_equal(
+            kb_bw_measure_in(team, KB_BW_LOAD, KB_SIMD_SCALAR, threads + 1, 4096, &tiny, &p),
+            KB_EINVAL);
         kb_bw_arena_free(team);
     }
 }

@@ -189,6 +189,9 @@ kb_status kb_bw_measure_in(kb_bw_arena *arena, kb_bw_kernel kernel, kb_simd_leve
         return kb_fail(KB_EINVAL, "unknown bandwidth kernel %d", (int)kernel);
     if (threads < 1 || threads > 4096)
         return kb_fail(KB_EINVAL, "thread count must be from 1 to 4096, not %d", threads);
+    if (arena && threads > kb_bw_arena_threads(arena))
+        return kb_fail(KB_EINVAL, "%d threads, but arrays kept for %d", threads,
+                       kb_bw_arena_threads(arena));
     if (working_set_bytes < 0)
         return kb_fail(KB_EINVAL, "working set must not be negative");
     const kb_bw_kernels *k = kernels_for(level);

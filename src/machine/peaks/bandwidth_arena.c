@@ -1,12 +1,15 @@
-/* The bandwidth measurements' arrays kept across the measurements of one `kbench peaks`. A
- * measurement that allocated its own arrays spent most of its time outside the kernels: the
- * kernel zeroing fresh pages and the thread filling them (perf of `kbench peaks --quick`:
- * 48% of its time in preparing arrays, 40% in the kernel's page clearing, against 32% in the
- * kernels), since the curves alone measure some sixty working sets a kernel, up to four times
- * the last-level cache. Kept arrays are faulted in and filled once, at the largest working set
- * each of them reaches, by the thread that uses them (first touch places a page on that
- * thread's NUMA node); later measurements read and write a prefix of them, whose values stay
- * finite (each kernel writes sums and copies of the finite values it reads). */
+/* The bandwidth measurements' arrays kept across the measurements of one kernel at one thread
+ * count in `kbench peaks`. A measurement that allocated its own arrays spent most of its time
+ * outside the kernels: the kernel zeroing fresh pages and the thread filling them (perf of
+ * `kbench peaks --quick`: 48% of its time in preparing arrays, 40% in the kernel's page
+ * clearing, against 32% in the kernels), since the curves alone measure some sixty working
+ * sets a kernel, up to four times the last-level cache. An array is allocated and filled again
+ * only when a working set needs more than it holds: at each of the four levels, which ascend,
+ * then never for the curve, whose points lie below the DRAM level's working set. The thread
+ * that uses an array fills it (first touch places its pages on that thread's NUMA node, where
+ * the allocator hands out fresh pages); later measurements read and write a prefix of it, whose
+ * values stay finite (load reads; copy and triad write a = b = 2 and a = 2 + 3 * 0.5 into the
+ * first array from the other two, which they only read). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +33,10 @@ kb_bw_arena *kb_bw_arena_new(int threads) {
     if (arena)
         arena->threads = threads;
     return arena;
+}
+
+int kb_bw_arena_threads(const kb_bw_arena *arena) {
+    return arena ? arena->threads : 0;
 }
 
 void kb_bw_arena_free(kb_bw_arena *arena) {

@@ -73,42 +73,44 @@ static kb_status measure_curve(const kb_peaks_options *o, const kb_peaks *p, kb_
     return KB_OK;
 }
 
-/* The level figures and the curves of every kernel at a thread count, each thread's arrays
- * kept from one measurement to the next in arena (bandwidth_arena.c). */
-static kb_status measure_bandwidth(const kb_peaks_options *o, const kb_measure_settings *s,
-                                   kb_peaks *p, kb_peak_set *set, kb_bw_arena *arena) {
-    const char *unit = set->threads == 1 ? "thread" : "threads";
-    for (int k = 0; k < KB_BW_KERNEL_COUNT; k++)
-        for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
-            int64_t ws = kb_peaks_working_set(p->caches, p->logical_cpus, (kb_mem_level)l,
-                                              set->threads, p->quick);
-            char size[32];
-            kb_format_bytes(size, sizeof size, ws);
-            progress(o, "bandwidth %s %s (%s), %d %s", kb_bw_kernel_name((kb_bw_kernel)k),
-                     kb_mem_level_name((kb_mem_level)l), size, set->threads, unit);
-            kb_bw_peak *peak = &set->bandwidth[k][l];
-            kb_status st = kb_bw_measure_in(arena, (kb_bw_kernel)k, p->bandwidth_simd, set->threads,
-                                            ws, s, peak);
-            if (st != KB_OK)
-                return st;
-            kb_peak_history_add(&peak->history, p->measured_at, peak->bytes_per_second.best);
-        }
-    kb_status st = KB_OK;
-    for (int k = 0; k < KB_BW_KERNEL_COUNT && st == KB_OK; k++)
-        st = measure_curve(o, p, (kb_bw_kernel)k, arena, set);
-    return st;
+/* A kernel's level figures and its curve at a thread count, each thread's arrays kept from one
+ * measurement to the next in arena (bandwidth_arena.c). */
+static kb_status measure_kernel(const kb_peaks_options *o, const kb_measure_settings *s,
+                                kb_peaks *p, kb_peak_set *set, kb_bw_kernel kernel,
+                                kb_bw_arena *arena) {
+    for (int l = 0; l < KB_MEM_LEVEL_COUNT; l++) {
+        int64_t ws = kb_peaks_working_set(p->caches, p->logical_cpus, (kb_mem_level)l, set->threads,
+                                          p->quick);
+        char size[32];
+        kb_format_bytes(size, sizeof size, ws);
+        progress(o, "bandwidth %s %s (%s), %d thread%s", kb_bw_kernel_name(kernel),
+                 kb_mem_level_name((kb_mem_level)l), size, set->threads, kb_plural(set->threads));
+        kb_bw_peak *peak = &set->bandwidth[kernel][l];
+        kb_status st =
+            kb_bw_measure_in(arena, kernel, p->bandwidth_simd, set->threads, ws, s, peak);
+        if (st != KB_OK)
+            return st;
+        kb_peak_history_add(&peak->history, p->measured_at, peak->bytes_per_second.best);
+    }
+    return measure_curve(o, p, kernel, arena, set);
 }
 
 static kb_status measure_set(const kb_peaks_options *o, const kb_measure_settings *s, kb_peaks *p,
                              kb_peak_set *set) {
     const char *unit = set->threads == 1 ? "thread" : "threads";
-    kb_bw_arena *arena = kb_bw_arena_new(set->threads);
-    if (!arena)
-        return kb_fail(KB_ENOMEM, "out of memory for the bandwidth measurements");
-    kb_status st = measure_bandwidth(o, s, p, set, arena);
-    kb_bw_arena_free(arena);
-    if (st != KB_OK)
-        return st;
+    /* An arena per kernel: the arrays a thread keeps then add up to the kernel's largest
+     * working set, as the kernel alone needs, where one arena for all three would hold
+     * load's, copy's and triad's at once. */
+    for (int k = 0; k < KB_BW_KERNEL_COUNT; k++) {
+        kb_bw_arena *arena = kb_bw_arena_new(set->threads);
+        if (!arena)
+            return kb_fail(KB_ENOMEM, "out of memory for the bandwidth measurements");
+        kb_status st = measure_kernel(o, s, p, set, (kb_bw_kernel)k, arena);
+        kb_bw_arena_free(arena);
+        if (st != KB_OK)
+            return st;
+    }
+    kb_status st = KB_OK;
     for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
         for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
             if (!kb_fma_available((kb_simd_level)l))

@@ -17,25 +17,29 @@
  * loader looks (ld.so.conf, LD_LIBRARY_PATH). */
 #define LIBPQ_SONAME "libpq.so.5"
 
-/* The libpq functions this backend calls, with libpq-fe.h's types: pq.PQexec(...). */
-static struct {
-    __typeof__(PQclear) *PQclear;
-    __typeof__(PQconnectdb) *PQconnectdb;
-    __typeof__(PQerrorMessage) *PQerrorMessage;
-    __typeof__(PQexec) *PQexec;
-    __typeof__(PQexecPrepared) *PQexecPrepared;
-    __typeof__(PQfinish) *PQfinish;
-    __typeof__(PQgetisnull) *PQgetisnull;
-    __typeof__(PQgetvalue) *PQgetvalue;
-    __typeof__(PQntuples) *PQntuples;
-    __typeof__(PQprepare) *PQprepare;
-    __typeof__(PQresultErrorField) *PQresultErrorField;
-    __typeof__(PQresultErrorMessage) *PQresultErrorMessage;
-    __typeof__(PQresultStatus) *PQresultStatus;
-    __typeof__(PQsetNoticeProcessor) *PQsetNoticeProcessor;
-    __typeof__(PQstatus) *PQstatus;
-    __typeof__(PQtransactionStatus) *PQtransactionStatus;
-} pq;
+/* The libpq functions this backend calls, each named once: X(name) for every one. */
+#define PQ_FUNCTIONS(X)                                                                            \
+    X(PQclear)                                                                                     \
+    X(PQconnectdb)                                                                                 \
+    X(PQerrorMessage)                                                                              \
+    X(PQexec)                                                                                      \
+    X(PQexecPrepared)                                                                              \
+    X(PQfinish)                                                                                    \
+    X(PQgetisnull)                                                                                 \
+    X(PQgetvalue)                                                                                  \
+    X(PQntuples)                                                                                   \
+    X(PQprepare)                                                                                   \
+    X(PQresultErrorField)                                                                          \
+    X(PQresultErrorMessage)                                                                        \
+    X(PQresultStatus)                                                                              \
+    X(PQsetNoticeProcessor)                                                                        \
+    X(PQstatus)                                                                                    \
+    X(PQtransactionStatus)
+
+/* Those functions, with libpq-fe.h's types: pq.PQexec(...). */
+#define PQ_POINTER(name) __typeof__(name) *name;
+static struct { PQ_FUNCTIONS(PQ_POINTER) } pq;
+#undef PQ_POINTER
 static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
 static char pq_error[256]; /* why loading failed; empty when it did not */
 
@@ -54,22 +58,7 @@ static void pq_load(void) {
         else                                                                                       \
             snprintf(pq_error, sizeof pq_error, "%s", dlerror());                                  \
     }
-    PQ_SYMBOL(PQclear)
-    PQ_SYMBOL(PQconnectdb)
-    PQ_SYMBOL(PQerrorMessage)
-    PQ_SYMBOL(PQexec)
-    PQ_SYMBOL(PQexecPrepared)
-    PQ_SYMBOL(PQfinish)
-    PQ_SYMBOL(PQgetisnull)
-    PQ_SYMBOL(PQgetvalue)
-    PQ_SYMBOL(PQntuples)
-    PQ_SYMBOL(PQprepare)
-    PQ_SYMBOL(PQresultErrorField)
-    PQ_SYMBOL(PQresultErrorMessage)
-    PQ_SYMBOL(PQresultStatus)
-    PQ_SYMBOL(PQsetNoticeProcessor)
-    PQ_SYMBOL(PQstatus)
-    PQ_SYMBOL(PQtransactionStatus)
+    PQ_FUNCTIONS(PQ_SYMBOL)
 #undef PQ_SYMBOL
     if (pq_error[0])
         dlclose(lib);

@@ -97,7 +97,6 @@ static kb_status measure_kernel(const kb_peaks_options *o, const kb_measure_sett
 
 static kb_status measure_set(const kb_peaks_options *o, const kb_measure_settings *s, kb_peaks *p,
                              kb_peak_set *set) {
-    const char *unit = set->threads == 1 ? "thread" : "threads";
     /* An arena per kernel: the arrays a thread keeps then add up to the kernel's largest
      * working set, as the kernel alone needs, where one arena for all three would hold
      * load's, copy's and triad's at once. */
@@ -110,15 +109,14 @@ static kb_status measure_set(const kb_peaks_options *o, const kb_measure_setting
         if (st != KB_OK)
             return st;
     }
-    kb_status st = KB_OK;
     for (int t = 0; t < KB_FLOP_TYPE_COUNT; t++)
         for (int l = 0; l < KB_SIMD_LEVEL_COUNT; l++) {
             if (!kb_fma_available((kb_simd_level)l))
                 continue;
-            progress(o, "flops %s %s, %d %s", kb_flop_type_name((kb_flop_type)t),
-                     kb_simd_name((kb_simd_level)l), set->threads, unit);
-            st = kb_fma_measure((kb_flop_type)t, (kb_simd_level)l, set->threads, s,
-                                &set->flops[t][l]);
+            progress(o, "flops %s %s, %d thread%s", kb_flop_type_name((kb_flop_type)t),
+                     kb_simd_name((kb_simd_level)l), set->threads, kb_plural(set->threads));
+            kb_status st = kb_fma_measure((kb_flop_type)t, (kb_simd_level)l, set->threads, s,
+                                          &set->flops[t][l]);
             if (st != KB_OK)
                 return st;
             kb_peak_history_add(&set->flops_history[t][l], p->measured_at, set->flops[t][l].best);
